@@ -1,0 +1,26 @@
+# Makefile: the two commands of the quick start (make notebook, make test) and the extra targets.
+BUILD ?= build
+JOBS ?= 2
+
+.PHONY: all deps build test notebook bench fuzz valgrind soak clean
+
+all: build
+
+deps:
+	@bash scripts/setup-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+notebook: build
+	bash scripts/notebook.sh $(BUILD)
+
+bench: build
+	bash tests/bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,13 @@
+/* cli.h: the subcommands of the `wordlab` program; each returns the process exit status. */
+#ifndef WL_CLI_H
+#define WL_CLI_H
+
+typedef struct wl_subcommand {
+    const char *name;
+    const char *synopsis;
+    const char *summary;
+    int (*run)(int argc, char **argv);   /* argv[0] is the subcommand name */
+} wl_subcommand;
+
+
+#endif

@@ -1,0 +1,43 @@
+/* main.c: the `wordlab` program: dispatches to the REPL (default) and the subcommands. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const wl_subcommand SUBCOMMANDS[] = {
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "wordlab %s: see how a word-level attention language model works.\n\n"
+            "usage:\n"
+            "  wordlab                       start the interactive REPL\n",
+            WL_VERSION);
+    for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; i++)
+        fprintf(out, "  wordlab %-22s %s\n", SUBCOMMANDS[i].synopsis, SUBCOMMANDS[i].summary);
+    fprintf(out,
+            "  wordlab --help                this text\n"
+            "  wordlab --version             the version\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc >= 2 && !strcmp(argv[1], "--version")) {
+        printf("wordlab %s\n", WL_VERSION);
+        return 0;
+    }
+    if (argc >= 2) {
+        for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; i++)
+            if (!strcmp(argv[1], SUBCOMMANDS[i].name)) return SUBCOMMANDS[i].run(argc - 1, argv + 1);
+        fprintf(stderr, "wordlab: unknown subcommand '%s'\n\n", argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    usage(stdout);
+    return 0;
+}

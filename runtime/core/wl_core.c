@@ -1,0 +1,147 @@
+/* wl_core.c: error messages, sink helpers, MIME bundles and atomic file I/O shared by the runtime. */
+#define _POSIX_C_SOURCE 200809L
+#include "wl_core.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int wl_fail(wl_err *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+void wl_mime_free(wl_mime *m)
+{
+    if (!m) return;
+    free(m->text_plain);
+    free(m->text_html);
+    free(m->image_svg);
+    free(m->app_json);
+    memset(m, 0, sizeof *m);
+}
+
+void wl_sink_write(const wl_sink *s, const char *stream, const char *text, size_t n)
+{
+    if (s && s->write && n) s->write(s->ud, stream, text, n);
+}
+
+void wl_sink_printf(const wl_sink *s, const char *fmt, ...)
+{
+    if (!s || !s->write) return;
+    va_list ap;
+    va_start(ap, fmt);
+    char small[512];
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof small) {
+        s->write(s->ud, "stdout", small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) return;
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    s->write(s->ud, "stdout", big, (size_t)n);
+    free(big);
+}
+
+int wl_sink_interrupted(const wl_sink *s)
+{
+    return s && s->interrupt && *s->interrupt;
+}
+
+int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err)
+{
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 32);
+    if (!tmp) return wl_fail(err, "%s: out of memory", path);
+    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return wl_fail(err, "%s: cannot create temporary file: %s", path, strerror(e));
+    }
+    const char *p = data;
+    size_t left = len;
+    while (left) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            free(tmp);
+            return wl_fail(err, "%s: write failed: %s", path, strerror(e));
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        return wl_fail(err, "%s: cannot flush: %s", path, strerror(e));
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        return wl_fail(err, "%s: cannot rename temporary file into place: %s", path, strerror(e));
+    }
+    free(tmp);
+    return 0;
+}
+
+int wl_read_file(const char *path, char **data, size_t *len, wl_err *err)
+{
+    *data = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return wl_fail(err, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        fclose(f);
+        return wl_fail(err, "%s: out of memory", path);
+    }
+    for (;;) {
+        if (n + 1 >= cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return wl_fail(err, "%s: out of memory", path);
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t r = fread(buf + n, 1, cap - n - 1, f);
+        n += r;
+        if (r == 0) break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return wl_fail(err, "%s: read error", path);
+    }
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return 0;
+}

@@ -1,0 +1,48 @@
+/* wl_lang.h: the command language's public face, shared by the REPL, `wordlab run/-c` and the Jupyter kernel. */
+#ifndef WL_LANG_H
+#define WL_LANG_H
+
+#include "wl_core.h"
+
+typedef struct wl_interp wl_interp;
+
+typedef struct wl_interp_opts {
+    int allow_files;      /* 0 disables commands that write files (fuzzing) */
+} wl_interp_opts;
+
+/* A failed evaluation: what went wrong and where (1-based line and column in code points;
+ * 0 when unknown). traceback lines are plain text: the source line and a caret line. */
+typedef struct wl_lang_error {
+    char ename[64];       /* e.g. "ParseError", "UnknownCommand", "ArgumentError", "Interrupted", "RuntimeError" */
+    char evalue[WL_ERR_MAX];
+    int line, col;
+    char **traceback;     /* malloc'd array of malloc'd strings */
+    int ntraceback;
+} wl_lang_error;
+
+void wl_lang_error_clear(wl_lang_error *e);
+
+wl_interp *wl_interp_new(const wl_interp_opts *opts);
+void wl_interp_free(wl_interp *in);
+
+/* Runs every command of code in order. Output goes to sink; the value of the last
+ * command that produced one (and was not bound with `name =`) is rendered into *result
+ * (all fields NULL when there is none). origin names the source in error messages
+ * ("cell", a file name); first_line is the line number of code's first line.
+ * Returns 0, or -1 with *error filled (sink output produced before the error stays). */
+int wl_interp_eval(wl_interp *in, const char *code, const char *origin, int first_line,
+                   const wl_sink *sink, wl_mime *result, wl_lang_error *error);
+
+/* "complete", "incomplete" (inside an open quote or bracket) or "invalid". */
+const char *wl_lang_is_complete(const char *code);
+
+/* Completion at byte offset cursor: fills a malloc'd array of malloc'd strings and the
+ * byte range [*start, *end) that a match replaces. Returns the number of matches. */
+int wl_interp_complete(wl_interp *in, const char *code, size_t cursor, char ***matches,
+                       size_t *start, size_t *end);
+
+/* Help for the word at byte offset cursor (a command's synopsis, summary, help and example).
+ * Returns 1 and fills *out when found, else 0. */
+int wl_interp_inspect(wl_interp *in, const char *code, size_t cursor, wl_mime *out);
+
+#endif

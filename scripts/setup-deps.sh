@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# setup-deps.sh: install the Debian packages that wordlab's build, tests and notebooks need (only the missing ones).
+set -euo pipefail
+PKGS=(
+  build-essential cmake pkg-config clang libclang-rt-14-dev
+  libzmq3-dev libssl-dev libcjson-dev libreadline-dev libopenblas-dev libutf8proc-dev zlib1g-dev
+  python3 python3-numpy python3-torch python3-pytest python3-jupyter-client python3-jupyter-kernel-test
+  python3-nbclient python3-nbformat python3-ipykernel jupyter-notebook jupyter-console
+  tmux valgrind chromium
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ! command -v npm >/dev/null 2>&1; then missing+=(nodejs npm); fi
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup-deps: all ${#PKGS[@]} packages present"
+  exit 0
+fi
+echo "setup-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
