@@ -1,0 +1,79 @@
+/* wl_npz.h: NumPy .npz files (a ZIP of .npy members, stored or deflated): read, write, check, strings. */
+#ifndef WL_NPZ_H
+#define WL_NPZ_H
+
+#include <stddef.h>
+
+#include "wl_core.h"
+
+#define WL_NPY_MAX_DIMS 4
+
+/* One array. Data is C-ordered, little-endian, owned by whoever filled the struct.
+ * dtype is one of "<f4" (float32), "<f8", "<i4", "<i8", "|u1", "|b1", or "<U" for a 0-d
+ * unicode string (UTF-32LE, nbytes = 4 * code points; use the string helpers below).
+ * ndim is 0..4; shape[d] for d < ndim; nbytes = itemsize * product(shape). */
+typedef struct wl_npy {
+    char *name;              /* member name without ".npy" */
+    char dtype[8];
+    int ndim;
+    size_t shape[WL_NPY_MAX_DIMS];
+    void *data;
+    size_t nbytes;
+} wl_npy;
+
+/* A whole archive, in the archive's member order. */
+typedef struct wl_npz {
+    wl_npy *arrays;
+    size_t n;
+    char *label;             /* the path or label given when read (for error messages) */
+} wl_npz;
+
+/* Limits on what a reader accepts: a member may not inflate to more than
+ * WL_NPZ_MAX_MEMBER bytes, nor to more than WL_NPZ_MAX_RATIO times its compressed size
+ * (plus a little slack for tiny members). */
+#define WL_NPZ_MAX_MEMBER ((size_t)1 << 31)
+#define WL_NPZ_MAX_RATIO 1032
+
+/* Reads an .npz file (members stored or deflated, ZIP64 extras and data descriptors
+ * accepted, CRC-32 checked). On failure *out is empty and err names the file, the
+ * member and the byte offset. */
+int wl_npz_read(const char *path, wl_npz *out, wl_err *err);
+
+/* The same from memory; label stands for the file name in messages. */
+int wl_npz_read_mem(const void *buf, size_t len, const char *label, wl_npz *out, wl_err *err);
+
+/* The array with that name (without ".npy"), or NULL. */
+const wl_npy *wl_npz_find(const wl_npz *z, const char *name);
+
+/* The array with that name, checked to have that dtype, ndim and shape; otherwise NULL and
+ * an error naming the file and the array (missing, wrong dtype, wrong shape). */
+const wl_npy *wl_npz_expect(const wl_npz *z, const char *name, const char *dtype,
+                            int ndim, const size_t *shape, wl_err *err);
+
+/* Frees every array and resets *z to empty. Safe on an empty or zeroed struct. */
+void wl_npz_free(wl_npz *z);
+
+/* Writes the arrays as an .npz that numpy.load reads, atomically (temporary file + rename;
+ * on failure an existing file is untouched). compress != 0: deflate, else stored.
+ * Names must be unique and non-empty; data and nbytes must match dtype and shape. */
+int wl_npz_write(const char *path, const wl_npy *arrays, size_t n, int compress, wl_err *err);
+
+/* The same into a malloc'd buffer (*buf, *len). */
+int wl_npz_write_mem(const wl_npy *arrays, size_t n, int compress, void **buf, size_t *len,
+                     wl_err *err);
+
+/* Bytes per element of a dtype string ("<U" gives 4, one code point), or 0 if unsupported. */
+size_t wl_npy_itemsize(const char *dtype);
+
+/* Fills *a (which it owns afterwards: free with wl_npy_free) with a 0-d "<U" array named
+ * name holding the UTF-8 text utf8. Invalid UTF-8 is an error naming the byte offset. */
+int wl_npy_set_string(wl_npy *a, const char *name, const char *utf8, wl_err *err);
+
+/* The text of a 0-d "<U" array as a malloc'd NUL-terminated UTF-8 string (trailing NUL
+ * code points dropped, as NumPy does). */
+int wl_npy_get_string(const wl_npy *a, char **utf8, wl_err *err);
+
+/* Frees a->name and a->data and zeroes *a. */
+void wl_npy_free(wl_npy *a);
+
+#endif
