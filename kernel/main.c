@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
+static int cli_help(int argc, char **argv);
+
 static const wl_subcommand SUBCOMMANDS[] = {
+    {"help", "help", "this text", cli_help},
 };
 
 static void usage(FILE *out)
@@ -19,6 +22,14 @@ static void usage(FILE *out)
     fprintf(out,
             "  wordlab --help                this text\n"
             "  wordlab --version             the version\n");
+}
+
+static int cli_help(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    usage(stdout);
+    return 0;
 }
 
 int main(int argc, char **argv)
