@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= 2
 
-.PHONY: all deps build test notebook bench fuzz valgrind soak clean
+.PHONY: all deps build test notebook bench fuzz valgrind clean
 
 all: build
 
@@ -24,3 +24,10 @@ bench: build
 
 clean:
 	rm -rf $(BUILD)
+
+fuzz: build
+	bash tests/fuzz/build.sh $(BUILD)/fuzz
+	bash tests/fuzz/run.sh $(BUILD)/fuzz seconds $${FUZZ_SECONDS:-60}
+
+valgrind: build
+	bash scripts/valgrind-units.sh $(BUILD)
