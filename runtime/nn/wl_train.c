@@ -1,0 +1,280 @@
+/* wl_train.c: the training loop (seeded batches, global-norm clipping, PyTorch's AdamW, best-checkpoint selection) and evaluation. */
+#define _POSIX_C_SOURCE 200809L
+#include "wl_train.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- batch indices ---- */
+
+uint64_t wl_rng_below(wl_rng *r, uint64_t n)
+{
+    /* Reject the top partial block so every residue is equally likely. */
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t x;
+    do x = wl_rng_next(r); while (x >= limit);
+    return x % n;
+}
+
+/* ---- optimizer ---- */
+
+int wl_adamw_init(wl_adamw *o, size_t n, double lr, double wd, wl_err *err)
+{
+    memset(o, 0, sizeof *o);
+    o->lr = lr;
+    o->wd = wd;
+    o->beta1 = 0.9;
+    o->beta2 = 0.999;
+    o->eps = 1e-8;
+    o->n = n;
+    o->m = calloc(n ? n : 1, sizeof(float));
+    o->v = calloc(n ? n : 1, sizeof(float));
+    if (!o->m || !o->v) {
+        wl_adamw_free(o);
+        return wl_fail(err, "AdamW: out of memory for %zu parameters", n);
+    }
+    return 0;
+}
+
+void wl_adamw_free(wl_adamw *o)
+{
+    free(o->m);
+    free(o->v);
+    o->m = o->v = NULL;
+}
+
+/* The constants are rounded to float once, as PyTorch rounds its Python scalars for a float32 tensor. */
+void wl_adamw_step(wl_adamw *o, float *params, const float *grads, float gscale)
+{
+    o->t++;
+    double bc1 = 1.0 - pow(o->beta1, (double)o->t);
+    double bc2 = 1.0 - pow(o->beta2, (double)o->t);
+    const float decay = (float)(1.0 - o->lr * o->wd);
+    const float w1 = (float)(1.0 - o->beta1);
+    const float b2 = (float)o->beta2, w2 = (float)(1.0 - o->beta2);
+    const float neg_step = (float)(-(o->lr / bc1));
+    const float bc2_sqrt = (float)sqrt(bc2);
+    const float eps = (float)o->eps;
+    float *restrict p = params, *restrict m = o->m, *restrict v = o->v;
+    const float *restrict gr = grads;
+    for (size_t i = 0; i < o->n; i++) {
+        float g = gr[i] * gscale;                   /* clip_grad_norm_: grads.mul_(clip_coef) */
+        float pi = p[i] * decay;                    /* p.mul_(1 - lr*wd) */
+        float mi = m[i] + w1 * (g - m[i]);          /* m.lerp_(g, 1 - b1) */
+        float vi = v[i] * b2 + w2 * g * g;          /* v.mul_(b2).addcmul_(g, g, value=1-b2) */
+        float denom = sqrtf(vi) / bc2_sqrt + eps;   /* (v.sqrt() / sqrt(bc2)).add_(eps) */
+        p[i] = pi + neg_step * mi / denom;          /* p.addcdiv_(m, denom, value=-lr/bc1) */
+        m[i] = mi;
+        v[i] = vi;
+    }
+}
+
+float wl_clip_factor(const float *grads, size_t n, double max_norm, double *total)
+{
+    /* Four independent accumulators keep the sum fast and its order fixed. */
+    double acc[4] = {0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++) acc[k] += (double)grads[i + k] * grads[i + k];
+    for (; i < n; i++) acc[0] += (double)grads[i] * grads[i];
+    double t = sqrt((acc[0] + acc[1]) + (acc[2] + acc[3]));
+    if (total) *total = t;
+    double coef = max_norm / (t + 1e-6);
+    return coef < 1.0 ? (float)coef : 1.0f;
+}
+
+/* ---- evaluation ---- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int wl_evaluate(const wl_model *m, wl_model_ws *ws, const wl_window_set *w, int batch,
+                volatile sig_atomic_t *interrupt, double *loss, double *perplexity, wl_err *err)
+{
+    if (!w || w->n == 0) return wl_fail(err, "evaluate: the window set is empty");
+    if (batch < 1) return wl_fail(err, "evaluate: batch must be at least 1, got %d", batch);
+    wl_model_ws *own = NULL;
+    if (!ws) {
+        own = ws = wl_model_ws_new(m, batch);
+        if (!ws) return wl_fail(err, "evaluate: out of memory for a workspace of batch %d", batch);
+    }
+    double sum = 0.0;
+    int rc = 0;
+    for (size_t i = 0; i < w->n; i += (size_t)batch) {
+        if (interrupt && *interrupt) {
+            rc = wl_fail(err, "evaluate: interrupted after %zu of %zu windows", i, w->n);
+            break;
+        }
+        int B = (int)(w->n - i < (size_t)batch ? w->n - i : (size_t)batch);
+        double l;
+        if (wl_model_loss(m, ws, w->ctx + i * WL_T, w->tgt + i, B, &l, NULL, err) < 0) {
+            rc = -1;
+            break;
+        }
+        sum += l * B;
+    }
+    wl_model_ws_free(own);
+    if (rc < 0) return rc;
+    double mean = sum / (double)w->n;
+    if (loss) *loss = mean;
+    if (perplexity) *perplexity = exp(mean);
+    return 0;
+}
+
+/* ---- training ---- */
+
+void wl_train_config_default(wl_train_config *c)
+{
+    c->steps = 6000;
+    c->batch_size = 512;
+    c->eval_every = 750;
+    c->lr = 3e-3;
+    c->weight_decay = 1e-3;
+    c->clip = 1.0;
+    c->seed = 11;
+    c->selection_windows = 20000;
+    c->eval_batch = 512;
+}
+
+void wl_train_result_free(wl_train_result *r)
+{
+    free(r->trace);
+    r->trace = NULL;
+    r->ntrace = 0;
+}
+
+static int check_config(const wl_train_config *c, const wl_window_set *train,
+                        const wl_window_set *validation, wl_err *err)
+{
+    if (c->steps < 1) return wl_fail(err, "train: steps must be at least 1, got %d", c->steps);
+    if (c->batch_size < 1) return wl_fail(err, "train: batch must be at least 1, got %d", c->batch_size);
+    if (c->eval_every < 1) return wl_fail(err, "train: eval_every must be at least 1, got %d", c->eval_every);
+    if (c->eval_batch < 1) return wl_fail(err, "train: eval_batch must be at least 1, got %d", c->eval_batch);
+    if (c->selection_windows < 1) return wl_fail(err, "train: selection_windows must be at least 1");
+    if (!(c->lr > 0) || !isfinite(c->lr)) return wl_fail(err, "train: lr must be a positive number, got %g", c->lr);
+    if (!(c->weight_decay >= 0) || !isfinite(c->weight_decay))
+        return wl_fail(err, "train: weight decay must be a non-negative number, got %g", c->weight_decay);
+    if (!(c->clip > 0)) return wl_fail(err, "train: clip must be positive, got %g", c->clip);
+    if (!train || train->n == 0) return wl_fail(err, "train: there are no training windows");
+    if (!validation || validation->n == 0) return wl_fail(err, "train: there are no validation windows");
+    return 0;
+}
+
+int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train,
+             const wl_window_set *validation, const wl_window_set *test,
+             wl_train_progress_fn progress, void *ud, volatile sig_atomic_t *interrupt,
+             wl_train_result *res, wl_err *err)
+{
+    memset(res, 0, sizeof *res);
+    res->nparams = m->nparams;
+    res->selection_loss = res->validation_loss = res->validation_perplexity = NAN;
+    res->test_loss = res->test_perplexity = NAN;
+    if (check_config(cfg, train, validation, err) < 0) return -1;
+
+    const int B = cfg->batch_size;
+    const size_t n = m->nparams;
+    int bmax = B > cfg->eval_batch ? B : cfg->eval_batch;
+    int cap = cfg->steps / cfg->eval_every + 2;
+    wl_model_ws *ws = wl_model_ws_new(m, bmax);
+    float *grads = malloc(n * sizeof(float));
+    float *best = malloc(n * sizeof(float));
+    int32_t *bctx = malloc((size_t)B * WL_T * sizeof(int32_t));   /* [B,T] */
+    int32_t *btgt = malloc((size_t)B * sizeof(int32_t));           /* [B] */
+    res->trace = malloc((size_t)cap * sizeof(wl_trace_row));
+    wl_adamw opt = {0};
+    int rc = -1;
+    if (!ws || !grads || !best || !bctx || !btgt || !res->trace) {
+        wl_fail(err, "train: out of memory (%zu parameters, batch %d)", n, bmax);
+        goto done;
+    }
+    if (wl_adamw_init(&opt, n, cfg->lr, cfg->weight_decay, err) < 0) goto done;
+
+    wl_rng rng;
+    wl_rng_seed(&rng, cfg->seed);
+    wl_window_set sel = *validation;
+    if (sel.n > cfg->selection_windows) sel.n = cfg->selection_windows;
+    double best_loss = INFINITY;
+    memcpy(best, m->params, n * sizeof(float));
+    double t0 = now_s();
+
+    for (int step = 1; step <= cfg->steps; step++) {
+        if (interrupt && *interrupt) {
+            res->interrupted = 1;
+            break;
+        }
+        for (int b = 0; b < B; b++) {
+            size_t k = (size_t)wl_rng_below(&rng, train->n);
+            memcpy(bctx + (size_t)b * WL_T, train->ctx + k * WL_T, WL_T * sizeof(int32_t));
+            btgt[b] = train->tgt[k];
+        }
+        double loss;
+        if (wl_model_loss(m, ws, bctx, btgt, B, &loss, grads, err) < 0) goto done;
+        if (!isfinite(loss)) {
+            wl_fail(err, "train: the batch loss is %g at step %d (the run diverged; try a smaller lr)", loss, step);
+            goto done;
+        }
+        wl_adamw_step(&opt, m->params, grads, wl_clip_factor(grads, n, cfg->clip, NULL));
+        res->steps_done = step;
+
+        double vloss = NAN;
+        if (step == 1 || step % cfg->eval_every == 0 || step == cfg->steps) {
+            if (wl_evaluate(m, ws, &sel, cfg->eval_batch, interrupt, &vloss, NULL, err) < 0) {
+                if (interrupt && *interrupt) {
+                    res->interrupted = 1;
+                    break;
+                }
+                goto done;
+            }
+            wl_trace_row *row = &res->trace[res->ntrace++];
+            row->step = step;
+            row->tokens_seen = (long)step * B;
+            row->train_batch_loss = loss;
+            row->validation_loss = vloss;
+            if (vloss < best_loss) {
+                best_loss = vloss;
+                res->selected_step = step;
+                memcpy(best, m->params, n * sizeof(float));
+            }
+        }
+        if (progress) {
+            double el = now_s() - t0;
+            wl_train_progress p = {
+                .step = step, .steps = cfg->steps, .loss = loss,
+                .examples_per_s = el > 0 ? (double)step * B / el : 0.0,
+                .eta_s = el / step * (cfg->steps - step),
+                .validation_loss = vloss,
+            };
+            progress(ud, &p);
+        }
+    }
+    res->runtime_seconds = now_s() - t0;
+    memcpy(m->params, best, n * sizeof(float));
+    if (res->selected_step > 0) res->selection_loss = best_loss;
+
+    if (!res->interrupted) {
+        if (wl_evaluate(m, ws, validation, cfg->eval_batch, interrupt, &res->validation_loss,
+                        &res->validation_perplexity, err) < 0 ||
+            (test && test->n > 0 &&
+             wl_evaluate(m, ws, test, cfg->eval_batch, interrupt, &res->test_loss,
+                         &res->test_perplexity, err) < 0)) {
+            if (!(interrupt && *interrupt)) goto done;
+            res->interrupted = 1;
+        }
+    }
+    rc = 0;
+done:
+    wl_adamw_free(&opt);
+    wl_model_ws_free(ws);
+    free(grads);
+    free(best);
+    free(bctx);
+    free(btgt);
+    if (rc < 0) wl_train_result_free(res);
+    return rc;
+}
