@@ -1,0 +1,365 @@
+/* wl_text.c: normalize (NFKC, str.lower(), whitespace), tokenize and detokenize with Python's Unicode rules. */
+#include "wl_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+const char *const wl_text_specials[WL_TEXT_NSPECIALS] = {"<PAD>", "<BOS>", "<EOS>", "<UNK>"};
+
+void wl_tokens_free(wl_tokens *t)
+{
+    if (!t) return;
+    free(t->tok);
+    free(t->buf);
+    t->tok = NULL;
+    t->buf = NULL;
+    t->n = 0;
+}
+
+int wl_text_utf8_check(const char *s, size_t n, size_t *bad_offset)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        uint32_t cp, min;
+        if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F, min = 0x80;
+        else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F, min = 0x800;
+        else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07, min = 0x10000;
+        else break;
+        if (len > n - i) break;
+        size_t k = 1;
+        for (; k < len && (p[i + k] & 0xC0) == 0x80; k++) cp = cp << 6 | (p[i + k] & 0x3F);
+        if (k < len || cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) break;
+        i += len;
+    }
+    if (i == n) return 0;
+    if (bad_offset) *bad_offset = i;
+    return -1;
+}
+
+/* Decodes one code point of valid UTF-8; *len gets its byte length. */
+static int32_t utf8_decode(const unsigned char *p, size_t *len)
+{
+    if (p[0] < 0x80) return *len = 1, p[0];
+    if (p[0] < 0xE0) return *len = 2, (p[0] & 0x1F) << 6 | (p[1] & 0x3F);
+    if (p[0] < 0xF0) return *len = 3, (p[0] & 0x0F) << 12 | (p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+    return *len = 4, (p[0] & 0x07) << 18 | (p[1] & 0x3F) << 12 | (p[2] & 0x3F) << 6 | (p[3] & 0x3F);
+}
+
+int wl_text_is_space(int32_t c)
+{
+    if (c < 0x80) return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20);
+    return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
+           c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+int wl_text_is_word(int32_t c)
+{
+    if (c < 0x80)
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    utf8proc_category_t cat = utf8proc_category(c);
+    return (cat >= UTF8PROC_CATEGORY_LU && cat <= UTF8PROC_CATEGORY_LO) ||
+           (cat >= UTF8PROC_CATEGORY_ND && cat <= UTF8PROC_CATEGORY_NO);
+}
+
+typedef struct { int32_t lo, hi; } cp_range;
+
+static int in_ranges(int32_t c, const cp_range *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (c >= r[i].lo && c <= r[i].hi) return 1;
+    return 0;
+}
+
+/* Other_Lowercase and Other_Uppercase (PropList.txt): cased although not Lu, Ll or Lt. */
+static const cp_range OTHER_CASED[] = {
+    {0xAA, 0xAA}, {0xBA, 0xBA}, {0x2B0, 0x2B8}, {0x2C0, 0x2C1}, {0x2E0, 0x2E4}, {0x345, 0x345},
+    {0x37A, 0x37A}, {0x10FC, 0x10FC}, {0x1D2C, 0x1D6A}, {0x1D78, 0x1D78}, {0x1D9B, 0x1DBF},
+    {0x2071, 0x2071}, {0x207F, 0x207F}, {0x2090, 0x209C}, {0x2160, 0x217F}, {0x24B6, 0x24E9},
+    {0x2C7C, 0x2C7D}, {0xA69C, 0xA69D}, {0xA770, 0xA770}, {0xA7F8, 0xA7F9}, {0xAB5C, 0xAB5F},
+    {0x10780, 0x10780}, {0x10783, 0x10785}, {0x10787, 0x107B0}, {0x107B2, 0x107BA},
+    {0x1F130, 0x1F149}, {0x1F150, 0x1F169}, {0x1F170, 0x1F189},
+};
+
+/* Word_Break MidLetter, MidNumLet and Single_Quote: case-ignorable whatever their category. */
+static const cp_range MID_WORD[] = {
+    {0x27, 0x27}, {0x2E, 0x2E}, {0x3A, 0x3A}, {0xB7, 0xB7}, {0x387, 0x387}, {0x55F, 0x55F},
+    {0x5F4, 0x5F4}, {0x2018, 0x2019}, {0x2024, 0x2024}, {0x2027, 0x2027}, {0xFE13, 0xFE13},
+    {0xFE52, 0xFE52}, {0xFE55, 0xFE55}, {0xFF07, 0xFF07}, {0xFF0E, 0xFF0E}, {0xFF1A, 0xFF1A},
+};
+
+static int is_cased(int32_t c)
+{
+    utf8proc_category_t cat = utf8proc_category(c);
+    return (cat >= UTF8PROC_CATEGORY_LU && cat <= UTF8PROC_CATEGORY_LT) ||
+           in_ranges(c, OTHER_CASED, sizeof OTHER_CASED / sizeof OTHER_CASED[0]);
+}
+
+static int is_case_ignorable(int32_t c)
+{
+    utf8proc_category_t cat = utf8proc_category(c);
+    return cat == UTF8PROC_CATEGORY_MN || cat == UTF8PROC_CATEGORY_ME || cat == UTF8PROC_CATEGORY_CF ||
+           cat == UTF8PROC_CATEGORY_LM || cat == UTF8PROC_CATEGORY_SK ||
+           in_ranges(c, MID_WORD, sizeof MID_WORD / sizeof MID_WORD[0]);
+}
+
+/* str.lower()'s Final_Sigma test for the capital sigma at cp[i]:
+ * cased, case-ignorable*, SIGMA, and no case-ignorable* cased after it. */
+static int final_sigma(const int32_t *cp, size_t n, size_t i)
+{
+    size_t j = i;
+    while (j > 0 && is_case_ignorable(cp[j - 1])) j--;
+    if (j == 0 || !is_cased(cp[j - 1])) return 0;
+    for (j = i + 1; j < n && is_case_ignorable(cp[j]); j++) {}
+    return j == n || !is_cased(cp[j]);
+}
+
+/* NFKC of valid UTF-8 as code points: *cps is malloc'd, *ncp its length. */
+static int nfkc(const char *s, size_t n, int32_t **cps, size_t *ncp, wl_err *err)
+{
+    const utf8proc_option_t opts = UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT;
+    utf8proc_ssize_t cap = (utf8proc_ssize_t)n + 16, r;
+    int32_t *buf = NULL;
+    for (;;) {
+        int32_t *nb = realloc(buf, (size_t)cap * sizeof *buf);
+        if (!nb) {
+            free(buf);
+            return wl_fail(err, "out of memory normalizing %zu bytes of text", n);
+        }
+        buf = nb;
+        r = utf8proc_decompose((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, buf, cap, opts);
+        if (r <= cap) break;
+        cap = r;
+    }
+    if (r >= 0) r = utf8proc_normalize_utf32(buf, r, opts);
+    if (r < 0) {
+        free(buf);
+        return wl_fail(err, "cannot normalize text: %s", utf8proc_errmsg(r));
+    }
+    *cps = buf;
+    *ncp = (size_t)r;
+    return 0;
+}
+
+static size_t put_cp(char *o, int32_t c)
+{
+    return (size_t)utf8proc_encode_char(c, (utf8proc_uint8_t *)o);
+}
+
+int wl_text_normalize(const char *s, size_t n, char **out, size_t *out_len, wl_err *err)
+{
+    size_t bad;
+    if (wl_text_utf8_check(s, n, &bad)) return wl_fail(err, "invalid UTF-8 at byte offset %zu", bad);
+    int32_t *cp = NULL;
+    size_t m = 0;
+    if (nfkc(s, n, &cp, &m, err)) return -1;
+    /* At most 4 bytes per code point: U+0130 becomes 3 bytes (i, U+0307). */
+    char *o = malloc(4 * m + 1);
+    if (!o) {
+        free(cp);
+        return wl_fail(err, "out of memory normalizing %zu bytes of text", n);
+    }
+    size_t k = 0;
+    int space = 0;
+    for (size_t i = 0; i < m; i++) {
+        int32_t c = cp[i];
+        if (wl_text_is_space(c)) {
+            space = k > 0;
+            continue;
+        }
+        if (space) o[k++] = ' ', space = 0;
+        if (c == 0x130) {                      /* the one unconditional full lower-case mapping */
+            o[k++] = 'i';
+            k += put_cp(o + k, 0x307);
+        } else if (c == 0x3A3) {
+            k += put_cp(o + k, final_sigma(cp, m, i) ? 0x3C2 : 0x3C3);
+        } else {
+            k += put_cp(o + k, c < 0x80 ? (c >= 'A' && c <= 'Z' ? c + 32 : c) : utf8proc_tolower(c));
+        }
+    }
+    o[k] = '\0';
+    free(cp);
+    *out = o;
+    if (out_len) *out_len = k;
+    return 0;
+}
+
+/* [a-z] under IGNORECASE: the simple lower case of c is a..z, or U+0131 / U+017F, which
+ * Python's re treats as case-equal to 'i' and 's'. */
+static int is_letter(int32_t c)
+{
+    if (c < 0x80) return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    int32_t l = utf8proc_tolower(c);
+    return (l >= 'a' && l <= 'z') || l == 0x131 || l == 0x17F;
+}
+
+/* End of the run of letters starting at byte i. */
+static size_t letter_run(const unsigned char *p, size_t n, size_t i)
+{
+    size_t len;
+    while (i < n && is_letter(utf8_decode(p + i, &len))) i += len;
+    return i;
+}
+
+int wl_text_tokenize_normalized(const char *norm, size_t n, wl_tokens *out, wl_err *err)
+{
+    size_t bad;
+    out->n = 0;
+    out->tok = NULL;
+    out->buf = NULL;
+    if (wl_text_utf8_check(norm, n, &bad)) return wl_fail(err, "invalid UTF-8 at byte offset %zu", bad);
+    /* Every token has at least one byte, and each gets a NUL: 2n + 1 bytes suffice. */
+    out->buf = malloc(2 * n + 1);
+    out->tok = malloc((n + 1) * sizeof *out->tok);
+    if (!out->buf || !out->tok) {
+        wl_tokens_free(out);
+        return wl_fail(err, "out of memory tokenizing %zu bytes of text", n);
+    }
+    const unsigned char *p = (const unsigned char *)norm;
+    size_t i = 0, b = 0, len;
+    while (i < n) {
+        int32_t c = utf8_decode(p + i, &len);
+        size_t end;
+        if (is_letter(c)) {
+            end = letter_run(p, n, i);
+            if (end + 1 < n && p[end] == '\'' && is_letter(utf8_decode(p + end + 1, &len)))
+                end = letter_run(p, n, end + 1);
+        } else if (c >= '0' && c <= '9') {
+            for (end = i + 1; end < n && p[end] >= '0' && p[end] <= '9'; end++) {}
+        } else if (!wl_text_is_word(c) && !wl_text_is_space(c)) {
+            end = i + len;
+        } else {
+            i += len;
+            continue;
+        }
+        out->tok[out->n++] = out->buf + b;
+        memcpy(out->buf + b, p + i, end - i);
+        b += end - i;
+        out->buf[b++] = '\0';
+        i = end;
+    }
+    char **shrunk = realloc(out->tok, (out->n ? out->n : 1) * sizeof *out->tok);
+    if (shrunk) out->tok = shrunk;
+    return 0;
+}
+
+int wl_text_tokenize(const char *s, size_t n, wl_tokens *out, wl_err *err)
+{
+    char *norm;
+    size_t len;
+    out->n = 0;
+    out->tok = NULL;
+    out->buf = NULL;
+    if (wl_text_normalize(s, n, &norm, &len, err)) return -1;
+    int rc = wl_text_tokenize_normalized(norm, len, out, err);
+    free(norm);
+    return rc;
+}
+
+/* Detokenizing rules: a rule removes a run of spaces when the character just before it
+ * (before != 0) or just after it (before == 0) is in its set. */
+typedef struct {
+    int before;
+    const char *ascii;   /* single-byte members */
+    const char *utf8;    /* one multi-byte member, or NULL */
+} squeeze_rule;
+
+static const squeeze_rule RULES[] = {
+    {0, ".,!?;:%)]}", NULL},
+    {1, "([{", NULL},
+    {1, "\"", "\xE2\x80\x9C"},   /* “ */
+    {0, "\"", "\xE2\x80\x9D"},   /* ” */
+};
+
+static int rule_matches(const squeeze_rule *r, const char *s, size_t len, int at_end)
+{
+    if (len == 0) return 0;
+    char c = at_end ? s[len - 1] : s[0];
+    if (c && strchr(r->ascii, c)) return 1;
+    size_t ul = r->utf8 ? strlen(r->utf8) : 0;
+    return ul && len >= ul && !memcmp(at_end ? s + len - ul : s, r->utf8, ul);
+}
+
+/* Applies one rule in place; returns the new length. s[0..w) is the output so far, whose last
+ * character is the one before the current run. */
+static size_t squeeze(char *s, size_t n, const squeeze_rule *r)
+{
+    size_t w = 0, i = 0;
+    while (i < n) {
+        if (s[i] != ' ') {
+            s[w++] = s[i++];
+            continue;
+        }
+        size_t e = i;
+        while (e < n && s[e] == ' ') e++;
+        int drop = r->before ? rule_matches(r, s, w, 1) : rule_matches(r, s + e, n - e, 0);
+        if (!drop) {
+            memmove(s + w, s + i, e - i);
+            w += e - i;
+        }
+        i = e;
+    }
+    return w;
+}
+
+/* Replaces every spaces-apostrophe-spaces run by a bare apostrophe (left to right, no overlap). */
+static size_t squeeze_apostrophes(char *s, size_t n)
+{
+    size_t w = 0, i = 0;
+    while (i < n) {
+        if (s[i] != ' ') {
+            s[w++] = s[i++];
+            continue;
+        }
+        size_t e = i;
+        while (e < n && s[e] == ' ') e++;
+        if (e + 1 < n && s[e] == '\'' && s[e + 1] == ' ') {
+            s[w++] = '\'';
+            for (i = e + 1; i < n && s[i] == ' '; i++) {}
+            continue;
+        }
+        memmove(s + w, s + i, e - i);
+        w += e - i;
+        i = e;
+    }
+    return w;
+}
+
+static int is_special(const char *t)
+{
+    for (int i = 0; i < WL_TEXT_NSPECIALS; i++)
+        if (!strcmp(t, wl_text_specials[i])) return 1;
+    return 0;
+}
+
+int wl_text_detokenize(const char *const *tokens, size_t n, char **out, wl_err *err)
+{
+    size_t total = 1;
+    for (size_t i = 0; i < n; i++) total += strlen(tokens[i]) + 1;
+    char *s = malloc(total);
+    if (!s) return wl_fail(err, "out of memory detokenizing %zu tokens", n);
+    size_t len = 0, kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (is_special(tokens[i])) continue;
+        if (kept++) s[len++] = ' ';
+        size_t tl = strlen(tokens[i]);
+        memcpy(s + len, tokens[i], tl);
+        len += tl;
+    }
+    for (size_t r = 0; r < sizeof RULES / sizeof RULES[0]; r++) len = squeeze(s, len, &RULES[r]);
+    len = squeeze_apostrophes(s, len);
+    size_t a = 0;
+    while (a < len && s[a] == ' ') a++;
+    while (len > a && s[len - 1] == ' ') len--;
+    memmove(s, s + a, len - a);
+    s[len - a] = '\0';
+    *out = s;
+    return 0;
+}

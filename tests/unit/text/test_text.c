@@ -1,0 +1,102 @@
+/* test_text.c: normalize, tokenize and detokenize on hand-picked cases, and bad UTF-8. */
+#include "wl_test.h"
+#include "wl_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void check_norm(const char *in, const char *want)
+{
+    char *out = NULL;
+    size_t len = 0;
+    wl_err e;
+    int rc = wl_text_normalize(in, strlen(in), &out, &len, &e);
+    CHECK_MSG(rc == 0 && len == strlen(want) && !strcmp(out, want), "normalize(\"%s\") gave \"%s\", want \"%s\"",
+              in, rc ? e.msg : out, want);
+    free(out);
+}
+
+static void check_tok(const char *in, const char *want_joined)
+{
+    wl_tokens t;
+    wl_err e;
+    char got[512] = "";
+    int rc = wl_text_tokenize(in, strlen(in), &t, &e);
+    for (size_t i = 0; rc == 0 && i < t.n; i++) {
+        if (i) strcat(got, "|");
+        strcat(got, t.tok[i]);
+    }
+    CHECK_MSG(rc == 0 && !strcmp(got, want_joined), "tokenize(\"%s\") gave \"%s\", want \"%s\"", in,
+              rc ? e.msg : got, want_joined);
+    wl_tokens_free(&t);
+}
+
+static void check_detok(const char *const *toks, size_t n, const char *want)
+{
+    char *out = NULL;
+    wl_err e;
+    CHECK(wl_text_detokenize(toks, n, &out, &e) == 0);
+    CHECK_MSG(out && !strcmp(out, want), "detokenize gave \"%s\", want \"%s\"", out ? out : "", want);
+    free(out);
+}
+
+static void test_normalize(void)
+{
+    check_norm("", "");
+    check_norm("  \t\n ", "");
+    check_norm("  Once UPON\u3000a\x1ctime  ", "once upon a time");
+    check_norm("\xC4\xB0stanbul", "i\xCC\x87stanbul");            /* İ -> i + U+0307 */
+    check_norm("\xEF\xAC\x80 \xE2\x91\xA0", "ff 1");              /* ﬀ ① under NFKC */
+    check_norm("\xCE\x9F\xCE\x94\xCE\x9F\xCE\xA3", "\xCE\xBF\xCE\xB4\xCE\xBF\xCF\x82");  /* ΟΔΟΣ -> οδος (final) */
+    check_norm("\xCE\xA3\xCE\x91", "\xCF\x83\xCE\xB1");          /* ΣΑ: not final */
+    check_norm("A\xCE\xA3 B", "a\xCF\x82 b");
+    check_norm("\xE2\x84\xAA", "k");                              /* KELVIN SIGN */
+}
+
+static void test_bad_utf8(void)
+{
+    char *out = NULL;
+    wl_err e;
+    const char bad[] = "ok \xC3\x28 no";
+    CHECK(wl_text_normalize(bad, strlen(bad), &out, NULL, &e) == -1);
+    CHECK_MSG(strstr(e.msg, "byte offset 3") != NULL, "%s", e.msg);
+    size_t off = 0;
+    CHECK(wl_text_utf8_check("\xED\xA0\x80", 3, &off) == -1 && off == 0);        /* surrogate */
+    CHECK(wl_text_utf8_check("ab\xC0\xAF", 4, &off) == -1 && off == 2);          /* overlong */
+    CHECK(wl_text_utf8_check("abc\xF4\x90\x80\x80", 7, &off) == -1 && off == 3); /* > U+10FFFF */
+    CHECK(wl_text_utf8_check("a\xE2\x80", 3, &off) == -1 && off == 1);           /* truncated */
+    CHECK(wl_text_utf8_check("\xF0\x9F\x99\x82 ok", 7, &off) == 0);
+    wl_tokens t;
+    CHECK(wl_text_tokenize("\xFF", 1, &t, &e) == -1 && t.n == 0 && strstr(e.msg, "byte offset 0"));
+}
+
+static void test_tokenize(void)
+{
+    check_tok("", "");
+    check_tok("A little dog found a red hat.", "a|little|dog|found|a|red|hat|.");
+    check_tok("Don't! Lily's rock'n'roll", "don't|!|lily's|rock'n|'|roll");
+    check_tok("caf\xC3\xA9 don\xE2\x80\x99t", "caf|don|\xE2\x80\x99|t");
+    check_tok("3.14 a1b2 snake_case", "3|.|14|a|1|b|2|snake|case");
+    check_tok("\xC4\xB1t", "\xC4\xB1t");                          /* dotless i is [a-z] under IGNORECASE */
+    check_tok("\xD9\xA3\xD9\xA4 x", "x");                         /* Arabic-Indic digits are \w, not [0-9] */
+    check_tok("'a'b' x'", "'|a'b|'|x|'");
+}
+
+static void test_detokenize(void)
+{
+    const char *a[] = {"<BOS>", "\xE2\x80\x9C", "hello", ",", "\xE2\x80\x9D", "she", "said", ".", "<EOS>"};
+    check_detok(a, 9, "\xE2\x80\x9Chello,\xE2\x80\x9D she said.");
+    const char *b[] = {"'", "a'b", "'", "mom", "(", "yes", ")", "100", "%"};
+    check_detok(b, 9, "' a'b'mom (yes) 100%");
+    const char *c[] = {"a", "'", "'", "b", "\"", "hi", "\"", "<UNK>", "<PAD>"};
+    check_detok(c, 9, "a'' b\"hi\"");
+    check_detok(NULL, 0, "");
+}
+
+void wl_test_main(void)
+{
+    test_normalize();
+    test_bad_utf8();
+    test_tokenize();
+    test_detokenize();
+}
