@@ -19,6 +19,18 @@
 #define WL_UNK 3
 #define WL_MAX_PARAMS 12
 
+/* The seeded generator of the runtime: SplitMix64 (state += 0x9E3779B97F4A7C15, then the mix). */
+typedef struct wl_rng {
+    uint64_t state;
+} wl_rng;
+void wl_rng_seed(wl_rng *r, uint64_t seed);
+uint64_t wl_rng_next(wl_rng *r);
+/* Uniform in [0, 1) with 53 random bits: (next >> 11) * 2^-53. */
+double wl_rng_uniform(wl_rng *r);
+/* Standard normal by Box-Muller from two uniforms: u1 = 1 - uniform (so u1 > 0), then u2 = uniform;
+ * returns sqrt(-2 ln u1) cos(2 pi u2) (the sine branch is not used). */
+double wl_rng_normal(wl_rng *r);
+
 typedef enum wl_model_kind { WL_KIND_MLP, WL_KIND_ATTENTION } wl_model_kind;
 
 /* One named view into the parameter buffer. */
@@ -48,19 +60,26 @@ typedef struct wl_model {
     float *head_b;        /* [V] */
 } wl_model;
 
-/* kind_name: "mlp", "attention" or "multihead"; heads: 1 for mlp/attention, H (divides 64) for multihead.
- * Initialises with PyTorch's default distributions from our own seeded generator. */
+/* kind_name: "mlp", "attention" or "multihead"; heads: 1 (or 0) for mlp and attention; for multihead H, which must
+ * divide 64 (0 means the default, 4). kind_name is kept as given, so multihead with H = 1 is named "multihead".
+ * Initialises with PyTorch's default distributions from wl_rng seeded with seed, tensor by tensor in view order
+ * (the order of the table in SPEC §3), each in row-major order: embeddings draw N(0,1) per element (then the PAD
+ * row is set to zero), Linear weights and biases draw U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in features. */
 int wl_model_init(wl_model *m, const char *kind_name, int V, int heads, uint64_t seed, wl_err *err);
 void wl_model_free(wl_model *m);
-/* Points the named pointers of m at the views of buf (params, grads or optimizer state share the layout). */
+/* The view named name (a PyTorch name such as "W_Q.weight"), or NULL when the model has no such parameter.
+ * Its offset and size locate the tensor in params and in any buffer of the same layout (grads, AdamW m and v). */
 const wl_param_view *wl_model_view(const wl_model *m, const char *name);
 
-/* Scratch memory for forward and backward at batch size up to Bmax. */
+/* Scratch memory for forward and backward at batch size up to Bmax, for models of m's kind, V and H.
+ * Returns NULL when memory runs out. A workspace serves one call at a time. */
 typedef struct wl_model_ws wl_model_ws;
 wl_model_ws *wl_model_ws_new(const wl_model *m, int Bmax);
 void wl_model_ws_free(wl_model_ws *ws);
 
-/* Final query row only. ctx [B,T] ids, logits out [B,V]. */
+/* Final query row only. ctx [B,T] ids in [0,V), logits out [B,V]; 1 <= B <= the workspace's Bmax.
+ * The final row's weights mask PAD keys (windows always end in a real token; a context ending in PAD keeps
+ * every key, as forward_details does for a PAD query). */
 int wl_model_forward(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, int B, float *logits, wl_err *err);
 
 /* Mean cross-entropy of the final-row logits against tgt [B]; when grads is non-NULL, writes
@@ -68,7 +87,8 @@ int wl_model_forward(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, int
 int wl_model_loss(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, const int32_t *tgt, int B,
                   double *loss, float *grads, wl_err *err);
 
-/* Every row, every intermediate (malloc'd, owned by the struct). mlp fills only logits_all = NULL and logits. */
+/* Every row, every intermediate (malloc'd, owned by the struct; free with wl_details_free).
+ * For mlp only logits is set (every other pointer is NULL, H = d = 0). */
 typedef struct wl_details {
     int B, T, D, H, d, V;
     float *E;            /* [B,T,D] */
