@@ -157,6 +157,7 @@ static int parse_header(const char *s, size_t n, wl_npy *a, size_t *itemsize, co
             *why = "unexpected or repeated key (only 'descr', 'fortran_order' and 'shape' are allowed)";
             return -1;
         }
+        *why = "not a Python dict literal";
         if (!hdr_eat(&h, ',')) {
             if (!hdr_eat(&h, '}')) return -1;
             break;

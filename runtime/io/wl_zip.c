@@ -374,7 +374,7 @@ int wl_zip_add(wl_zip_writer *w, const char *name, const void *const *parts,
         if (sizes[i] > WL_NPZ_MAX_MEMBER - usize)
             return wl_fail(err, "member '%s' exceeds the %zu-byte limit", name, WL_NPZ_MAX_MEMBER);
         usize += sizes[i];
-        crc = (uint32_t)crc32_z(crc, parts[i], sizes[i]);
+        if (sizes[i]) crc = (uint32_t)crc32_z(crc, parts[i], sizes[i]); /* zlib restarts on a NULL buffer */
     }
     uint32_t flags = 0;
     for (size_t i = 0; i < nlen; i++)
