@@ -1,0 +1,127 @@
+/* nn_torchcheck.c: test helper for tests/py/test_torch_model.py: runs a model on weights and a batch from raw files.
+ *
+ * Usage: nn_torchcheck DIR. DIR/manifest.json is {"kind": "multihead", "heads": 4, "V": 50, "B": 8}; DIR holds
+ * param.<name>.bin (float32 little-endian, PyTorch names and shapes), ctx.bin (int32 [B,64]) and tgt.bin
+ * (int32 [B]). Writes out.logits.bin (forward), out.loss.bin (float64), out.grad.<name>.bin (loss backward) and
+ * out.details.<field>.bin (forward_details) into DIR. Exit status 0 on success; errors go to stderr. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wl_model.h"
+
+static char path[4096];
+
+static const char *in_dir(const char *dir, const char *prefix, const char *name)
+{
+    snprintf(path, sizeof path, "%s/%s%s.bin", dir, prefix, name);
+    return path;
+}
+
+/* Reads exactly n bytes of a raw file into out. */
+static int read_raw(const char *file, void *out, size_t n, wl_err *err)
+{
+    char *data;
+    size_t len;
+    if (wl_read_file(file, &data, &len, err)) return -1;
+    int rc = 0;
+    if (len != n)
+        rc = wl_fail(err, "%s: %zu bytes, expected %zu", file, len, n);
+    else
+        memcpy(out, data, n);
+    free(data);
+    return rc;
+}
+
+static int write_raw(const char *file, const void *data, size_t n, wl_err *err)
+{
+    FILE *f = fopen(file, "wb");
+    if (!f) return wl_fail(err, "cannot write %s", file);
+    size_t w = fwrite(data, 1, n, f);
+    if (fclose(f) != 0 || w != n) return wl_fail(err, "cannot write %s", file);
+    return 0;
+}
+
+static int run(const char *dir, wl_err *err)
+{
+    char *text;
+    size_t len;
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    if (wl_read_file(path, &text, &len, err)) return -1;
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    const cJSON *kind = cJSON_GetObjectItem(j, "kind"), *heads = cJSON_GetObjectItem(j, "heads"),
+                *V = cJSON_GetObjectItem(j, "V"), *Bj = cJSON_GetObjectItem(j, "B");
+    if (!cJSON_IsString(kind) || !cJSON_IsNumber(heads) || !cJSON_IsNumber(V) || !cJSON_IsNumber(Bj)) {
+        cJSON_Delete(j);
+        return wl_fail(err, "%s/manifest.json needs kind, heads, V and B", dir);
+    }
+    wl_model m;
+    int rc = wl_model_init(&m, kind->valuestring, V->valueint, heads->valueint, 0, err);
+    int B = Bj->valueint;
+    cJSON_Delete(j);
+    if (rc) return -1;
+    int32_t *ctx = malloc(sizeof(int32_t) * B * WL_T), *tgt = malloc(sizeof(int32_t) * B);
+    float *logits = malloc(sizeof(float) * B * m.V), *grads = malloc(sizeof(float) * m.nparams);
+    wl_model_ws *ws = wl_model_ws_new(&m, B);
+    wl_details d = {0};
+    double loss;
+    rc = -1;
+    if (!ctx || !tgt || !logits || !grads || !ws) {
+        wl_fail(err, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < m.nviews; i++)
+        if (read_raw(in_dir(dir, "param.", m.views[i].name), m.params + m.views[i].offset,
+                     sizeof(float) * m.views[i].size, err))
+            goto done;
+    if (read_raw(in_dir(dir, "", "ctx"), ctx, sizeof(int32_t) * B * WL_T, err) ||
+        read_raw(in_dir(dir, "", "tgt"), tgt, sizeof(int32_t) * B, err))
+        goto done;
+    if (wl_model_forward(&m, ws, ctx, B, logits, err) ||
+        write_raw(in_dir(dir, "out.", "logits"), logits, sizeof(float) * B * m.V, err))
+        goto done;
+    if (wl_model_loss(&m, ws, ctx, tgt, B, &loss, grads, err) ||
+        write_raw(in_dir(dir, "out.", "loss"), &loss, sizeof loss, err))
+        goto done;
+    for (int i = 0; i < m.nviews; i++)
+        if (write_raw(in_dir(dir, "out.grad.", m.views[i].name), grads + m.views[i].offset,
+                      sizeof(float) * m.views[i].size, err))
+            goto done;
+    if (wl_model_details(&m, ctx, B, &d, err)) goto done;
+    size_t N = (size_t)B * WL_T, HTT = (size_t)d.H * WL_T * WL_T;
+    struct { const char *name; const float *p; size_t n; } fields[] = {
+        {"E", d.E, N * WL_D}, {"Q", d.Q, N * WL_D}, {"K", d.K, N * WL_D}, {"V", d.Vv, N * WL_D},
+        {"scores", d.scores, B * HTT}, {"weights", d.weights, B * HTT}, {"messages", d.messages, N * WL_D},
+        {"contextual", d.contextual, N * WL_D}, {"logits_all", d.logits_all, N * m.V}, {"logits", d.logits, B * (size_t)m.V},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (fields[i].p && write_raw(in_dir(dir, "out.details.", fields[i].name), fields[i].p,
+                                     sizeof(float) * fields[i].n, err))
+            goto done;
+    rc = 0;
+done:
+    wl_details_free(&d);
+    wl_model_ws_free(ws);
+    free(ctx);
+    free(tgt);
+    free(logits);
+    free(grads);
+    wl_model_free(&m);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: nn_torchcheck DIR\n");
+        return 2;
+    }
+    wl_err err = {""};
+    if (run(argv[1], &err)) {
+        fprintf(stderr, "nn_torchcheck: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
