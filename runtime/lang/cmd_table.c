@@ -1,0 +1,25 @@
+/* cmd_table.c: the one command table: the per-topic arrays in help order. Add a topic in both lists. */
+#include "wl_cmd.h"
+
+#include <string.h>
+
+extern const wl_command wl_cmds_core[], wl_cmds_math[];
+
+static const wl_command *const TABLES[] = {wl_cmds_core, wl_cmds_math};
+
+const wl_command *wl_command_at(int i)
+{
+    if (i < 0) return NULL;
+    for (size_t t = 0; t < sizeof TABLES / sizeof TABLES[0]; t++)
+        for (const wl_command *c = TABLES[t]; c->name; c++)
+            if (i-- == 0) return c;
+    return NULL;
+}
+
+const wl_command *wl_command_find(const char *name)
+{
+    for (size_t t = 0; t < sizeof TABLES / sizeof TABLES[0]; t++)
+        for (const wl_command *c = TABLES[t]; c->name; c++)
+            if (!strcmp(c->name, name)) return c;
+    return NULL;
+}

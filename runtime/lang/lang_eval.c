@@ -1,0 +1,797 @@
+/* lang_eval.c: the evaluator: variables, word values, dispatch through the command table, errors with a caret. */
+#include "lang_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct wl_var {
+    char *name;
+    wl_value *v;
+} wl_var;
+
+struct wl_interp {
+    wl_interp_opts opts;
+    wl_var *vars;
+    int nvars, cap;
+    int depth;
+    /* the evaluation in progress */
+    const wl_sink *sink;
+    wl_lang_error *error;
+    int failed;
+};
+
+/* ---- errors ---- */
+
+void wl_lang_error_clear(wl_lang_error *e)
+{
+    if (!e) return;
+    for (int i = 0; i < e->ntraceback; i++) free(e->traceback[i]);
+    free(e->traceback);
+    memset(e, 0, sizeof *e);
+}
+
+static int fail_at(wl_interp *in, const char *ename, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int fail_at(wl_interp *in, const char *ename, int line, int col, const char *fmt, ...)
+{
+    if (in->failed) return -1;
+    in->failed = 1;
+    if (!in->error) return -1;
+    snprintf(in->error->ename, sizeof in->error->ename, "%s", ename);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(in->error->evalue, sizeof in->error->evalue, fmt, ap);
+    va_end(ap);
+    in->error->line = line;
+    in->error->col = col;
+    return -1;
+}
+
+static void tb_push(wl_lang_error *e, char *line)
+{
+    char **nt = realloc(e->traceback, sizeof(char *) * (size_t)(e->ntraceback + 1));
+    if (!nt) abort();
+    e->traceback = nt;
+    e->traceback[e->ntraceback++] = line;
+}
+
+/* The traceback: "origin:line:col: ename: evalue", the source line, a caret under the column. */
+static void build_traceback(wl_lang_error *e, const char *code, size_t len, const char *origin, int first_line)
+{
+    wl_buf b = {0};
+    int absline = e->line ? e->line + first_line - 1 : 0;
+    if (absline) wl_buf_printf(&b, "%s:%d:%d: ", origin, absline, e->col);
+    else wl_buf_printf(&b, "%s: ", origin);
+    wl_buf_printf(&b, "%s: %s", e->ename, e->evalue);
+    tb_push(e, wl_buf_take(&b));
+    if (!e->line) return;
+    const char *p = code, *end = code + len;
+    for (int l = 1; l < e->line && p < end; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    if (n && p[n - 1] == '\r') n--;
+    wl_buf_puts(&b, "    ");
+    for (size_t i = 0; i < n; i++) wl_buf_put(&b, p[i] == '\t' ? " " : p + i, 1);
+    tb_push(e, wl_buf_take(&b));
+    wl_buf_puts(&b, "    ");
+    for (int i = 1; i < e->col; i++) wl_buf_put(&b, " ", 1);
+    wl_buf_put(&b, "^", 1);
+    tb_push(e, wl_buf_take(&b));
+}
+
+/* ---- did you mean ---- */
+
+int wl_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) return 99;
+    int prev[65], cur[65];
+    for (size_t j = 0; j <= lb; j++) prev[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            int del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, sizeof(int) * (lb + 1));
+    }
+    return prev[lb];
+}
+
+void wl_did_you_mean(wl_buf *b, const char *word, const char *const *cands, int n, const char *prefix)
+{
+    int best[3] = {-1, -1, -1}, bestd[3] = {99, 99, 99};
+    int limit = (int)strlen(word) / 3 + 1;
+    if (limit > 3) limit = 3;
+    for (int i = 0; i < n; i++) {
+        int d = wl_edit_distance(word, cands[i]);
+        size_t wl = strlen(word);
+        if (wl >= 3 && strlen(cands[i]) > wl) { /* a mistyped start of a longer name: perplx, perplexity */
+            char head[65];
+            snprintf(head, sizeof head, "%.*s", (int)(wl < 64 ? wl : 64), cands[i]);
+            int dh = wl_edit_distance(word, head) + 1;
+            if (dh < d) d = dh;
+        }
+        if (d > limit) continue;
+        for (int k = 0; k < 3; k++) {
+            if (d < bestd[k]) {
+                for (int m = 2; m > k; m--) best[m] = best[m - 1], bestd[m] = bestd[m - 1];
+                best[k] = i;
+                bestd[k] = d;
+                break;
+            }
+        }
+    }
+    if (best[0] < 0) return;
+    wl_buf_puts(b, "; did you mean ");
+    for (int k = 0; k < 3 && best[k] >= 0; k++) {
+        if (k) wl_buf_puts(b, k == 2 || best[k + 1 < 3 ? k + 1 : 2] < 0 ? " or " : ", ");
+        wl_buf_printf(b, "%s%s", prefix, cands[best[k]]);
+    }
+    wl_buf_puts(b, "?");
+}
+
+int wl_split_words(const char *list, char *buf, size_t cap, const char **words, int max)
+{
+    snprintf(buf, cap, "%s", list ? list : "");
+    int n = 0;
+    for (char *tok = strtok(buf, " "); tok && n < max; tok = strtok(NULL, " ")) words[n++] = tok;
+    return n;
+}
+
+/* ---- variables ---- */
+
+static wl_var *find_var(const wl_interp *in, const char *name)
+{
+    for (int i = 0; i < in->nvars; i++)
+        if (!strcmp(in->vars[i].name, name)) return &in->vars[i];
+    return NULL;
+}
+
+wl_value *wl_interp_get(wl_interp *in, const char *name)
+{
+    wl_var *v = find_var(in, name);
+    return v ? v->v : NULL;
+}
+
+int wl_interp_nvars(const wl_interp *in) { return in->nvars; }
+const char *wl_interp_var_name(const wl_interp *in, int i) { return in->vars[i].name; }
+
+static int set_var(wl_interp *in, const char *name, wl_value *v, int line, int col)
+{
+    wl_var *var = find_var(in, name);
+    if (var) {
+        wl_unref(var->v);
+        var->v = wl_ref(v);
+        return 0;
+    }
+    if (in->nvars >= WL_LANG_MAX_VARS)
+        return fail_at(in, "LimitError", line, col, "too many variables (at most %d)", WL_LANG_MAX_VARS);
+    if (in->nvars == in->cap) {
+        in->cap = in->cap ? in->cap * 2 : 16;
+        wl_var *nv = realloc(in->vars, sizeof(wl_var) * (size_t)in->cap);
+        if (!nv) abort();
+        in->vars = nv;
+    }
+    in->vars[in->nvars].name = strdup(name);
+    in->vars[in->nvars].v = wl_ref(v);
+    in->nvars++;
+    return 0;
+}
+
+/* ---- interpreter ---- */
+
+wl_interp *wl_interp_new(const wl_interp_opts *opts)
+{
+    wl_interp *in = calloc(1, sizeof *in);
+    if (!in) return NULL;
+    if (opts) in->opts = *opts;
+    else in->opts.allow_files = 1;
+    return in;
+}
+
+void wl_interp_free(wl_interp *in)
+{
+    if (!in) return;
+    for (int i = 0; i < in->nvars; i++) {
+        free(in->vars[i].name);
+        wl_unref(in->vars[i].v);
+    }
+    free(in->vars);
+    free(in);
+}
+
+/* ---- evaluation ---- */
+
+static int eval_script_value(wl_interp *in, const wl_script *s, wl_value **out);
+static int eval_stmt(wl_interp *in, const wl_stmt *st, wl_value **out, const wl_command **cmd_out);
+
+/* A bare word that reads as a decimal number: [+-]digits[.digits][e[+-]digits] or [+-].digits. */
+static int parse_number(const char *s, double *x, int *is_int)
+{
+    const char *p = s;
+    int digits = 0, frac = 0;
+    if (*p == '+' || *p == '-') p++;
+    while (*p >= '0' && *p <= '9') p++, digits++;
+    if (*p == '.') {
+        p++;
+        frac = 1;
+        while (*p >= '0' && *p <= '9') p++, digits++;
+    }
+    if (!digits) return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        frac = 1;
+        if (*p == '+' || *p == '-') p++;
+        if (!(*p >= '0' && *p <= '9')) return 0;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    if (*p) return 0;
+    *x = strtod(s, NULL);
+    *is_int = !frac && fabs(*x) < 9007199254740992.0;
+    return isfinite(*x);
+}
+
+static int field_of(wl_interp *in, wl_value *v, const char *field, const wl_part *pt, wl_value **out)
+{
+    wl_err err = {{0}};
+    if (v->type == WL_V_OBJ && v->otype->field) {
+        *out = v->otype->field(v, field, &err);
+        if (!*out) return fail_at(in, "NameError", pt->line, pt->col, "$%s: %s", pt->text, err.msg);
+        return 0;
+    }
+    if (v->type == WL_V_LIST) {
+        char *end;
+        long i = strtol(field, &end, 10);
+        if (*end == 0 && field[0] >= '0' && field[0] <= '9') {
+            if (i >= v->n)
+                return fail_at(in, "IndexError", pt->line, pt->col, "$%s has %d items; .%ld is past the end (items count from 0)",
+                               pt->text, v->n, i);
+            *out = wl_ref(v->items[i]);
+            return 0;
+        }
+        if (!strcmp(field, "count")) {
+            *out = wl_int(v->n);
+            return 0;
+        }
+        return fail_at(in, "NameError", pt->line, pt->col, "a list has no field .%s; use .count or an index like .0", field);
+    }
+    return fail_at(in, "NameError", pt->line, pt->col, "$%s is %s, which has no fields (.%s)", pt->text, wl_value_kind(v), field);
+}
+
+static int eval_var(wl_interp *in, const wl_part *pt, wl_value **out)
+{
+    wl_var *var = find_var(in, pt->text);
+    if (!var) {
+        wl_buf b = {0};
+        wl_buf_printf(&b, "no variable $%s", pt->text);
+        const char **names = malloc(sizeof(char *) * (size_t)(in->nvars + 1));
+        if (!names) abort();
+        for (int i = 0; i < in->nvars; i++) names[i] = in->vars[i].name;
+        size_t before = b.len;
+        wl_did_you_mean(&b, pt->text, names, in->nvars, "$");
+        free(names);
+        if (b.len == before) wl_buf_printf(&b, "; give it a value first with `%s = COMMAND ...`", pt->text);
+        fail_at(in, "NameError", pt->line, pt->col, "%s", b.s);
+        free(b.s);
+        return -1;
+    }
+    wl_value *v = wl_ref(var->v);
+    for (int i = 0; i < pt->nfields; i++) {
+        wl_value *f;
+        int rc = field_of(in, v, pt->fields[i], pt, &f);
+        wl_unref(v);
+        if (rc) return -1;
+        v = f;
+    }
+    *out = v;
+    return 0;
+}
+
+static int eval_part(wl_interp *in, const wl_part *pt, int bare, wl_value **out)
+{
+    switch (pt->kind) {
+    case WL_P_LIT: {
+        double x;
+        int is_int;
+        if (bare && parse_number(pt->text, &x, &is_int)) {
+            *out = is_int ? wl_int((long long)x) : wl_num(x);
+            (*out)->str = strdup(pt->text);
+            (*out)->len = pt->len;
+        } else {
+            *out = wl_strn(pt->text, pt->len);
+        }
+        return 0;
+    }
+    case WL_P_VAR:
+        return eval_var(in, pt, out);
+    case WL_P_SUBST:
+        if (eval_script_value(in, pt->sub, out)) return -1;
+        if (!*out) return fail_at(in, "ArgumentError", pt->line, pt->col, "the command in [ ] gave no value");
+        return 0;
+    }
+    return -1;
+}
+
+/* Text of a value when pasted into a longer word ("loss=$x"). */
+static void append_text(wl_buf *b, const wl_value *v)
+{
+    char nb[64];
+    if (v->type == WL_V_STR) wl_buf_put(b, v->str, v->len);
+    else if (v->type == WL_V_NUM) wl_buf_puts(b, v->str ? v->str : wl_fmt_num(v->num, v->is_int, nb));
+    else {
+        wl_mime m = {0};
+        wl_err err;
+        if (!wl_value_render(v, &m, &err)) wl_buf_puts(b, m.text_plain);
+        wl_mime_free(&m);
+    }
+}
+
+static int eval_word(wl_interp *in, const wl_word *w, wl_value **out)
+{
+    *out = NULL;
+    if (w->nparts == 0) {
+        *out = wl_str("");
+        return 0;
+    }
+    if (w->nparts == 1) return eval_part(in, &w->parts[0], w->bare, out);
+    wl_buf b = {0};
+    for (int i = 0; i < w->nparts; i++) {
+        wl_value *v;
+        if (eval_part(in, &w->parts[i], 0, &v)) {
+            free(b.s);
+            return -1;
+        }
+        append_text(&b, v);
+        wl_unref(v);
+        if (b.len > WL_LANG_MAX_STR) {
+            free(b.s);
+            return fail_at(in, "LimitError", w->line, w->col, "a string longer than %d bytes", WL_LANG_MAX_STR);
+        }
+    }
+    size_t n = b.len;
+    char *s = wl_buf_take(&b);
+    *out = wl_strn(s, n);
+    free(s);
+    return 0;
+}
+
+/* Evaluates a script and returns the value of its last command (NULL if it gave none). */
+static int eval_script_value(wl_interp *in, const wl_script *s, wl_value **out)
+{
+    *out = NULL;
+    for (int i = 0; i < s->n; i++) {
+        wl_value *v = NULL;
+        if (eval_stmt(in, &s->stmts[i], &v, NULL)) {
+            wl_unref(*out);
+            *out = NULL;
+            return -1;
+        }
+        if (s->stmts[i].bind && set_var(in, s->stmts[i].bind, v, s->stmts[i].line, s->stmts[i].col)) {
+            wl_unref(v);
+            return -1;
+        }
+        wl_unref(*out);
+        *out = v;
+    }
+    return 0;
+}
+
+static void command_names(const char **names, int *n, int max)
+{
+    *n = 0;
+    for (const wl_command *c; *n < max && (c = wl_command_at(*n));) names[(*n)++] = c->name;
+}
+
+static int unknown_command(wl_interp *in, const wl_word *w, const char *name)
+{
+    const char *names[512];
+    int n;
+    command_names(names, &n, 512);
+    wl_buf b = {0};
+    wl_buf_printf(&b, "no command `%s`", name);
+    size_t before = b.len;
+    if (find_var(in, name)) wl_buf_printf(&b, "; to use the variable write $%s", name);
+    else wl_did_you_mean(&b, name, names, n, "");
+    if (b.len == before) wl_buf_puts(&b, "; type `help` for the list of commands");
+    fail_at(in, "UnknownCommand", w->line, w->col, "%s", b.s);
+    free(b.s);
+    return -1;
+}
+
+static int word_pos_fail(wl_interp *in, const wl_stmt *st, int word, const char *ename, const char *msg)
+{
+    if (word >= 0 && word < st->nwords) return fail_at(in, ename, st->words[word].line, st->words[word].col, "%s", msg);
+    if (word >= st->nwords) { /* just past the end of the line */
+        const wl_word *w = &st->words[st->nwords - 1];
+        return fail_at(in, ename, w->line, w->col + (int)(w->end - w->off) + 1, "%s", msg);
+    }
+    return fail_at(in, ename, st->line, st->col, "%s", msg);
+}
+
+static int check_call(wl_interp *in, const wl_stmt *st, wl_call *c)
+{
+    const wl_command *cmd = c->cmd;
+    char buf[512];
+    const char *words[64];
+    wl_buf b = {0};
+    int rc = 0;
+    if (c->argc < cmd->min_args) {
+        wl_buf_printf(&b, "`%s` needs %s%d argument%s, got %d; usage: %s", cmd->name,
+                      cmd->max_args == cmd->min_args ? "" : "at least ", cmd->min_args, cmd->min_args == 1 ? "" : "s",
+                      c->argc, cmd->synopsis);
+        rc = word_pos_fail(in, st, st->nwords, "ArgumentError", b.s);
+    } else if (cmd->max_args >= 0 && c->argc > cmd->max_args) {
+        wl_buf_printf(&b, "`%s` takes %s%d argument%s, got %d; usage: %s", cmd->name,
+                      cmd->max_args == cmd->min_args ? "" : "at most ", cmd->max_args, cmd->max_args == 1 ? "" : "s",
+                      c->argc, cmd->synopsis);
+        rc = word_pos_fail(in, st, c->argword[cmd->max_args], "ArgumentError", b.s);
+    } else if (cmd->subcommands && c->argc > 0) {
+        int n = wl_split_words(cmd->subcommands, buf, sizeof buf, words, 64), ok = 0;
+        const char *sub = c->argv[0]->type == WL_V_STR ? c->argv[0]->str : "";
+        for (int i = 0; i < n; i++) ok |= !strcmp(sub, words[i]);
+        if (!ok) {
+            wl_buf_printf(&b, "`%s` has no subcommand `%s`", cmd->name, sub);
+            size_t before = b.len;
+            wl_did_you_mean(&b, sub, words, n, "");
+            if (b.len == before) wl_buf_printf(&b, "; it has: %s", cmd->subcommands);
+            rc = word_pos_fail(in, st, c->argword[0], "ArgumentError", b.s);
+        }
+    }
+    for (int i = 0; !rc && i < c->nopts; i++) {
+        int n = wl_split_words(cmd->options, buf, sizeof buf, words, 64), ok = 0;
+        for (int k = 0; k < n; k++) ok |= !strcmp(c->optk[i], words[k]);
+        for (int k = 0; k < i; k++)
+            if (!strcmp(c->optk[i], c->optk[k])) {
+                wl_buf_printf(&b, "option %s= is given twice", c->optk[i]);
+                rc = word_pos_fail(in, st, c->optword[i], "ArgumentError", b.s);
+            }
+        if (!ok && !rc) {
+            wl_buf_printf(&b, "`%s` has no option %s=", cmd->name, c->optk[i]);
+            size_t before = b.len;
+            wl_did_you_mean(&b, c->optk[i], words, n, "");
+            if (b.len == before)
+                wl_buf_printf(&b, n ? "; its options are: %s" : "; it takes no options%s", n ? cmd->options : "");
+            rc = word_pos_fail(in, st, c->optword[i], "ArgumentError", b.s);
+        }
+    }
+    if (!rc && (cmd->flags & WL_CMD_FILES) && !in->opts.allow_files) {
+        wl_buf_printf(&b, "`%s` reads or writes files, which is disabled here", cmd->name);
+        rc = word_pos_fail(in, st, 0, "PermissionError", b.s);
+    }
+    free(b.s);
+    return rc;
+}
+
+static void free_call(wl_call *c)
+{
+    for (int i = 0; i < c->argc; i++) wl_unref(c->argv[i]);
+    for (int i = 0; i < c->nopts; i++) wl_unref(c->optv[i]);
+    free(c->argv);
+    free(c->optk);
+    free(c->optv);
+    free(c->argword);
+    free(c->optword);
+}
+
+static int eval_stmt(wl_interp *in, const wl_stmt *st, wl_value **out, const wl_command **cmd_out)
+{
+    *out = NULL;
+    if (cmd_out) *cmd_out = NULL;
+    if (wl_sink_interrupted(in->sink)) return fail_at(in, "Interrupted", st->line, st->col, "interrupted before this command");
+    const wl_word *w0 = &st->words[0];
+    const char *name = wl_word_bare(w0);
+    if (!name || !wl_is_ident(name)) {
+        if (st->nwords == 1) return eval_word(in, w0, out);
+        return fail_at(in, "ArgumentError", w0->line, w0->col,
+                       "a line starts with a command name (type `help` for the list); a value like this one is shown when written alone");
+    }
+    const wl_command *cmd = wl_command_find(name);
+    if (!cmd) return unknown_command(in, w0, name);
+    if (cmd_out) *cmd_out = cmd;
+    if (in->depth >= WL_LANG_MAX_DEPTH)
+        return fail_at(in, "LimitError", w0->line, w0->col, "commands nested deeper than %d levels", WL_LANG_MAX_DEPTH);
+
+    wl_err err = {{0}};
+    wl_call c = {.in = in, .cmd = cmd, .sink = in->sink, .err = &err, .errword = -1,
+                 .allow_files = in->opts.allow_files, .stmt = st};
+    int nw = st->nwords - 1;
+    c.argv = calloc((size_t)nw + 1, sizeof(wl_value *));
+    c.argword = calloc((size_t)nw + 1, sizeof(int));
+    c.optk = calloc((size_t)nw + 1, sizeof(char *));
+    c.optv = calloc((size_t)nw + 1, sizeof(wl_value *));
+    c.optword = calloc((size_t)nw + 1, sizeof(int));
+    if (!c.argv || !c.argword || !c.optk || !c.optv || !c.optword) abort();
+    int rc = 0;
+    in->depth++;
+    for (int i = 1; i < st->nwords && !rc; i++) {
+        const wl_word *w = &st->words[i];
+        if (cmd->flags & WL_CMD_RAW) {
+            c.argword[c.argc++] = i;
+            continue;
+        }
+        wl_value *v;
+        rc = eval_word(in, w, &v);
+        if (rc) break;
+        if (w->optkey) {
+            c.optk[c.nopts] = w->optkey;
+            c.optword[c.nopts] = i;
+            c.optv[c.nopts++] = v;
+        } else {
+            c.argword[c.argc] = i;
+            c.argv[c.argc++] = v;
+        }
+    }
+    if (!rc) rc = check_call(in, st, &c);
+    if (!rc) {
+        rc = cmd->fn(&c, out);
+        if (rc && !in->failed) {
+            const char *ename = c.ename ? c.ename : wl_sink_interrupted(in->sink) ? "Interrupted" : "RuntimeError";
+            word_pos_fail(in, st, c.errword, ename, err.msg[0] ? err.msg : "the command failed");
+        }
+        if (rc) {
+            wl_unref(*out);
+            *out = NULL;
+        }
+    }
+    in->depth--;
+    free_call(&c);
+    return rc;
+}
+
+/* ---- the wl_call helpers ---- */
+
+int wl_call_fail(wl_call *c, const char *ename, int word, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err->msg, sizeof c->err->msg, fmt, ap);
+    va_end(ap);
+    c->ename = ename;
+    c->errword = word;
+    return -1;
+}
+
+int wl_call_argword(const wl_call *c, int i) { return i >= 0 && i < c->argc ? c->argword[i] : -1; }
+
+int wl_call_optword(const wl_call *c, const char *key)
+{
+    for (int i = 0; i < c->nopts; i++)
+        if (!strcmp(c->optk[i], key)) return c->optword[i];
+    return -1;
+}
+
+static const char *nth(int i)
+{
+    static const char *const n[] = {"first", "second", "third", "fourth", "fifth", "sixth"};
+    return i < 6 ? n[i] : "next";
+}
+
+static int type_fail(wl_call *c, int i, const char *want, const wl_value *got)
+{
+    return wl_call_fail(c, "TypeError", wl_call_argword(c, i), "the %s argument of `%s` must be %s, not %s; usage: %s",
+                        nth(i), c->cmd->name, want, wl_value_kind(got), c->cmd->synopsis);
+}
+
+static int num_of(const wl_value *v, double *out)
+{
+    int is_int;
+    if (v->type == WL_V_NUM) {
+        *out = v->num;
+        return 0;
+    }
+    if (v->type == WL_V_STR && parse_number(v->str, out, &is_int)) return 0;
+    return -1;
+}
+
+int wl_arg_num(wl_call *c, int i, double *out)
+{
+    if (i >= c->argc) return wl_call_fail(c, "ArgumentError", c->argc + 1, "`%s` is missing its %s argument; usage: %s",
+                                          c->cmd->name, nth(i), c->cmd->synopsis);
+    if (num_of(c->argv[i], out)) return type_fail(c, i, "a number", c->argv[i]);
+    return 0;
+}
+
+int wl_arg_int(wl_call *c, int i, long long lo, long long hi, long long *out)
+{
+    double x;
+    if (wl_arg_num(c, i, &x)) return -1;
+    if (x != floor(x) || x < (double)lo || x > (double)hi)
+        return wl_call_fail(c, "ArgumentError", wl_call_argword(c, i), "the %s argument of `%s` must be a whole number from %lld to %lld",
+                            nth(i), c->cmd->name, lo, hi);
+    *out = (long long)x;
+    return 0;
+}
+
+const char *wl_arg_str(wl_call *c, int i)
+{
+    if (i >= c->argc) {
+        wl_call_fail(c, "ArgumentError", c->argc + 1, "`%s` is missing its %s argument; usage: %s", c->cmd->name, nth(i),
+                     c->cmd->synopsis);
+        return NULL;
+    }
+    wl_value *v = c->argv[i];
+    if (v->type == WL_V_STR) return v->str;
+    if (v->type == WL_V_NUM && v->str) return v->str;
+    if (v->type == WL_V_NUM) {
+        char nb[64];
+        v->str = strdup(wl_fmt_num(v->num, v->is_int, nb));
+        v->len = strlen(v->str);
+        return v->str;
+    }
+    type_fail(c, i, "text", v);
+    return NULL;
+}
+
+void *wl_arg_obj(wl_call *c, int i, const wl_objtype *t)
+{
+    if (i >= c->argc) {
+        wl_call_fail(c, "ArgumentError", c->argc + 1, "`%s` is missing its %s argument (a %s); usage: %s", c->cmd->name,
+                     nth(i), t->name, c->cmd->synopsis);
+        return NULL;
+    }
+    void *d = wl_obj_data(c->argv[i], t);
+    if (!d) {
+        char want[80];
+        snprintf(want, sizeof want, "%s %s", strchr("aeiou", t->name[0]) ? "an" : "a", t->name);
+        type_fail(c, i, want, c->argv[i]);
+    }
+    return d;
+}
+
+int wl_args_nums(wl_call *c, int from, double **out, int *n)
+{
+    *out = NULL;
+    *n = 0;
+    int cap = 0;
+    for (int i = from; i < c->argc; i++) {
+        wl_value *v = c->argv[i];
+        int cnt = v->type == WL_V_LIST ? v->n : 1;
+        for (int k = 0; k < cnt; k++) {
+            wl_value *item = v->type == WL_V_LIST ? v->items[k] : v;
+            double x;
+            if (num_of(item, &x)) {
+                free(*out);
+                *out = NULL;
+                return type_fail(c, i, v->type == WL_V_LIST ? "numbers (this list holds something else)" : "a number", item);
+            }
+            if (*n == cap) {
+                cap = cap ? cap * 2 : 16;
+                double *nd = realloc(*out, sizeof(double) * (size_t)cap);
+                if (!nd) abort();
+                *out = nd;
+            }
+            (*out)[(*n)++] = x;
+        }
+    }
+    return 0;
+}
+
+wl_value *wl_opt_val(wl_call *c, const char *key)
+{
+    for (int i = 0; i < c->nopts; i++)
+        if (!strcmp(c->optk[i], key)) return c->optv[i];
+    return NULL;
+}
+
+int wl_opt_has(wl_call *c, const char *key) { return wl_opt_val(c, key) != NULL; }
+
+int wl_opt_num(wl_call *c, const char *key, double dflt, double *out)
+{
+    wl_value *v = wl_opt_val(c, key);
+    *out = dflt;
+    if (!v) return 0;
+    if (num_of(v, out) || !isfinite(*out))
+        return wl_call_fail(c, "TypeError", wl_call_optword(c, key), "option %s= of `%s` must be a number, not %s", key,
+                            c->cmd->name, wl_value_kind(v));
+    return 0;
+}
+
+int wl_opt_int(wl_call *c, const char *key, long long dflt, long long lo, long long hi, long long *out)
+{
+    double x;
+    *out = dflt;
+    if (!wl_opt_has(c, key)) return 0;
+    if (wl_opt_num(c, key, 0, &x)) return -1;
+    if (x != floor(x) || x < (double)lo || x > (double)hi)
+        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, key), "option %s= of `%s` must be a whole number from %lld to %lld",
+                            key, c->cmd->name, lo, hi);
+    *out = (long long)x;
+    return 0;
+}
+
+const char *wl_opt_str(wl_call *c, const char *key, const char *dflt)
+{
+    wl_value *v = wl_opt_val(c, key);
+    if (!v) return dflt;
+    if (v->type == WL_V_STR || (v->type == WL_V_NUM && v->str)) return v->str;
+    wl_call_fail(c, "TypeError", wl_call_optword(c, key), "option %s= of `%s` must be text, not %s", key, c->cmd->name,
+                 wl_value_kind(v));
+    return NULL;
+}
+
+int wl_call_eval_rest(wl_call *c, int from, wl_value **out)
+{
+    const wl_stmt *st = c->stmt;
+    wl_stmt sub = *st;
+    sub.words = st->words + from;
+    sub.nwords = st->nwords - from;
+    sub.bind = NULL;
+    sub.line = sub.words[0].line;
+    sub.col = sub.words[0].col;
+    return eval_stmt(c->in, &sub, out, NULL);   /* a failure is already recorded with its own position */
+}
+
+void wl_call_display(wl_call *c, const wl_value *v, const char *display_id, int update)
+{
+    if (!c->sink || !c->sink->display || !v) return;
+    wl_mime m = {0};
+    wl_err err;
+    if (wl_value_render(v, &m, &err) == 0) c->sink->display(c->sink->ud, display_id, &m, update);
+    wl_mime_free(&m);
+}
+
+/* ---- the entry point ---- */
+
+int wl_interp_eval(wl_interp *in, const char *code, const char *origin, int first_line, const wl_sink *sink,
+                   wl_mime *result, wl_lang_error *error)
+{
+    if (result) memset(result, 0, sizeof *result);
+    if (error) memset(error, 0, sizeof *error);
+    if (!origin) origin = "cell";
+    if (first_line < 1) first_line = 1;
+    in->sink = sink;
+    in->error = error;
+    in->failed = 0;
+    in->depth = 0;
+    size_t len = strlen(code);
+    wl_script *s = NULL;
+    if (len > WL_LANG_MAX_CODE) {
+        fail_at(in, "LimitError", 0, 0, "the code is %zu bytes; at most %d are run at once", len, WL_LANG_MAX_CODE);
+    } else {
+        wl_parse_error pe;
+        s = wl_parse(code, len, &pe);
+        if (!s) fail_at(in, "ParseError", pe.line, pe.col, "%s", pe.msg);
+    }
+    for (int i = 0; s && i < s->n && !in->failed; i++) {
+        const wl_stmt *st = &s->stmts[i];
+        const wl_command *cmd;
+        wl_value *v = NULL;
+        if (eval_stmt(in, st, &v, &cmd)) break;
+        if (st->bind && set_var(in, st->bind, v, st->line, st->col)) {
+            wl_unref(v);
+            break;
+        }
+        int show = v && (!st->bind || (cmd && (cmd->flags & WL_CMD_SHOW_BOUND)));
+        if (show) {
+            wl_mime m = {0};
+            wl_err err = {{0}};
+            if (wl_value_render(v, &m, &err)) {
+                fail_at(in, "RuntimeError", st->line, st->col, "cannot show the value: %s", err.msg);
+            } else if (i == s->n - 1 && result) {
+                *result = m;
+                memset(&m, 0, sizeof m);
+            } else if (sink && sink->display) {
+                sink->display(sink->ud, NULL, &m, 0);
+            }
+            wl_mime_free(&m);
+        }
+        wl_unref(v);
+        if (!in->failed && wl_sink_interrupted(sink))
+            fail_at(in, "Interrupted", st->line, st->col, "interrupted; the command stopped early");
+    }
+    wl_script_free(s);
+    int failed = in->failed;
+    if (failed && error) build_traceback(error, code, len, origin, first_line);
+    if (failed && result) wl_mime_free(result);
+    in->sink = NULL;
+    in->error = NULL;
+    return failed ? -1 : 0;
+}

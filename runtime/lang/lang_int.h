@@ -1,0 +1,80 @@
+/* lang_int.h: the language's internals shared by the parser, evaluator and completion (not for commands). */
+#ifndef WL_LANG_INT_H
+#define WL_LANG_INT_H
+
+#include <stddef.h>
+
+#include "wl_cmd.h"
+
+#define WL_LANG_MAX_CODE (1 << 20)      /* bytes of source per evaluation */
+#define WL_LANG_MAX_DEPTH 32            /* nested [ ] and nested command evaluation */
+#define WL_LANG_MAX_VARS 4096
+#define WL_LANG_MAX_STR (16 << 20)      /* bytes in one string value */
+#define WL_LANG_MAX_LIST (1 << 22)      /* items in one list */
+
+typedef enum wl_part_kind { WL_P_LIT, WL_P_VAR, WL_P_SUBST } wl_part_kind;
+
+typedef struct wl_script wl_script;
+
+typedef struct wl_part {
+    wl_part_kind kind;
+    char *text;              /* LIT: bytes; VAR: the name */
+    size_t len;
+    char **fields;           /* VAR: the .field chain */
+    int nfields;
+    wl_script *sub;          /* SUBST: the bracketed commands */
+    int line, col;
+} wl_part;
+
+typedef struct wl_word {
+    wl_part *parts;
+    int nparts;
+    int bare;                /* unquoted plain text only: command names, numbers, `=` */
+    char *optkey;            /* key of key=value (parts hold the value), else NULL */
+    int line, col;           /* 1-based; col counts code points */
+    size_t off, end;         /* byte range in the source */
+} wl_word;
+
+typedef struct wl_stmt {
+    wl_word *words;
+    int nwords;
+    char *bind;              /* `name = ...`: the name, else NULL */
+    int line, col;
+    size_t off, end;
+} wl_stmt;
+
+struct wl_script {
+    wl_stmt *stmts;
+    int n;
+};
+
+typedef struct wl_parse_error {
+    char msg[WL_ERR_MAX];
+    int line, col;
+    int incomplete;          /* the code ends inside a quote or bracket or after a backslash */
+} wl_parse_error;
+
+/* Parses code (len bytes). Returns NULL with *pe filled on error. Lines count from 1. */
+wl_script *wl_parse(const char *code, size_t len, wl_parse_error *pe);
+void wl_script_free(wl_script *s);
+
+/* The word's text when it is a bare literal (command names), else NULL. */
+const char *wl_word_bare(const wl_word *w);
+int wl_is_ident(const char *s);
+
+/* Levenshtein distance, capped. */
+int wl_edit_distance(const char *a, const char *b);
+/* Appends up to 3 candidates close to word, as " did you mean X, Y?" (nothing when none). */
+void wl_did_you_mean(wl_buf *b, const char *word, const char *const *cands, int n, const char *prefix);
+
+/* Splits a space-separated list in place into up to max words (pointers into a copy in buf). */
+int wl_split_words(const char *list, char *buf, size_t cap, const char **words, int max);
+
+/* The interpreter's variables, for completion. */
+int wl_interp_nvars(const wl_interp *in);
+const char *wl_interp_var_name(const wl_interp *in, int i);
+
+/* A command's help page: synopsis, summary, long help, options, example (cmd_core.c). */
+void wl_help_command(const wl_command *cmd, wl_mime *out);
+
+#endif

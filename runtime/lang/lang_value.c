@@ -1,0 +1,323 @@
+/* lang_value.c: reference-counted values (numbers, strings, lists, objects), growable strings, number formatting. */
+#include "lang_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz ? sz : 1);
+    if (!p) abort();
+    return p;
+}
+
+/* ---- growable strings ---- */
+
+void wl_buf_put(wl_buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *ns = realloc(b->s, cap);
+        if (!ns) abort();
+        b->s = ns;
+        b->cap = cap;
+    }
+    if (n) memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+void wl_buf_puts(wl_buf *b, const char *s) { wl_buf_put(b, s, strlen(s)); }
+
+void wl_buf_printf(wl_buf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof small) {
+        wl_buf_put(b, small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) abort();
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    wl_buf_put(b, big, (size_t)n);
+    free(big);
+}
+
+void wl_buf_html(wl_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': wl_buf_puts(b, "&lt;"); break;
+        case '>': wl_buf_puts(b, "&gt;"); break;
+        case '&': wl_buf_puts(b, "&amp;"); break;
+        case '"': wl_buf_puts(b, "&quot;"); break;
+        case '\'': wl_buf_puts(b, "&#39;"); break;
+        default: wl_buf_put(b, s, 1);
+        }
+    }
+}
+
+char *wl_buf_take(wl_buf *b)
+{
+    if (!b->s) wl_buf_put(b, "", 0);
+    char *s = b->s;
+    memset(b, 0, sizeof *b);
+    return s;
+}
+
+void wl_buf_json_num(wl_buf *b, double x)
+{
+    if (!isfinite(x)) {
+        wl_buf_puts(b, "null");
+        return;
+    }
+    if (x == floor(x) && fabs(x) < 1e15) {
+        wl_buf_printf(b, "%.0f", x);
+        return;
+    }
+    char tmp[40];
+    for (int prec = 15; prec <= 17; prec++) {   /* the shortest text that reads back exactly */
+        snprintf(tmp, sizeof tmp, "%.*g", prec, x);
+        if (strtod(tmp, NULL) == x) break;
+    }
+    wl_buf_puts(b, tmp);
+}
+
+void wl_buf_json_str(wl_buf *b, const char *s)
+{
+    wl_buf_put(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': wl_buf_puts(b, "\\\""); break;
+        case '\\': wl_buf_puts(b, "\\\\"); break;
+        case '\n': wl_buf_puts(b, "\\n"); break;
+        case '\t': wl_buf_puts(b, "\\t"); break;
+        case '\r': wl_buf_puts(b, "\\r"); break;
+        default:
+            if (*p < 0x20) wl_buf_printf(b, "\\u%04x", *p);
+            else wl_buf_put(b, (const char *)p, 1);
+        }
+    }
+    wl_buf_put(b, "\"", 1);
+}
+
+const char *wl_fmt_num(double x, int is_int, char *buf)
+{
+    if (isnan(x)) return strcpy(buf, "nan");
+    if (isinf(x)) return strcpy(buf, x > 0 ? "inf" : "-inf");
+    if (is_int && fabs(x) < 1e18) {
+        snprintf(buf, 64, "%.0f", x);
+        return buf;
+    }
+    if (x != 0 && (fabs(x) >= 1e9 || fabs(x) < 1e-4)) {
+        snprintf(buf, 64, "%.4g", x);
+        return buf;
+    }
+    snprintf(buf, 64, "%.4f", x);
+    char *dot = strchr(buf, '.');
+    char *end = buf + strlen(buf) - 1;
+    while (end > dot + 1 && *end == '0') *end-- = 0;
+    if (!strcmp(buf, "-0.0")) strcpy(buf, "0.0");
+    return buf;
+}
+
+/* ---- values ---- */
+
+static wl_value *new_value(wl_vtype t)
+{
+    wl_value *v = xcalloc(1, sizeof *v);
+    v->refs = 1;
+    v->type = t;
+    return v;
+}
+
+wl_value *wl_num(double x)
+{
+    wl_value *v = new_value(WL_V_NUM);
+    v->num = x;
+    return v;
+}
+
+wl_value *wl_int(long long x)
+{
+    wl_value *v = wl_num((double)x);
+    v->is_int = 1;
+    return v;
+}
+
+wl_value *wl_strn(const char *s, size_t n)
+{
+    wl_value *v = new_value(WL_V_STR);
+    v->str = xcalloc(n + 1, 1);
+    memcpy(v->str, s, n);
+    v->len = n;
+    return v;
+}
+
+wl_value *wl_str(const char *s) { return wl_strn(s, strlen(s)); }
+
+wl_value *wl_list(void) { return new_value(WL_V_LIST); }
+
+void wl_list_push(wl_value *list, wl_value *item)
+{
+    if (list->n == list->cap) {
+        list->cap = list->cap ? list->cap * 2 : 8;
+        wl_value **ni = realloc(list->items, sizeof(wl_value *) * (size_t)list->cap);
+        if (!ni) abort();
+        list->items = ni;
+    }
+    list->items[list->n++] = item;
+}
+
+wl_value *wl_obj(const wl_objtype *t, void *data)
+{
+    wl_value *v = new_value(WL_V_OBJ);
+    v->otype = t;
+    v->data = data;
+    return v;
+}
+
+wl_value *wl_ref(wl_value *v)
+{
+    if (v) v->refs++;
+    return v;
+}
+
+void wl_unref(wl_value *v)
+{
+    if (!v || --v->refs > 0) return;
+    switch (v->type) {
+    case WL_V_LIST:
+        for (int i = 0; i < v->n; i++) wl_unref(v->items[i]);
+        free(v->items);
+        break;
+    case WL_V_OBJ:
+        if (v->otype->free) v->otype->free(v->data);
+        break;
+    default:
+        break;
+    }
+    free(v->str);
+    free(v);
+}
+
+void *wl_obj_data(const wl_value *v, const wl_objtype *t)
+{
+    return v && v->type == WL_V_OBJ && v->otype == t ? v->data : NULL;
+}
+
+const char *wl_value_kind(const wl_value *v)
+{
+    static _Thread_local char buf[80];
+    if (!v) return "no value";
+    switch (v->type) {
+    case WL_V_NUM: return "a number";
+    case WL_V_STR: return "a string";
+    case WL_V_LIST: return "a list";
+    case WL_V_OBJ:
+        snprintf(buf, sizeof buf, "%s %s", strchr("aeiou", v->otype->name[0]) ? "an" : "a", v->otype->name);
+        return buf;
+    }
+    return "a value";
+}
+
+/* ---- rendering the built-in kinds ---- */
+
+#define LIST_SHOW 60   /* items shown in text before eliding */
+
+static void text_item(wl_buf *b, const wl_value *v, wl_err *err)
+{
+    char nb[64];
+    if (v->type == WL_V_NUM) {
+        wl_buf_puts(b, wl_fmt_num(v->num, v->is_int, nb));
+    } else if (v->type == WL_V_STR) {
+        wl_buf_json_str(b, v->str);
+    } else {
+        wl_mime m = {0};
+        if (wl_value_render(v, &m, err) == 0 && m.text_plain) {
+            const char *nl = strchr(m.text_plain, '\n');
+            wl_buf_put(b, m.text_plain, nl ? (size_t)(nl - m.text_plain) : strlen(m.text_plain));
+        }
+        wl_mime_free(&m);
+    }
+}
+
+static void json_value(wl_buf *b, const wl_value *v, wl_err *err)
+{
+    switch (v->type) {
+    case WL_V_NUM: wl_buf_json_num(b, v->num); break;
+    case WL_V_STR: wl_buf_json_str(b, v->str); break;
+    case WL_V_LIST:
+        wl_buf_put(b, "[", 1);
+        for (int i = 0; i < v->n; i++) {
+            if (i) wl_buf_put(b, ",", 1);
+            json_value(b, v->items[i], err);
+        }
+        wl_buf_put(b, "]", 1);
+        break;
+    case WL_V_OBJ: {
+        wl_mime m = {0};
+        if (wl_value_render(v, &m, err) == 0 && m.app_json) wl_buf_puts(b, m.app_json);
+        else wl_buf_puts(b, "null");
+        wl_mime_free(&m);
+        break;
+    }
+    }
+}
+
+int wl_value_render(const wl_value *v, wl_mime *out, wl_err *err)
+{
+    memset(out, 0, sizeof *out);
+    wl_buf t = {0}, j = {0};
+    switch (v->type) {
+    case WL_V_NUM:
+    case WL_V_STR:
+        if (v->type == WL_V_STR) wl_buf_puts(&t, v->str);
+        else text_item(&t, v, err);
+        json_value(&j, v, err);
+        break;
+    case WL_V_LIST:
+        wl_buf_put(&t, "[", 1);
+        for (int i = 0; i < v->n; i++) {
+            if (i == LIST_SHOW && v->n > LIST_SHOW + 10) {
+                wl_buf_printf(&t, "... %d more ...", v->n - LIST_SHOW - 10);
+                i = v->n - 10;
+            }
+            if (i) wl_buf_puts(&t, ", ");
+            text_item(&t, v->items[i], err);
+        }
+        wl_buf_put(&t, "]", 1);
+        if (v->n > LIST_SHOW) wl_buf_printf(&t, "  (%d items)", v->n);
+        json_value(&j, v, err);
+        break;
+    case WL_V_OBJ:
+        if (v->otype->render(v->data, out, err)) {
+            wl_mime_free(out);
+            return -1;
+        }
+        if (!out->text_plain) out->text_plain = strdup(v->otype->name);
+        if (!out->app_json) {
+            wl_buf_puts(&j, "{\"type\":");
+            wl_buf_json_str(&j, v->otype->name);
+            wl_buf_puts(&j, ",\"text\":");
+            wl_buf_json_str(&j, out->text_plain);
+            wl_buf_puts(&j, "}");
+            out->app_json = wl_buf_take(&j);
+        }
+        return 0;
+    }
+    out->text_plain = wl_buf_take(&t);
+    out->app_json = wl_buf_take(&j);
+    return 0;
+}

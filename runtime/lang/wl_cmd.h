@@ -1,0 +1,210 @@
+/* wl_cmd.h: how to write a command: values, the declarative command table, argument helpers, renderers.
+ *
+ * Adding a topic: create runtime/lang/cmd_<topic>.c defining
+ *
+ *     const wl_command wl_cmds_<topic>[] = {
+ *         {.name = "mycmd", .topic = "<topic>", .synopsis = "mycmd X [opt=N]",
+ *          .summary = "one line", .help = "paragraphs", .example = "mycmd 1 opt=2",
+ *          .min_args = 1, .max_args = 1, .options = "opt", .fn = cmd_mycmd},
+ *         {0}   // terminator
+ *     };
+ *
+ * and add its name to the two lists in cmd_table.c. Dispatch, arity and option errors, `help`,
+ * tab completion, Jupyter inspect and the doc tests (every example is executed) all come
+ * from that entry; a handler only reads its arguments through the wl_arg_ / wl_opt_ helpers
+ * (which produce TypeError / ArgumentError with a caret under the offending word) and
+ * returns a value.
+ *
+ * Values are reference counted: a handler owns what it creates and returns one reference in *out
+ * (or leaves *out NULL: "no value"). Arguments are borrowed. Objects (models, corpora,
+ * tensors, tables...) are a wl_objtype (name, fields, render, field, free) plus a data pointer. */
+#ifndef WL_CMD_H
+#define WL_CMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wl_core.h"
+#include "wl_lang.h"
+
+/* ---- values ---- */
+
+typedef enum wl_vtype { WL_V_NUM, WL_V_STR, WL_V_LIST, WL_V_OBJ } wl_vtype;
+
+typedef struct wl_value wl_value;
+
+typedef struct wl_objtype {
+    const char *name;        /* "model", "tensor" ...: used in type errors and `help` */
+    const char *fields;      /* space-separated field names for $x.field (completion, errors); "" if none */
+    void (*free)(void *data);
+    /* Fills out->text_plain (required) and any of text_html, image_svg, app_json. Returns 0 / -1. */
+    int (*render)(const void *data, wl_mime *out, wl_err *err);
+    /* A new reference to field name of self, or NULL with err filled. NULL: the type has no fields. */
+    wl_value *(*field)(wl_value *self, const char *name, wl_err *err);
+} wl_objtype;
+
+struct wl_value {
+    int refs;
+    wl_vtype type;
+    int is_int;              /* NUM: an integer, shown without decimals */
+    double num;              /* NUM */
+    char *str;               /* STR: NUL-terminated UTF-8 (len bytes); NUM: source text or NULL */
+    size_t len;
+    wl_value **items;        /* LIST */
+    int n, cap;
+    const wl_objtype *otype; /* OBJ */
+    void *data;
+};
+
+/* Constructors return a new reference; out of memory aborts (as redis's zmalloc does). */
+wl_value *wl_num(double x);
+wl_value *wl_int(long long x);
+wl_value *wl_str(const char *s);
+wl_value *wl_strn(const char *s, size_t n);
+wl_value *wl_list(void);
+void wl_list_push(wl_value *list, wl_value *item);   /* takes the reference to item */
+wl_value *wl_obj(const wl_objtype *t, void *data);   /* takes ownership of data */
+wl_value *wl_ref(wl_value *v);
+void wl_unref(wl_value *v);
+/* The object's data if v is an object of type t, else NULL. */
+void *wl_obj_data(const wl_value *v, const wl_objtype *t);
+
+/* "a number", "a string", "a list", "a model"...: for messages. */
+const char *wl_value_kind(const wl_value *v);
+/* Renders any value into a MIME bundle (text/plain always). Returns 0 / -1. */
+int wl_value_render(const wl_value *v, wl_mime *out, wl_err *err);
+/* Formats a number as the language shows it: integers plain, reals rounded to 4 decimals
+ * with trailing zeros dropped but one kept (4.0, 1.3863). buf of at least 64 bytes. */
+const char *wl_fmt_num(double x, int is_int, char *buf);
+
+/* ---- the command table ---- */
+
+typedef struct wl_call wl_call;
+typedef int (*wl_cmd_fn)(wl_call *c, wl_value **out);
+
+enum {
+    WL_CMD_FILES = 1,       /* reads or writes files: refused when the interp has allow_files = 0 */
+    WL_CMD_RAW = 2,         /* receives its words unevaluated (see wl_call_eval_rest) */
+    WL_CMD_SHOW_BOUND = 4,  /* its value is displayed even when bound with `name =` */
+};
+
+typedef struct wl_command {
+    const char *name;
+    const char *topic;       /* help groups commands by topic */
+    const char *synopsis;    /* "perplexity P [P ...]" */
+    const char *summary;     /* one line */
+    const char *help;        /* the long help: what it does, its options */
+    const char *example;     /* runnable lines; every example is executed by the tests */
+    int min_args, max_args;  /* positional arguments; max_args -1: any number */
+    const char *options;     /* space-separated allowed option keys, NULL: none */
+    const char *subcommands; /* space-separated words allowed as the first argument, NULL: none */
+    unsigned flags;
+    wl_cmd_fn fn;
+} wl_command;
+
+/* Every command, in table order; NULL-name terminated. */
+const wl_command *wl_command_find(const char *name);
+/* Iterates all commands: call with i = 0, 1, ... until NULL. */
+const wl_command *wl_command_at(int i);
+
+/* ---- calling convention ---- */
+
+struct wl_call {
+    wl_interp *in;
+    const wl_command *cmd;
+    int argc;                /* positional arguments (options excluded) */
+    wl_value **argv;
+    int nopts;
+    const char **optk;
+    wl_value **optv;
+    const wl_sink *sink;
+    wl_err *err;             /* the handler's message on failure */
+    const char *ename;       /* set by helpers or handlers: "TypeError", "ArgumentError"...; default RuntimeError */
+    int errword;             /* word index (0 = command name, 1.. = words) for the caret; -1: whole line */
+    int allow_files;
+    /* private to the evaluator */
+    const void *stmt;
+    int *argword, *optword;
+};
+
+/* Positional argument i (0-based) as a number, integer in [lo,hi], string (numbers give their text),
+ * or object of type t. On mismatch: -1 / NULL with a TypeError naming the argument. */
+int wl_arg_num(wl_call *c, int i, double *out);
+int wl_arg_int(wl_call *c, int i, long long lo, long long hi, long long *out);
+const char *wl_arg_str(wl_call *c, int i);
+void *wl_arg_obj(wl_call *c, int i, const wl_objtype *t);
+/* Flattens positional arguments from..argc-1 (numbers and lists of numbers) into a malloc'd array. */
+int wl_args_nums(wl_call *c, int from, double **out, int *n);
+
+/* Options: when absent, *out = dflt and 0 is returned. */
+int wl_opt_num(wl_call *c, const char *key, double dflt, double *out);
+int wl_opt_int(wl_call *c, const char *key, long long dflt, long long lo, long long hi, long long *out);
+const char *wl_opt_str(wl_call *c, const char *key, const char *dflt);   /* NULL + error on a non-string */
+wl_value *wl_opt_val(wl_call *c, const char *key);                         /* borrowed; NULL when absent */
+int wl_opt_has(wl_call *c, const char *key);
+
+/* Fails with ename (e.g. "ArgumentError") pointing at word (0 command, k = k-th word after it; -1 none). */
+int wl_call_fail(wl_call *c, const char *ename, int word, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Position of positional argument i / option key as a word index for wl_call_fail. */
+int wl_call_argword(const wl_call *c, int i);
+int wl_call_optword(const wl_call *c, const char *key);
+/* WL_CMD_RAW commands: evaluates words from..end of the statement as a command (nested).
+ * Returns 0 / -1 (the nested error is kept and reported as is). */
+int wl_call_eval_rest(wl_call *c, int from, wl_value **out);
+/* A variable of the interpreter (borrowed) or NULL. */
+wl_value *wl_interp_get(wl_interp *in, const char *name);
+/* Displays a value through the sink now (display_id may be NULL). */
+void wl_call_display(wl_call *c, const wl_value *v, const char *display_id, int update);
+
+/* ---- renderers shared by the value types ---- */
+
+/* A growable string. */
+typedef struct wl_buf {
+    char *s;
+    size_t len, cap;
+} wl_buf;
+void wl_buf_put(wl_buf *b, const char *s, size_t n);
+void wl_buf_puts(wl_buf *b, const char *s);
+void wl_buf_printf(wl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void wl_buf_html(wl_buf *b, const char *s);     /* HTML/XML-escaped */
+char *wl_buf_take(wl_buf *b);                    /* the NUL-terminated string; b is reset */
+
+/* An aligned table: text/plain with padded columns (numbers right-aligned), text/html with
+ * optional shaded cells. Cell strings are copied. shade in [0,1] tints the cell; < 0 none. */
+typedef struct wl_table wl_table;
+wl_table *wl_table_new(int ncols);
+void wl_table_free(wl_table *t);
+void wl_table_title(wl_table *t, const char *title);
+void wl_table_cell(wl_table *t, const char *text, double shade);  /* fills rows left to right */
+void wl_table_cellf(wl_table *t, double shade, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void wl_table_header_rows(wl_table *t, int n);   /* the first n rows are headers */
+void wl_table_header_cols(wl_table *t, int n);   /* the first n columns are row headers */
+char *wl_table_text(const wl_table *t);
+char *wl_table_html(const wl_table *t);
+
+/* A heat map of rows x cols values in [0,1] (NAN: blank) with labels: Unicode shades for text,
+ * SVG with a colour scale. title may be NULL. */
+typedef struct wl_heatmap {
+    const char *title;
+    int rows, cols;
+    const double *v;              /* [rows, cols] */
+    const char *const *row_labels;
+    const char *const *col_labels;
+} wl_heatmap;
+char *wl_heatmap_text(const wl_heatmap *h);
+char *wl_heatmap_svg(const wl_heatmap *h);
+char *wl_heatmap_html(const wl_heatmap *h);
+
+/* Line chart of up to 4 series over x (SVG). NAN points are skipped. */
+typedef struct wl_series {
+    const char *name;
+    const double *x, *y;
+    int n;
+} wl_series;
+char *wl_chart_svg(const char *title, const char *xlabel, const char *ylabel, const wl_series *s, int ns);
+
+/* JSON number text ("null" for NaN/Inf), at full precision. */
+void wl_buf_json_num(wl_buf *b, double x);
+void wl_buf_json_str(wl_buf *b, const char *s);
+
+#endif
