@@ -309,7 +309,8 @@ static size_t squeeze(char *s, size_t n, const squeeze_rule *r)
     return w;
 }
 
-/* Replaces every spaces-apostrophe-spaces run by a bare apostrophe (left to right, no overlap). */
+/* Replaces every run of spaces, an apostrophe and any spaces after it by a bare apostrophe
+ * (left to right, no overlap: the regex \s+'\s*). */
 static size_t squeeze_apostrophes(char *s, size_t n)
 {
     size_t w = 0, i = 0;
@@ -320,7 +321,7 @@ static size_t squeeze_apostrophes(char *s, size_t n)
         }
         size_t e = i;
         while (e < n && s[e] == ' ') e++;
-        if (e + 1 < n && s[e] == '\'' && s[e + 1] == ' ') {
+        if (e < n && s[e] == '\'') {
             s[w++] = '\'';
             for (i = e + 1; i < n && s[i] == ' '; i++) {}
             continue;

@@ -42,8 +42,10 @@ int wl_text_tokenize_normalized(const char *norm, size_t n, wl_tokens *out, wl_e
 /* tokenize(text) = the matches above in normalize(text). */
 int wl_text_tokenize(const char *s, size_t n, wl_tokens *out, wl_err *err);
 
-/* detokenize(tokens): drops <PAD> <BOS> <EOS> <UNK>, joins with spaces and removes the spaces
- * around punctuation as SPEC §1 says. *out is malloc'd and NUL-terminated. */
+/* detokenize(tokens): drops <PAD> <BOS> <EOS> <UNK>, joins with spaces, removes the spaces
+ * around punctuation as SPEC §1 says, and turns spaces + apostrophe + optional spaces into a
+ * bare apostrophe (the regex \s+'\s*, as the golden vectors have it), then trims.
+ * *out is malloc'd and NUL-terminated. */
 int wl_text_detokenize(const char *const *tokens, size_t n, char **out, wl_err *err);
 
 #endif

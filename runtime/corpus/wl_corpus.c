@@ -1,0 +1,473 @@
+/* wl_corpus.c: doc ids, the split, profiles, building a corpus from texts or a file, and windows. */
+#include "wl_corpus.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *wl_split_name(wl_split s)
+{
+    static const char *const names[WL_NSPLITS] = {"train", "validation", "test"};
+    return (unsigned)s < WL_NSPLITS ? names[s] : "?";
+}
+
+static const wl_profile PROFILES[] = {
+    {"smoke", 480, 1500, 2},
+    {"classroom", 3000, 3000, 2},
+    {"dgx", 6000, 4000, 2},
+};
+
+int wl_profile_get(const char *name, wl_profile *out, wl_err *err)
+{
+    for (size_t i = 0; i < sizeof PROFILES / sizeof PROFILES[0]; i++)
+        if (!strcmp(name, PROFILES[i].name)) {
+            *out = PROFILES[i];
+            return 0;
+        }
+    return wl_fail(err, "unknown corpus profile \"%s\" (the profiles are smoke, classroom and dgx)", name);
+}
+
+/* --- doc ids and the split -------------------------------------------------------------- */
+
+/* SHA-256 of prefix (plen bytes) followed by data. */
+static int sha256(const void *prefix, size_t plen, const char *data, size_t len, unsigned char md[32], wl_err *err)
+{
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    unsigned int mdlen = 0;
+    int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) && EVP_DigestUpdate(ctx, prefix, plen) &&
+             EVP_DigestUpdate(ctx, data, len) && EVP_DigestFinal_ex(ctx, md, &mdlen) && mdlen == 32;
+    EVP_MD_CTX_free(ctx);
+    return ok ? 0 : wl_fail(err, "SHA-256 failed in OpenSSL");
+}
+
+int wl_corpus_doc_id_normalized(const char *norm, size_t len, char doc_id[WL_DOC_ID_LEN + 1], wl_err *err)
+{
+    unsigned char md[32];
+    if (sha256("", 0, norm, len, md, err)) return -1;
+    for (int i = 0; i < WL_DOC_ID_LEN / 2; i++) snprintf(doc_id + 2 * i, 3, "%02x", md[i]);
+    return 0;
+}
+
+int wl_corpus_split_normalized(const char *norm, size_t len, wl_split *split, wl_err *err)
+{
+    unsigned char md[32];
+    if (sha256(WL_SPLIT_SEED, sizeof WL_SPLIT_SEED, norm, len, md, err)) return -1;  /* with its NUL */
+    uint64_t x = 0;
+    for (int i = 0; i < 8; i++) x = x << 8 | md[i];
+    /* x / 2^64 < 0.8 exactly as Python's float division compares it: x is rounded to a double first. */
+    double u = (double)x / 18446744073709551616.0;
+    *split = u < 0.80 ? WL_TRAIN : u < 0.90 ? WL_VALIDATION : WL_TEST;
+    return 0;
+}
+
+int wl_corpus_doc_info(const char *text, size_t len, char doc_id[WL_DOC_ID_LEN + 1], wl_split *split, wl_err *err)
+{
+    char *norm;
+    size_t nlen;
+    if (wl_text_normalize(text, len, &norm, &nlen, err)) return -1;
+    int rc = wl_corpus_doc_id_normalized(norm, nlen, doc_id, err) || wl_corpus_split_normalized(norm, nlen, split, err);
+    free(norm);
+    return rc ? -1 : 0;
+}
+
+/* --- building --------------------------------------------------------------------------- */
+
+/* A corpus under construction: stories are added in source order until the profile is full. */
+typedef struct builder {
+    wl_corpus *c;
+    size_t cap[WL_NSPLITS];
+    uint64_t *seen;      /* open-addressing set of doc ids (their 64 bits), 0 = empty */
+    size_t nseen, nslots;
+    int has_zero_id;     /* the doc id 0000000000000000 was seen (0 marks empty slots) */
+} builder;
+
+static int builder_full(const builder *b)
+{
+    const wl_corpus *c = b->c;
+    return c->profile.stories && c->n[WL_TRAIN] + c->n[WL_VALIDATION] + c->n[WL_TEST] >= c->profile.stories;
+}
+
+/* Adds id to the seen set; returns 1 if it was already there, -1 when out of memory. */
+static int seen_insert(builder *b, uint64_t id)
+{
+    if (id == 0) {
+        int was = b->has_zero_id;
+        b->has_zero_id = 1;
+        return was;
+    }
+    if (2 * (b->nseen + 1) > b->nslots) {
+        size_t n2 = b->nslots ? 2 * b->nslots : 1024;
+        uint64_t *s2 = calloc(n2, sizeof *s2);
+        if (!s2) return -1;
+        for (size_t i = 0; i < b->nslots; i++)
+            if (b->seen[i]) {
+                size_t j = (b->seen[i] * 0x9E3779B97F4A7C15ULL) >> 20 & (n2 - 1);
+                while (s2[j]) j = (j + 1) & (n2 - 1);
+                s2[j] = b->seen[i];
+            }
+        free(b->seen);
+        b->seen = s2;
+        b->nslots = n2;
+    }
+    size_t mask = b->nslots - 1, j = (id * 0x9E3779B97F4A7C15ULL) >> 20 & mask;
+    for (; b->seen[j]; j = (j + 1) & mask)
+        if (b->seen[j] == id) return 1;
+    b->seen[j] = id;
+    b->nseen++;
+    return 0;
+}
+
+static void story_free(wl_story *s)
+{
+    free(s->text);
+    wl_tokens_free(&s->tokens);
+    free(s->ids);
+}
+
+/* Adds one text; `where` names it in errors ("stories.jsonl line 7", "text 3"). */
+static int builder_add(builder *b, const char *text, size_t len, long row_idx, size_t line, const char *where,
+                       wl_err *err)
+{
+    wl_corpus *c = b->c;
+    wl_err e;
+    char *norm;
+    size_t nlen;
+    c->audit.texts_read++;
+    if (wl_text_normalize(text, len, &norm, &nlen, &e)) return wl_fail(err, "%s: %s", where, e.msg);
+    if (nlen == 0) {
+        free(norm);
+        c->audit.empty++;
+        return 0;
+    }
+    wl_story s = {.row_idx = row_idx, .line = line};
+    wl_split split;
+    int rc = wl_corpus_doc_id_normalized(norm, nlen, s.doc_id, err) || wl_corpus_split_normalized(norm, nlen, &split, err);
+    int dup = rc ? 0 : seen_insert(b, strtoull(s.doc_id, NULL, 16));
+    if (rc == 0 && dup == 0) rc = wl_text_tokenize_normalized(norm, nlen, &s.tokens, err);
+    free(norm);
+    if (rc) return -1;
+    if (dup < 0) return wl_fail(err, "%s: out of memory", where);
+    if (dup) {
+        c->audit.duplicates++;
+        return 0;
+    }
+    s.text = malloc(len + 1);
+    if (s.text) memcpy(s.text, text, len), s.text[len] = '\0';
+    if (s.text && c->n[split] == b->cap[split]) {
+        size_t cap = b->cap[split] ? 2 * b->cap[split] : 256;
+        wl_story *grown = realloc(c->stories[split], cap * sizeof *grown);
+        if (grown) c->stories[split] = grown, b->cap[split] = cap;
+    }
+    if (!s.text || c->n[split] == b->cap[split]) {
+        story_free(&s);
+        return wl_fail(err, "%s: out of memory", where);
+    }
+    c->stories[split][c->n[split]++] = s;
+    return 0;
+}
+
+static int by_doc_id(const void *a, const void *b)
+{
+    return strcmp(((const wl_story *)a)->doc_id, ((const wl_story *)b)->doc_id);
+}
+
+static int by_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Doc ids present in more than one split. */
+static size_t count_overlap(const wl_corpus *c)
+{
+    size_t overlap = 0;
+    for (int s = 0; s < WL_NSPLITS; s++)
+        for (int t = s + 1; t < WL_NSPLITS; t++) {
+            size_t i = 0, j = 0;
+            while (i < c->n[s] && j < c->n[t]) {
+                int d = strcmp(c->stories[s][i].doc_id, c->stories[t][j].doc_id);
+                overlap += d == 0;
+                i += d <= 0;
+                j += d >= 0;
+            }
+        }
+    return overlap;
+}
+
+static int audit_split(wl_corpus *c, wl_split s, wl_err *err)
+{
+    wl_split_audit *a = &c->audit.split[s];
+    size_t n = c->n[s];
+    a->documents = n;
+    if (n == 0) return 0;
+    size_t *lens = malloc(n * sizeof *lens);
+    if (!lens) return wl_fail(err, "out of memory auditing the %s split", wl_split_name(s));
+    for (size_t i = 0; i < n; i++) {
+        lens[i] = c->stories[s][i].tokens.n;
+        a->tokens += lens[i];
+    }
+    qsort(lens, n, sizeof *lens, by_size);
+    a->targets = a->tokens + n;
+    a->unknown_rate = a->tokens ? (double)a->unknown / (double)a->tokens : 0.0;
+    a->len_min = lens[0];
+    a->len_max = lens[n - 1];
+    a->len_median = n % 2 ? (double)lens[n / 2] : ((double)lens[n / 2 - 1] + (double)lens[n / 2]) / 2.0;
+    free(lens);
+    return 0;
+}
+
+/* Sorts, fits the vocabulary on train, encodes every story and fills the audit. */
+static int builder_finish(builder *b, const char *source, wl_err *err)
+{
+    wl_corpus *c = b->c;
+    free(b->seen);
+    b->seen = NULL;
+    size_t total = c->n[WL_TRAIN] + c->n[WL_VALIDATION] + c->n[WL_TEST];
+    if (total == 0) {
+        if (c->audit.texts_read == 0) return wl_fail(err, "%s: empty source: no stories in it", source);
+        return wl_fail(err, "%s: no stories: all %zu texts are empty", source, c->audit.texts_read);
+    }
+    snprintf(c->source, sizeof c->source, "%s", source);
+    for (int s = 0; s < WL_NSPLITS; s++) qsort(c->stories[s], c->n[s], sizeof(wl_story), by_doc_id);
+    c->audit.overlap = count_overlap(c);
+
+    wl_tokens *train = malloc((c->n[WL_TRAIN] + 1) * sizeof *train);
+    if (!train) return wl_fail(err, "out of memory fitting the vocabulary");
+    for (size_t i = 0; i < c->n[WL_TRAIN]; i++) train[i] = c->stories[WL_TRAIN][i].tokens;
+    int rc = wl_vocab_fit(train, c->n[WL_TRAIN], &c->profile, &c->vocab, err);
+    free(train);
+    if (rc) return -1;
+    c->audit.vocab_size = c->vocab.n;
+
+    for (int s = 0; s < WL_NSPLITS; s++) {
+        for (size_t i = 0; i < c->n[s]; i++) {
+            wl_story *st = &c->stories[s][i];
+            st->ids = malloc((st->tokens.n + 1) * sizeof *st->ids);
+            if (!st->ids) return wl_fail(err, "out of memory encoding the %s split", wl_split_name(s));
+            c->audit.split[s].unknown +=
+                wl_vocab_encode(&c->vocab, (const char *const *)st->tokens.tok, st->tokens.n, st->ids);
+        }
+        if (audit_split(c, s, err)) return -1;
+    }
+    return 0;
+}
+
+static void builder_init(builder *b, wl_corpus *c, const wl_profile *profile)
+{
+    memset(b, 0, sizeof *b);
+    memset(c, 0, sizeof *c);
+    b->c = c;
+    c->profile = *profile;
+}
+
+/* Ends a build: on failure frees everything and leaves *c zeroed. */
+static int builder_end(builder *b, int rc)
+{
+    free(b->seen);
+    if (rc) wl_corpus_free(b->c);
+    return rc ? -1 : 0;
+}
+
+int wl_corpus_build_texts(const char *const *texts, size_t n, const wl_profile *profile, wl_corpus *c, wl_err *err)
+{
+    builder b;
+    builder_init(&b, c, profile);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n && !builder_full(&b); i++) {
+        char where[64];
+        snprintf(where, sizeof where, "text %zu", i + 1);
+        rc = builder_add(&b, texts[i], strlen(texts[i]), (long)i, 0, where, err);
+    }
+    char source[64];
+    snprintf(source, sizeof source, "%zu given texts", n);
+    if (rc == 0) rc = builder_finish(&b, source, err);
+    return builder_end(&b, rc);
+}
+
+/* --- files ------------------------------------------------------------------------------ */
+
+/* Reads one line (without its "\n" or "\r\n"); returns its length, or -1 at the end of the file. */
+static long read_line(FILE *f, char **buf, size_t *cap)
+{
+    ssize_t n = getline(buf, cap, f);
+    if (n < 0) return -1;
+    if (n > 0 && (*buf)[n - 1] == '\n') n--;
+    if (n > 0 && (*buf)[n - 1] == '\r') n--;
+    (*buf)[n] = '\0';
+    return (long)n;
+}
+
+static int is_blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n' && s[i] != '\f' && s[i] != '\v') return 0;
+    return 1;
+}
+
+static int check_line_utf8(const char *line, size_t n, const char *where, wl_err *err)
+{
+    size_t bad;
+    if (wl_text_utf8_check(line, n, &bad)) return wl_fail(err, "%s: invalid UTF-8 at byte %zu of the line", where, bad + 1);
+    return 0;
+}
+
+/* JSON lines: {"text": "...", "row_idx": n}. Blank lines are allowed between records. */
+static int load_jsonl(FILE *f, const char *path, builder *b, wl_err *err)
+{
+    char *line = NULL, where[600];
+    size_t cap = 0, lineno = 0;
+    long n;
+    int rc = 0;
+    while (rc == 0 && !builder_full(b) && (n = read_line(f, &line, &cap)) >= 0) {
+        lineno++;
+        if (is_blank(line, (size_t)n)) continue;
+        snprintf(where, sizeof where, "%s line %zu", path, lineno);
+        if ((rc = check_line_utf8(line, (size_t)n, where, err))) break;
+        const char *end = NULL;
+        cJSON *obj = cJSON_ParseWithLengthOpts(line, (size_t)n, &end, 0);
+        const cJSON *text = cJSON_GetObjectItemCaseSensitive(obj, "text");
+        const cJSON *row = cJSON_GetObjectItemCaseSensitive(obj, "row_idx");
+        if (!obj || !is_blank(end, (size_t)(line + n - end))) rc = wl_fail(err, "%s: not valid JSON", where);
+        else if (!cJSON_IsObject(obj)) rc = wl_fail(err, "%s: not a JSON object", where);
+        else if (!text) rc = wl_fail(err, "%s: no \"text\" field", where);
+        else if (!cJSON_IsString(text)) rc = wl_fail(err, "%s: \"text\" is not a string", where);
+        else if (row && !cJSON_IsNumber(row)) rc = wl_fail(err, "%s: \"row_idx\" is not a number", where);
+        else
+            rc = builder_add(b, text->valuestring, strlen(text->valuestring),
+                             row ? (long)row->valuedouble : (long)b->c->audit.texts_read, lineno, where, err);
+        cJSON_Delete(obj);
+    }
+    free(line);
+    return rc;
+}
+
+#define WL_EOT "<|endoftext|>"
+
+/* TinyStories plain text: stories separated by the line <|endoftext|>. */
+static int load_plain(FILE *f, const char *path, builder *b, wl_err *err)
+{
+    char *line = NULL, *story = NULL, where[600];
+    size_t cap = 0, slen = 0, scap = 0, lineno = 0, first = 0;
+    long n;
+    int rc = 0, more = 1;
+    while (rc == 0 && more && !builder_full(b)) {
+        n = read_line(f, &line, &cap);
+        more = n >= 0;
+        if (more) {
+            lineno++;
+            snprintf(where, sizeof where, "%s line %zu", path, lineno);
+            if ((rc = check_line_utf8(line, (size_t)n, where, err))) break;
+        }
+        size_t a = 0, z = more ? (size_t)n : 0;
+        while (a < z && (line[a] == ' ' || line[a] == '\t')) a++;
+        while (z > a && (line[z - 1] == ' ' || line[z - 1] == '\t')) z--;
+        if (!more || (z - a == strlen(WL_EOT) && !memcmp(line + a, WL_EOT, z - a))) {
+            if (first) {
+                snprintf(where, sizeof where, "%s line %zu", path, first);
+                rc = builder_add(b, story, slen, (long)b->c->audit.texts_read, first, where, err);
+            }
+            slen = 0;
+            first = 0;
+            continue;
+        }
+        if (!first && is_blank(line, (size_t)n)) continue;   /* blank lines before a story */
+        if (slen + (size_t)n + 2 > scap) {
+            size_t ncap = 2 * (slen + (size_t)n + 2);
+            char *grown = realloc(story, ncap);
+            if (!grown) {
+                rc = wl_fail(err, "%s: out of memory", where);
+                break;
+            }
+            story = grown;
+            scap = ncap;
+        }
+        if (first) story[slen++] = '\n';
+        else first = lineno;
+        memcpy(story + slen, line, (size_t)n);
+        slen += (size_t)n;
+        story[slen] = '\0';
+    }
+    free(line);
+    free(story);
+    return rc;
+}
+
+int wl_corpus_load_file(const char *path, const wl_profile *profile, wl_corpus *c, wl_err *err)
+{
+    builder b;
+    builder_init(&b, c, profile);
+    FILE *f = fopen(path, "rb");
+    if (!f) return wl_fail(err, "cannot open %s: %s", path, strerror(errno));
+    int ch;
+    while ((ch = getc(f)) != EOF && (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n')) {}
+    int rc;
+    if (ch == EOF && ferror(f)) rc = wl_fail(err, "cannot read %s: %s", path, strerror(errno));
+    else if (fseek(f, 0, SEEK_SET)) rc = wl_fail(err, "cannot read %s: %s", path, strerror(errno));
+    else rc = ch == '{' ? load_jsonl(f, path, &b, err) : load_plain(f, path, &b, err);
+    if (rc == 0 && ferror(f)) rc = wl_fail(err, "cannot read %s: %s", path, strerror(errno));
+    fclose(f);
+    if (rc == 0) rc = builder_finish(&b, path, err);
+    return builder_end(&b, rc);
+}
+
+/* --- windows ---------------------------------------------------------------------------- */
+
+void wl_windows_free(wl_windows *w)
+{
+    if (!w) return;
+    free(w->ctx);
+    free(w->tgt);
+    memset(w, 0, sizeof *w);
+}
+
+int wl_corpus_windows(const wl_corpus *c, wl_split s, wl_windows *w, wl_err *err)
+{
+    memset(w, 0, sizeof *w);
+    if ((unsigned)s >= WL_NSPLITS) return wl_fail(err, "no split number %d", (int)s);
+    size_t n = 0, longest = 0;
+    for (size_t i = 0; i < c->n[s]; i++) {
+        size_t k = c->stories[s][i].tokens.n;
+        n += k + 1;
+        if (k > longest) longest = k;
+    }
+    w->ctx = malloc((n ? n : 1) * WL_CONTEXT * sizeof *w->ctx);
+    w->tgt = malloc((n ? n : 1) * sizeof *w->tgt);
+    int32_t *seq = malloc((longest + 2) * sizeof *seq);   /* BOS + ids + EOS */
+    if (!w->ctx || !w->tgt || !seq) {
+        free(seq);
+        wl_windows_free(w);
+        return wl_fail(err, "out of memory for %zu windows of the %s split", n, wl_split_name(s));
+    }
+    size_t row = 0;
+    for (size_t i = 0; i < c->n[s]; i++) {
+        const wl_story *st = &c->stories[s][i];
+        size_t len = st->tokens.n + 2;
+        seq[0] = WL_BOS;
+        memcpy(seq + 1, st->ids, st->tokens.n * sizeof *seq);
+        seq[len - 1] = WL_EOS;
+        for (size_t p = 1; p < len; p++, row++) {
+            int32_t *ctx = w->ctx + row * WL_CONTEXT;   /* [T]: ids[max(0,p-T):p], left-padded */
+            size_t k = p < WL_CONTEXT ? p : WL_CONTEXT;
+            for (size_t j = 0; j < WL_CONTEXT - k; j++) ctx[j] = WL_PAD;
+            memcpy(ctx + WL_CONTEXT - k, seq + p - k, k * sizeof *ctx);
+            w->tgt[row] = seq[p];
+        }
+    }
+    free(seq);
+    w->n = n;
+    return 0;
+}
+
+void wl_corpus_free(wl_corpus *c)
+{
+    if (!c) return;
+    for (int s = 0; s < WL_NSPLITS; s++) {
+        for (size_t i = 0; i < c->n[s]; i++) story_free(&c->stories[s][i]);
+        free(c->stories[s]);
+    }
+    wl_vocab_free(&c->vocab);
+    memset(c, 0, sizeof *c);
+}

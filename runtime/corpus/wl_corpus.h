@@ -1,0 +1,152 @@
+/* wl_corpus.h: story sources, doc ids, the split, the training-only vocabulary, windows and the audit. */
+#ifndef WL_CORPUS_H
+#define WL_CORPUS_H
+
+#include "wl_core.h"
+#include "wl_text.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Special token ids (the first four vocabulary entries, see wl_text_specials). */
+enum { WL_PAD = 0, WL_BOS = 1, WL_EOS = 2, WL_UNK = 3 };
+
+/* Context length T of every window. */
+#define WL_CONTEXT 64
+
+typedef enum { WL_TRAIN = 0, WL_VALIDATION = 1, WL_TEST = 2 } wl_split;
+#define WL_NSPLITS 3
+
+/* "train", "validation", "test". */
+const char *wl_split_name(wl_split s);
+
+/* A corpus profile: how many stories to keep and the vocabulary settings. */
+typedef struct wl_profile {
+    const char *name;    /* "smoke", "classroom", "dgx" */
+    size_t stories;      /* the first this many distinct stories of a source are used */
+    size_t max_vocab;    /* vocabulary size cap, the four specials included */
+    size_t min_freq;     /* a token needs this many train occurrences */
+} wl_profile;
+
+/* Looks a profile up by name; fails with the list of names. */
+int wl_profile_get(const char *name, wl_profile *out, wl_err *err);
+
+/* --- doc ids and the split -------------------------------------------------------------- */
+
+#define WL_DOC_ID_LEN 16
+#define WL_SPLIT_SEED "31415"
+
+/* doc_id of already normalized text: the first 16 hex digits of SHA-256(norm), NUL-terminated. */
+int wl_corpus_doc_id_normalized(const char *norm, size_t len, char doc_id[WL_DOC_ID_LEN + 1], wl_err *err);
+
+/* The split of already normalized text: SHA-256("31415" "\0" norm), first 8 bytes big-endian / 2^64:
+ * < 0.80 train, < 0.90 validation, else test. */
+int wl_corpus_split_normalized(const char *norm, size_t len, wl_split *split, wl_err *err);
+
+/* Both, from raw text (normalizes it; invalid UTF-8 fails with the byte offset). */
+int wl_corpus_doc_info(const char *text, size_t len, char doc_id[WL_DOC_ID_LEN + 1], wl_split *split,
+                       wl_err *err);
+
+/* --- vocabulary ------------------------------------------------------------------------- */
+
+typedef struct wl_vocab {
+    size_t n;            /* V, the four specials included */
+    char **itos;         /* [V] id -> token (malloc'd strings) */
+    int32_t *slots;      /* stoi: open-addressing hash table of ids, -1 = empty */
+    size_t nslots;       /* a power of two */
+    char profile[32];    /* the profile it was fit for ("" if unknown) */
+    size_t min_freq, max_vocab;
+} wl_vocab;
+
+/* Fits the vocabulary on token lists (train only): count, sort by descending count then
+ * ascending token (code-point order), keep count >= min_freq, at most max_vocab - 4. */
+int wl_vocab_fit(const wl_tokens *docs, size_t ndocs, const wl_profile *profile, wl_vocab *v, wl_err *err);
+
+/* The id of a token, or WL_UNK. */
+int32_t wl_vocab_id(const wl_vocab *v, const char *token);
+
+/* ids[i] = id of tokens[i]; returns the number of unknown tokens. */
+size_t wl_vocab_encode(const wl_vocab *v, const char *const *tokens, size_t n, int32_t *ids);
+
+/* vocab.json: {"itos": [...], "profile": ..., "min_freq": ..., "max_vocab": ...}, written atomically. */
+int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err);
+int wl_vocab_load(const char *path, wl_vocab *v, wl_err *err);
+void wl_vocab_free(wl_vocab *v);
+
+/* --- windows ---------------------------------------------------------------------------- */
+
+/* Windows of one split: ctx [n,T] ids left-padded with PAD, tgt [n] the next id.
+ * For each story: ids = BOS + token ids + EOS; a story of k tokens gives k + 1 windows. */
+typedef struct wl_windows {
+    int32_t *ctx;   /* [n, WL_CONTEXT] */
+    int32_t *tgt;   /* [n] */
+    size_t n;
+} wl_windows;
+
+void wl_windows_free(wl_windows *w);
+
+/* --- the corpus ------------------------------------------------------------------------- */
+
+typedef struct wl_story {
+    char doc_id[WL_DOC_ID_LEN + 1];
+    char *text;          /* the source text as read */
+    wl_tokens tokens;    /* tokenize(text) */
+    int32_t *ids;        /* [tokens.n] vocabulary ids */
+    long row_idx;        /* "row_idx" of a JSON line, else the story's position in the source */
+    size_t line;         /* 1-based line of the source where the story starts (0: not from a file) */
+} wl_story;
+
+/* Numbers of one split. */
+typedef struct wl_split_audit {
+    size_t documents;
+    size_t tokens;       /* story tokens, BOS and EOS excluded */
+    size_t targets;      /* windows: tokens + documents */
+    size_t unknown;      /* tokens encoded as <UNK> */
+    double unknown_rate; /* unknown / tokens (0 when there are no tokens) */
+    size_t len_min, len_max;
+    double len_median;   /* the middle length, or the mean of the two middle ones */
+} wl_split_audit;
+
+typedef struct wl_audit {
+    size_t texts_read;   /* texts taken from the source (duplicates included) */
+    size_t empty;        /* texts with no characters but whitespace, not used as stories */
+    size_t duplicates;   /* texts whose doc_id was already seen, removed */
+    size_t overlap;      /* doc ids found in more than one split (must be 0) */
+    size_t vocab_size;
+    wl_split_audit split[WL_NSPLITS];
+} wl_audit;
+
+typedef struct wl_corpus {
+    wl_profile profile;
+    char source[512];              /* where the stories came from, for display */
+    wl_story *stories[WL_NSPLITS]; /* per split, ordered by doc_id */
+    size_t n[WL_NSPLITS];
+    wl_vocab vocab;                /* fit on train */
+    wl_audit audit;
+} wl_corpus;
+
+/* Builds a corpus from texts (stories in source order): de-duplicates by doc_id (first
+ * kept) until profile->stories distinct stories are taken, splits, orders by doc_id, fits
+ * the vocabulary on train and encodes every split. Fails on invalid UTF-8 (naming the text
+ * index) or when no story remains. */
+int wl_corpus_build_texts(const char *const *texts, size_t n, const wl_profile *profile, wl_corpus *c,
+                          wl_err *err);
+
+/* Same from a file: JSON lines with "text" (and optional "row_idx") when the first non-blank
+ * byte is '{', else plain text with stories separated by a line "<|endoftext|>".
+ * Errors name the file and line. */
+int wl_corpus_load_file(const char *path, const wl_profile *profile, wl_corpus *c, wl_err *err);
+
+/* Same from the embedded story generator: profile->stories stories from seed. */
+int wl_corpus_generate(const wl_profile *profile, uint64_t seed, wl_corpus *c, wl_err *err);
+
+/* The windows of one split (ctx/tgt malloc'd; free with wl_windows_free). */
+int wl_corpus_windows(const wl_corpus *c, wl_split s, wl_windows *w, wl_err *err);
+
+/* The audit as aligned plain text, or as a JSON object; malloc'd, NULL when out of memory. */
+char *wl_corpus_audit_text(const wl_corpus *c);
+char *wl_corpus_audit_json(const wl_corpus *c);
+
+void wl_corpus_free(wl_corpus *c);
+
+#endif

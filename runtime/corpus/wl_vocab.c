@@ -1,0 +1,219 @@
+/* wl_vocab.c: the training-only vocabulary: fit, token <-> id lookup, vocab.json save and load. */
+#include "wl_corpus.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static size_t table_size(size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    return cap;
+}
+
+int32_t wl_vocab_id(const wl_vocab *v, const char *token)
+{
+    if (!v->nslots) return WL_UNK;
+    size_t mask = v->nslots - 1;
+    for (size_t i = hash_str(token) & mask;; i = (i + 1) & mask) {
+        int32_t id = v->slots[i];
+        if (id < 0) return WL_UNK;
+        if (!strcmp(v->itos[id], token)) return id;
+    }
+}
+
+size_t wl_vocab_encode(const wl_vocab *v, const char *const *tokens, size_t n, int32_t *ids)
+{
+    size_t unknown = 0;
+    for (size_t i = 0; i < n; i++) {
+        ids[i] = wl_vocab_id(v, tokens[i]);
+        unknown += ids[i] == WL_UNK;
+    }
+    return unknown;
+}
+
+void wl_vocab_free(wl_vocab *v)
+{
+    if (!v) return;
+    for (size_t i = 0; i < v->n; i++) free(v->itos[i]);
+    free(v->itos);
+    free(v->slots);
+    memset(v, 0, sizeof *v);
+}
+
+/* Builds the stoi table over v->itos; fails on a repeated token. */
+static int index_tokens(wl_vocab *v, const char *where, wl_err *err)
+{
+    v->nslots = table_size(v->n);
+    v->slots = malloc(v->nslots * sizeof *v->slots);
+    if (!v->slots) return wl_fail(err, "%s: out of memory for %zu tokens", where, v->n);
+    memset(v->slots, 0xff, v->nslots * sizeof *v->slots);
+    size_t mask = v->nslots - 1;
+    for (size_t id = 0; id < v->n; id++) {
+        size_t i = hash_str(v->itos[id]) & mask;
+        for (; v->slots[i] >= 0; i = (i + 1) & mask)
+            if (!strcmp(v->itos[v->slots[i]], v->itos[id]))
+                return wl_fail(err, "%s: token \"%s\" appears twice (ids %d and %zu)", where, v->itos[id],
+                               v->slots[i], id);
+        v->slots[i] = (int32_t)id;
+    }
+    return 0;
+}
+
+static void set_settings(wl_vocab *v, const char *profile, size_t min_freq, size_t max_vocab)
+{
+    snprintf(v->profile, sizeof v->profile, "%s", profile ? profile : "");
+    v->min_freq = min_freq;
+    v->max_vocab = max_vocab;
+}
+
+/* A token and its train count, while fitting. */
+typedef struct {
+    const char *tok;
+    size_t count;
+} tok_count;
+
+static int by_count_then_token(const void *a, const void *b)
+{
+    const tok_count *x = a, *y = b;
+    if (x->count != y->count) return x->count > y->count ? -1 : 1;
+    return strcmp(x->tok, y->tok);   /* byte order of UTF-8 is code-point order */
+}
+
+/* Counts the tokens of docs into a malloc'd array of distinct tokens. */
+static int count_tokens(const wl_tokens *docs, size_t ndocs, tok_count **out, size_t *nout, wl_err *err)
+{
+    size_t total = 0;
+    for (size_t d = 0; d < ndocs; d++) total += docs[d].n;
+    size_t nslots = table_size(total), mask = nslots - 1, n = 0;
+    tok_count *slots = calloc(nslots, sizeof *slots);
+    if (!slots) return wl_fail(err, "out of memory counting %zu tokens", total);
+    for (size_t d = 0; d < ndocs; d++)
+        for (size_t t = 0; t < docs[d].n; t++) {
+            const char *tok = docs[d].tok[t];
+            size_t i = hash_str(tok) & mask;
+            while (slots[i].tok && strcmp(slots[i].tok, tok)) i = (i + 1) & mask;
+            if (!slots[i].tok) slots[i].tok = tok, n++;
+            slots[i].count++;
+        }
+    size_t k = 0;
+    for (size_t i = 0; i < nslots; i++)
+        if (slots[i].tok) slots[k++] = slots[i];
+    *out = slots;
+    *nout = n;
+    return 0;
+}
+
+int wl_vocab_fit(const wl_tokens *docs, size_t ndocs, const wl_profile *profile, wl_vocab *v, wl_err *err)
+{
+    memset(v, 0, sizeof *v);
+    if (profile->max_vocab < WL_TEXT_NSPECIALS)
+        return wl_fail(err, "max_vocab %zu is smaller than the %d special tokens", profile->max_vocab,
+                       WL_TEXT_NSPECIALS);
+    tok_count *counts = NULL;
+    size_t ndistinct = 0;
+    if (count_tokens(docs, ndocs, &counts, &ndistinct, err)) return -1;
+    qsort(counts, ndistinct, sizeof *counts, by_count_then_token);
+    size_t keep = 0, limit = profile->max_vocab - WL_TEXT_NSPECIALS;
+    while (keep < ndistinct && keep < limit && counts[keep].count >= profile->min_freq) keep++;
+    v->itos = calloc(WL_TEXT_NSPECIALS + keep, sizeof *v->itos);
+    int rc = v->itos ? 0 : wl_fail(err, "out of memory for a vocabulary of %zu tokens", keep);
+    for (size_t i = 0; rc == 0 && i < WL_TEXT_NSPECIALS + keep; i++) {
+        v->itos[i] = strdup(i < WL_TEXT_NSPECIALS ? wl_text_specials[i] : counts[i - WL_TEXT_NSPECIALS].tok);
+        if (!v->itos[i]) rc = wl_fail(err, "out of memory for a vocabulary of %zu tokens", keep);
+        else v->n = i + 1;
+    }
+    free(counts);
+    if (rc == 0) rc = index_tokens(v, "vocabulary", err);
+    if (rc) {
+        wl_vocab_free(v);
+        return -1;
+    }
+    set_settings(v, profile->name, profile->min_freq, profile->max_vocab);
+    return 0;
+}
+
+int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *itos = cJSON_AddArrayToObject(root, "itos");
+    int ok = root && itos;
+    for (size_t i = 0; ok && i < v->n; i++) {
+        cJSON *s = cJSON_CreateString(v->itos[i]);
+        ok = s && cJSON_AddItemToArray(itos, s);
+    }
+    ok = ok && cJSON_AddStringToObject(root, "profile", v->profile) &&
+         cJSON_AddNumberToObject(root, "min_freq", (double)v->min_freq) &&
+         cJSON_AddNumberToObject(root, "max_vocab", (double)v->max_vocab);
+    char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    if (!text) return wl_fail(err, "out of memory writing the vocabulary to %s", path);
+    int rc = wl_write_atomic(path, text, strlen(text), err);
+    free(text);
+    return rc;
+}
+
+/* A non-negative integer field of a vocab.json object; absent gives 0. */
+static int read_count(const cJSON *root, const char *name, size_t *out, const char *path, wl_err *err)
+{
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(root, name);
+    *out = 0;
+    if (!f) return 0;
+    if (!cJSON_IsNumber(f) || f->valuedouble < 0 || f->valuedouble != (double)(size_t)f->valuedouble)
+        return wl_fail(err, "%s: \"%s\" must be a non-negative integer", path, name);
+    *out = (size_t)f->valuedouble;
+    return 0;
+}
+
+static int load_json(const cJSON *root, const char *path, wl_vocab *v, wl_err *err)
+{
+    const cJSON *itos = cJSON_GetObjectItemCaseSensitive(root, "itos");
+    if (!cJSON_IsArray(itos)) return wl_fail(err, "%s: no \"itos\" array", path);
+    size_t n = (size_t)cJSON_GetArraySize(itos);
+    if (n < WL_TEXT_NSPECIALS)
+        return wl_fail(err, "%s: \"itos\" has %zu entries, fewer than the %d special tokens", path, n,
+                       WL_TEXT_NSPECIALS);
+    v->itos = calloc(n, sizeof *v->itos);
+    if (!v->itos) return wl_fail(err, "%s: out of memory for %zu tokens", path, n);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, itos) {
+        if (!cJSON_IsString(item))
+            return wl_fail(err, "%s: itos[%zu] is not a string", path, v->n);
+        if (v->n < WL_TEXT_NSPECIALS && strcmp(item->valuestring, wl_text_specials[v->n]))
+            return wl_fail(err, "%s: itos[%zu] is \"%s\", expected \"%s\"", path, v->n, item->valuestring,
+                           wl_text_specials[v->n]);
+        if (!(v->itos[v->n] = strdup(item->valuestring))) return wl_fail(err, "%s: out of memory", path);
+        v->n++;
+    }
+    const cJSON *profile = cJSON_GetObjectItemCaseSensitive(root, "profile");
+    if (profile && !cJSON_IsString(profile)) return wl_fail(err, "%s: \"profile\" must be a string", path);
+    size_t min_freq, max_vocab;
+    if (read_count(root, "min_freq", &min_freq, path, err) || read_count(root, "max_vocab", &max_vocab, path, err))
+        return -1;
+    set_settings(v, profile ? profile->valuestring : "", min_freq, max_vocab);
+    return index_tokens(v, path, err);
+}
+
+int wl_vocab_load(const char *path, wl_vocab *v, wl_err *err)
+{
+    memset(v, 0, sizeof *v);
+    char *data;
+    size_t len;
+    if (wl_read_file(path, &data, &len, err)) return -1;
+    cJSON *root = cJSON_ParseWithLength(data, len);
+    free(data);
+    int rc = cJSON_IsObject(root) ? load_json(root, path, v, err)
+                                  : wl_fail(err, "%s: not a JSON object (expected {\"itos\": [...]})", path);
+    cJSON_Delete(root);
+    if (rc) wl_vocab_free(v);
+    return rc;
+}
