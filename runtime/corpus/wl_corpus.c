@@ -231,7 +231,8 @@ static int builder_finish(builder *b, const char *source, wl_err *err)
         return wl_fail(err, "%s: no stories: all %zu texts are empty", source, c->audit.texts_read);
     }
     snprintf(c->source, sizeof c->source, "%s", source);
-    for (int s = 0; s < WL_NSPLITS; s++) qsort(c->stories[s], c->n[s], sizeof(wl_story), by_doc_id);
+    for (int s = 0; s < WL_NSPLITS; s++)
+        if (c->n[s]) qsort(c->stories[s], c->n[s], sizeof(wl_story), by_doc_id);
     c->audit.overlap = count_overlap(c);
 
     wl_tokens *train = malloc((c->n[WL_TRAIN] + 1) * sizeof *train);
