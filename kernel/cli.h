@@ -9,5 +9,9 @@ typedef struct wl_subcommand {
     int (*run)(int argc, char **argv);   /* argv[0] is the subcommand name */
 } wl_subcommand;
 
+int cli_repl(int argc, char **argv);               /* repl.c: the REPL, or commands from a pipe; --json */
+int cli_run(int argc, char **argv);                /* repl.c: wordlab run FILE.wlab */
+int cli_code(int argc, char **argv);               /* repl.c: wordlab -c 'COMMANDS' */
+
 
 #endif

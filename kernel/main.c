@@ -8,6 +8,9 @@ static int cli_help(int argc, char **argv);
 
 static const wl_subcommand SUBCOMMANDS[] = {
     {"help", "help", "this text", cli_help},
+    {"run", "run FILE.wlab", "run a script; stops at the first error (FILE:LINE)", cli_run},
+    {"-c", "-c 'COMMANDS'", "run the commands given on the command line", cli_code},
+    {"--json", "--json [run|-c] ...", "show each command's value as one JSON line", cli_repl},
 };
 
 static void usage(FILE *out)
@@ -49,6 +52,5 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    usage(stdout);
-    return 0;
+    return cli_repl(argc, argv);
 }

@@ -1,0 +1,423 @@
+/* repl.c: the terminal front ends: the readline REPL, `wordlab run FILE`, `wordlab -c CODE` and `--json` output. */
+#include "cli.h"
+#include "wl_lang.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <unistd.h>
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+static volatile sig_atomic_t g_interrupt;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    g_interrupt = 1;
+}
+
+static void install_sigint(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);   /* no SA_RESTART: select() returns EINTR */
+}
+
+/* ---- output: the terminal sink ---- */
+
+typedef struct term {
+    int json;          /* --json: one JSON document per value on stdout; text goes to stderr */
+    int tty, color;    /* stdout is a terminal; colour allowed (tty, no NO_COLOR, TERM not dumb) */
+    char last_id[128]; /* the display that was written last (in place updates) */
+    int last_lines;
+} term;
+
+static void term_write(void *ud, const char *stream, const char *s, size_t n)
+{
+    term *t = ud;
+    FILE *f = t->json || !strcmp(stream, "stderr") ? stderr : stdout;
+    fwrite(s, 1, n, f);
+    fflush(f);
+    t->last_id[0] = 0;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 1;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* A JSON document on one line: raw newlines can only be whitespace between tokens. */
+static void print_json_line(const char *json)
+{
+    for (const char *p = json; *p; p++) putchar(*p == '\n' || *p == '\r' ? ' ' : *p);
+    putchar('\n');
+    fflush(stdout);
+}
+
+static void term_display(void *ud, const char *display_id, const wl_mime *m, int update)
+{
+    term *t = ud;
+    if (!m->text_plain) return;
+    if (t->json) {
+        if (!update && m->app_json) print_json_line(m->app_json);
+        return;
+    }
+    if (update) {
+        /* Redraw in place on a terminal when this display was the last thing written;
+         * elsewhere an update is not printed (logs stay short). */
+        if (!t->tty || !display_id || strcmp(t->last_id, display_id)) return;
+        printf("\r\033[%dA", t->last_lines);
+        for (const char *p = m->text_plain; *p;) {
+            const char *nl = strchr(p, '\n');
+            size_t n = nl ? (size_t)(nl - p) : strlen(p);
+            printf("\r\033[K%.*s\n", (int)n, p);
+            p += n + (nl != NULL);
+        }
+        for (int k = count_lines(m->text_plain); k < t->last_lines; k++) printf("\033[K\n");
+        if (count_lines(m->text_plain) > t->last_lines) t->last_lines = count_lines(m->text_plain);
+        fflush(stdout);
+        return;
+    }
+    printf("%s\n", m->text_plain);
+    fflush(stdout);
+    snprintf(t->last_id, sizeof t->last_id, "%s", display_id ? display_id : "");
+    t->last_lines = count_lines(m->text_plain);
+}
+
+static void print_error(const term *t, const wl_lang_error *e)
+{
+    if (t->json) {
+        cJSON *j = cJSON_CreateObject(), *err = cJSON_AddObjectToObject(j, "error");
+        cJSON_AddStringToObject(err, "ename", e->ename);
+        cJSON_AddStringToObject(err, "evalue", e->evalue);
+        cJSON_AddNumberToObject(err, "line", e->line);
+        cJSON_AddNumberToObject(err, "col", e->col);
+        char *s = cJSON_PrintUnformatted(j);
+        printf("%s\n", s);
+        fflush(stdout);
+        free(s);
+        cJSON_Delete(j);
+    }
+    int color = t->color && !t->json;
+    for (int i = 0; i < e->ntraceback; i++) {
+        const char *pre = "", *post = "";
+        if (color) pre = i == 0 ? "\033[1;31m" : i == 2 ? "\033[31m" : "", post = i == 0 || i == 2 ? "\033[0m" : "";
+        fprintf(stderr, "%s%s%s\n", pre, e->traceback[i], post);
+    }
+    fflush(stderr);
+}
+
+static void term_init(term *t, int json)
+{
+    memset(t, 0, sizeof *t);
+    t->json = json;
+    t->tty = isatty(STDOUT_FILENO);
+    const char *nc = getenv("NO_COLOR"), *tm = getenv("TERM");
+    t->color = t->tty && !(nc && nc[0]) && !(tm && !strcmp(tm, "dumb"));
+}
+
+/* Evaluates one piece of code and shows its result or error. Returns 0 / -1. */
+static int run_code(wl_interp *in, term *t, const char *code, const char *origin, int first_line)
+{
+    wl_sink sink = {.ud = t, .write = term_write, .display = term_display, .interrupt = &g_interrupt};
+    wl_mime result;
+    wl_lang_error err;
+    g_interrupt = 0;
+    int rc = wl_interp_eval(in, code, origin, first_line, &sink, &result, &err);
+    if (rc == 0 && result.text_plain) term_display(t, NULL, &result, 0);
+    if (rc) print_error(t, &err);
+    wl_mime_free(&result);
+    wl_lang_error_clear(&err);
+    g_interrupt = 0;
+    return rc;
+}
+
+/* ---- the REPL ---- */
+
+static wl_interp *g_in;
+static char **g_matches;
+static int g_nmatches;
+
+static void free_matches(void)
+{
+    for (int i = 0; i < g_nmatches; i++) free(g_matches[i]);
+    free(g_matches);
+    g_matches = NULL;
+    g_nmatches = 0;
+}
+
+static char *match_gen(const char *text, int state)
+{
+    static int i;
+    (void)text;
+    if (!state) i = 0;
+    return i < g_nmatches ? strdup(g_matches[i++]) : NULL;
+}
+
+/* Completes from the command table; the matches are made to replace readline's [start, end). */
+static char **repl_complete(const char *text, int start, int end)
+{
+    rl_attempted_completion_over = 1;
+    free_matches();
+    size_t s, e;
+    char **m;
+    int n = wl_interp_complete(g_in, rl_line_buffer, (size_t)end, &m, &s, &e);
+    for (int i = 0; i < n; i++) {
+        char *adj;
+        if (s < (size_t)start) adj = strdup(strlen(m[i]) >= (size_t)start - s ? m[i] + ((size_t)start - s) : "");
+        else {
+            size_t k = s - (size_t)start, ml = strlen(m[i]);
+            adj = malloc(k + ml + 1);
+            if (adj) {
+                memcpy(adj, rl_line_buffer + start, k);
+                memcpy(adj + k, m[i], ml + 1);
+            }
+        }
+        free(m[i]);
+        m[i] = adj ? adj : strdup("");
+    }
+    g_matches = m;
+    g_nmatches = n;
+    if (n == 0) return NULL;
+    if (n == 1 && g_matches[0][0] && g_matches[0][strlen(g_matches[0]) - 1] == '=') rl_completion_suppress_append = 1;
+    return rl_completion_matches(text, match_gen);
+}
+
+typedef struct repl_state {
+    char *cell;          /* lines gathered so far */
+    size_t len;
+    char *line;          /* the line readline just delivered */
+    int got_line, eof;
+} repl_state;
+
+static repl_state g_rs;
+
+static void on_line(char *line)
+{
+    if (!line) g_rs.eof = 1;
+    else {
+        g_rs.line = line;
+        g_rs.got_line = 1;
+    }
+}
+
+static const char PROMPT[] = "wordlab> ", PROMPT2[] = "     ...> ";
+
+static void append_cell(const char *line)
+{
+    size_t n = strlen(line);
+    char *nc = realloc(g_rs.cell, g_rs.len + n + 2);
+    if (!nc) abort();
+    g_rs.cell = nc;
+    if (g_rs.len) g_rs.cell[g_rs.len++] = '\n';
+    memcpy(g_rs.cell + g_rs.len, line, n + 1);
+    g_rs.len += n;
+}
+
+static void history_path(char *buf, size_t cap)
+{
+    const char *home = getenv("HOME");
+    if (home && home[0]) snprintf(buf, cap, "%s/.wordlab_history", home);
+    else buf[0] = 0;
+}
+
+/* Reads commands from a pipe (stdin is not a terminal) and runs them as one script. */
+static int run_stdin(wl_interp *in, term *t)
+{
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) return 1;
+    size_t r;
+    while ((r = fread(buf + n, 1, cap - n - 1, stdin)) > 0) {
+        n += r;
+        if (n + 1 == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                return 1;
+            }
+            buf = nb;
+        }
+    }
+    buf[n] = 0;
+    int rc = run_code(in, t, buf, "<stdin>", 1);
+    free(buf);
+    return rc ? 1 : 0;
+}
+
+static int repl_loop(wl_interp *in, term *t)
+{
+    char hist[4096];
+    history_path(hist, sizeof hist);
+    using_history();
+    stifle_history(2000);
+    if (hist[0]) read_history(hist);
+    rl_readline_name = "wordlab";
+    rl_attempted_completion_function = repl_complete;
+    rl_completer_word_break_characters = " \t\n;[]\"";
+    rl_catch_signals = 0;
+    g_in = in;
+    if (t->tty)
+        printf("wordlab %s: type `help` to see every command, Tab to complete, Ctrl-C to stop, Ctrl-D to quit.\n",
+               WL_VERSION);
+    rl_callback_handler_install(PROMPT, on_line);
+    memset(&g_rs, 0, sizeof g_rs);
+    while (!g_rs.eof) {
+        fd_set fds;
+        FD_ZERO(&fds);
+        FD_SET(STDIN_FILENO, &fds);
+        int r = select(STDIN_FILENO + 1, &fds, NULL, NULL, NULL);
+        if (g_interrupt) { /* Ctrl-C at the prompt: drop the line and any unfinished cell */
+            g_interrupt = 0;
+            free(g_rs.cell);
+            g_rs.cell = NULL;
+            g_rs.len = 0;
+            rl_replace_line("", 0);
+            rl_crlf();
+            rl_set_prompt(PROMPT);
+            rl_on_new_line();
+            rl_redisplay();
+            continue;
+        }
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        rl_callback_read_char();
+        if (!g_rs.got_line) continue;
+        g_rs.got_line = 0;
+        append_cell(g_rs.line);
+        free(g_rs.line);
+        if (!strcmp(wl_lang_is_complete(g_rs.cell), "incomplete")) {
+            rl_set_prompt(PROMPT2);
+            continue;
+        }
+        rl_callback_handler_remove();
+        const char *p = g_rs.cell;
+        while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+        if (*p) {
+            add_history(g_rs.cell);
+            if (hist[0]) append_history(1, hist);
+            run_code(in, t, g_rs.cell, "input", 1);
+        }
+        free(g_rs.cell);
+        g_rs.cell = NULL;
+        g_rs.len = 0;
+        rl_callback_handler_install(PROMPT, on_line);
+    }
+    rl_callback_handler_remove();
+    if (t->tty) printf("\n");
+    if (hist[0]) history_truncate_file(hist, 2000);
+    free(g_rs.cell);
+    free_matches();
+    return 0;
+}
+
+/* ---- subcommands ---- */
+
+static wl_interp *new_interp(void)
+{
+    wl_interp_opts o = {.allow_files = 1};
+    wl_interp *in = wl_interp_new(&o);
+    if (!in) fprintf(stderr, "wordlab: out of memory\n");
+    return in;
+}
+
+/* Removes --json from argv[1..]; returns the new argc. */
+static int take_json(int argc, char **argv, int *json)
+{
+    int k = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) *json = 1;
+        else argv[k++] = argv[i];
+    }
+    return k;
+}
+
+static int run_files(int argc, char **argv, int json)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: wordlab run [--json] FILE.wlab ...\n");
+        return 2;
+    }
+    term t;
+    term_init(&t, json);
+    wl_interp *in = new_interp();
+    if (!in) return 1;
+    install_sigint();
+    int rc = 0;
+    for (int i = 1; i < argc && !rc; i++) {
+        char *code;
+        size_t len;
+        wl_err err;
+        if (wl_read_file(argv[i], &code, &len, &err)) {
+            fprintf(stderr, "wordlab: %s\n", err.msg);
+            rc = 1;
+            break;
+        }
+        rc = run_code(in, &t, code, argv[i], 1) ? 1 : 0;
+        free(code);
+    }
+    wl_interp_free(in);
+    return rc;
+}
+
+static int run_arg(int argc, char **argv, int json)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: wordlab [--json] -c 'COMMANDS'\n");
+        return 2;
+    }
+    term t;
+    term_init(&t, json);
+    wl_interp *in = new_interp();
+    if (!in) return 1;
+    install_sigint();
+    int rc = run_code(in, &t, argv[1], "-c", 1) ? 1 : 0;
+    wl_interp_free(in);
+    return rc;
+}
+
+int cli_run(int argc, char **argv)
+{
+    int json = 0;
+    argc = take_json(argc, argv, &json);
+    return run_files(argc, argv, json);
+}
+
+int cli_code(int argc, char **argv)
+{
+    int json = 0;
+    argc = take_json(argc, argv, &json);
+    return run_arg(argc, argv, json);
+}
+
+int cli_repl(int argc, char **argv)
+{
+    int json = !strcmp(argv[0], "--json");
+    argc = take_json(argc, argv, &json);
+    if (argc >= 2 && !strcmp(argv[1], "-c")) return run_arg(argc - 1, argv + 1, json);
+    if (argc >= 2 && !strcmp(argv[1], "run")) return run_files(argc - 1, argv + 1, json);
+    if (argc >= 2) {
+        fprintf(stderr, "wordlab: unexpected argument '%s'; see wordlab --help\n", argv[1]);
+        return 2;
+    }
+    term t;
+    term_init(&t, json);
+    wl_interp *in = new_interp();
+    if (!in) return 1;
+    install_sigint();
+    int rc = json || !isatty(STDIN_FILENO) ? run_stdin(in, &t) : repl_loop(in, &t);
+    wl_interp_free(in);
+    return rc;
+}
