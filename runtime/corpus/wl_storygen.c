@@ -1,0 +1,366 @@
+/* wl_storygen.c: expands the story templates into deterministic children's stories (the embedded default corpus). */
+#include "wl_storygen.h"
+#include "wl_storygen_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One story being written: its random state, its text, and the cast and props chosen for it. */
+typedef struct sg_story {
+    uint64_t s[4];                       /* xoshiro256** state */
+    char *buf;
+    size_t len, cap;
+    int oom;
+    const char *bad;                     /* first unknown template slot, if any */
+    size_t bad_len;
+    int cap_next, end_pending, quote_open, article;
+    const char *hero, *hero_kind, *friend, *friend_kind, *parent;
+    int hero_female, friend_female, parent_female;
+    const wl_sg_object *obj;
+    const wl_sg_place *place;
+    const char *colour, *size, *town, *animal, *body;
+    char made_names[2][32];              /* invented names of the hero and the friend */
+} sg_story;
+
+static uint64_t sg_splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t sg_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t sg_next(sg_story *st)
+{
+    uint64_t *s = st->s;
+    uint64_t r = sg_rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = sg_rotl(s[3], 45);
+    return r;
+}
+
+/* Uniform in [0, n) (n > 0); the modulo bias is negligible for these small n. */
+static size_t sg_pick(sg_story *st, size_t n) { return (size_t)(sg_next(st) % n); }
+static int sg_chance(sg_story *st, unsigned pct) { return sg_pick(st, 100) < pct; }
+/* Long-tailed in [0, n): P(k) falls roughly like log(n / k), so late entries are rare. */
+static size_t sg_pick_tail(sg_story *st, size_t n) { return sg_pick(st, sg_pick(st, n) + 1); }
+
+static void sg_raw(sg_story *st, char c)
+{
+    if (st->oom) return;
+    if (st->len + 2 > st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 2048;
+        char *p = realloc(st->buf, cap);
+        if (!p) { st->oom = 1; return; }
+        st->buf = p;
+        st->cap = cap;
+    }
+    st->buf[st->len++] = c;
+    st->buf[st->len] = '\0';
+}
+
+static int sg_is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static char sg_lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
+
+/* "an" before a vowel sound, judged from the spelling of the word at w. */
+static int sg_wants_an(const char *w, size_t n)
+{
+    static const char *const a_words[] = {"uni", "use", "usu", "one", "eu"};
+    static const char *const an_words[] = {"hour", "honest", "honor"};
+    char low[8];
+    size_t k = 0;
+    for (; k < n && k < sizeof low - 1 && sg_is_alpha(w[k]); k++) low[k] = sg_lower(w[k]);
+    low[k] = '\0';
+    for (size_t i = 0; i < sizeof a_words / sizeof a_words[0]; i++)
+        if (strncmp(low, a_words[i], strlen(a_words[i])) == 0) return 0;
+    for (size_t i = 0; i < sizeof an_words / sizeof an_words[0]; i++)
+        if (strncmp(low, an_words[i], strlen(an_words[i])) == 0) return 1;
+    return strchr("aeiou", low[0]) != NULL && low[0];
+}
+
+/* Writes one character, capitalising the first letter of each sentence and of quoted speech. */
+static void sg_put(sg_story *st, char c)
+{
+    if (sg_is_alpha(c)) {
+        if (st->cap_next && c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
+        st->cap_next = st->end_pending = 0;
+    } else if (c == '.' || c == '!' || c == '?') {
+        st->end_pending = 1;
+    } else if (c == '"') {
+        st->quote_open = !st->quote_open;
+        if (st->quote_open) st->cap_next = 1;
+        else st->end_pending = 0;   /* "Hi!" said Tim: no capital after the closing quote */
+    } else if (c == ' ' || c == '\n') {
+        if (st->end_pending) st->cap_next = 1;
+        st->end_pending = 0;
+    } else {
+        st->end_pending = 0;
+    }
+    sg_raw(st, c);
+}
+
+/* Writes literal text; a pending {a} becomes "a " or "an " before the first word. */
+static void sg_text(sg_story *st, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (st->article) {
+            if (s[i] == ' ') continue;
+            if (sg_is_alpha(s[i])) {
+                int an = sg_wants_an(s + i, n - i);
+                st->article = 0;
+                sg_put(st, 'a');
+                if (an) sg_put(st, 'n');
+                sg_put(st, ' ');
+            }
+        }
+        sg_put(st, s[i]);
+    }
+}
+
+static void sg_expand(sg_story *st, const char *t, const char *end, int depth);
+
+static void sg_expand_str(sg_story *st, const char *s, int depth)
+{
+    sg_expand(st, s, s + strlen(s), depth);
+}
+
+static const char *sg_subject(int female) { return female ? "she" : "he"; }
+static const char *sg_object(int female) { return female ? "her" : "him"; }
+static const char *sg_possessive(int female) { return female ? "her" : "his"; }
+
+static int sg_is(const char *name, size_t n, const char *want)
+{
+    return strlen(want) == n && memcmp(name, want, n) == 0;
+}
+
+/* Writes the value of the slot {name}: a story slot or a draw from a word list. */
+static void sg_slot(sg_story *st, const char *name, size_t n, int depth)
+{
+    const char *v = NULL;
+    if (sg_is(name, n, "a")) { st->article = 1; return; }
+    if (sg_is(name, n, "^")) { st->cap_next = 1; return; }
+    if (sg_is(name, n, "AT") || sg_is(name, n, "TO")) {
+        sg_text(st, name[0] == 'A' ? st->place->prep : "to", name[0] == 'A' ? strlen(st->place->prep) : 2);
+        sg_text(st, " the ", 5);
+        sg_text(st, st->place->noun, strlen(st->place->noun));
+        return;
+    }
+    if (sg_is(name, n, "N")) v = st->hero;
+    else if (sg_is(name, n, "P")) v = sg_subject(st->hero_female);
+    else if (sg_is(name, n, "O")) v = sg_object(st->hero_female);
+    else if (sg_is(name, n, "D")) v = sg_possessive(st->hero_female);
+    else if (sg_is(name, n, "K")) v = st->hero_kind;
+    else if (sg_is(name, n, "F")) v = st->friend;
+    else if (sg_is(name, n, "FP")) v = sg_subject(st->friend_female);
+    else if (sg_is(name, n, "FO")) v = sg_object(st->friend_female);
+    else if (sg_is(name, n, "FD")) v = sg_possessive(st->friend_female);
+    else if (sg_is(name, n, "FK")) v = st->friend_kind;
+    else if (sg_is(name, n, "M")) v = st->parent;
+    else if (sg_is(name, n, "MP")) v = sg_subject(st->parent_female);
+    else if (sg_is(name, n, "MO")) v = sg_object(st->parent_female);
+    else if (sg_is(name, n, "T")) v = st->obj->noun;
+    else if (sg_is(name, n, "U")) v = st->obj->use;
+    else if (sg_is(name, n, "UP")) v = st->obj->used;
+    else if (sg_is(name, n, "UG")) v = st->obj->using;
+    else if (sg_is(name, n, "C")) v = st->colour;
+    else if (sg_is(name, n, "S")) v = st->size;
+    else if (sg_is(name, n, "L")) v = st->place->noun;
+    else if (sg_is(name, n, "W")) v = st->town;
+    else if (sg_is(name, n, "X")) v = st->animal;
+    else if (sg_is(name, n, "B")) v = st->body;
+    else {
+        for (size_t i = 0; i < wl_sg_nlists && !v; i++) {
+            const wl_sg_list *l = &wl_sg_lists[i];
+            if (sg_is(name, n, l->name))
+                v = l->words.items[l->tail ? sg_pick_tail(st, l->words.n) : sg_pick(st, l->words.n)];
+        }
+    }
+    if (!v) {
+        if (!st->bad) { st->bad = name; st->bad_len = n; }
+        return;
+    }
+    sg_expand_str(st, v, depth + 1);
+}
+
+/* Expands the template t..end: alternatives [a|b], slots {name}, literal text. */
+static void sg_expand(sg_story *st, const char *t, const char *end, int depth)
+{
+    if (depth > 8) { if (!st->bad) { st->bad = t; st->bad_len = (size_t)(end - t); } return; }
+    while (t < end) {
+        if (*t == '[') {
+            const char *opts[32], *close = NULL;
+            size_t nopt = 0;
+            int level = 0;
+            opts[nopt++] = t + 1;
+            for (const char *q = t + 1; q < end && !close; q++) {
+                if (*q == '[') level++;
+                else if (*q == ']') { if (level == 0) close = q; else level--; }
+                else if (*q == '|' && level == 0 && nopt < 32) opts[nopt++] = q + 1;
+            }
+            if (!close) { if (!st->bad) { st->bad = t; st->bad_len = (size_t)(end - t); } return; }
+            size_t k = sg_pick(st, nopt);
+            const char *oend = k + 1 < nopt ? opts[k + 1] - 1 : close;
+            sg_expand(st, opts[k], oend, depth + 1);
+            t = close + 1;
+        } else if (*t == '{') {
+            const char *close = memchr(t, '}', (size_t)(end - t));
+            if (!close) { if (!st->bad) { st->bad = t; st->bad_len = (size_t)(end - t); } return; }
+            sg_slot(st, t + 1, (size_t)(close - t - 1), depth);
+            t = close + 1;
+        } else {
+            const char *q = t;
+            while (q < end && *q != '[' && *q != '{') q++;
+            sg_text(st, t, (size_t)(q - t));
+            t = q;
+        }
+    }
+}
+
+/* Writes one sentence of alternatives, separated from the previous text by sep. */
+static void sg_sentence(sg_story *st, const wl_sg_alts *alts, const char *sep)
+{
+    const char *t = alts->items[sg_pick(st, alts->n)];
+    if (st->len) sg_text(st, sep, strlen(sep));
+    st->cap_next = 1;
+    st->quote_open = 0;
+    st->article = 0;
+    sg_expand_str(st, t, 0);
+}
+
+/* Writes a stage: each step with its probability; the stage may start a new paragraph. */
+static void sg_stage(sg_story *st, const wl_sg_stage *stage)
+{
+    const char *sep = sg_chance(st, 40) ? "\n\n" : " ";
+    for (size_t i = 0; i < stage->n; i++) {
+        const wl_sg_step *step = &stage->steps[i];
+        if (sg_chance(st, step->pct)) {
+            sg_sentence(st, &step->alts, sep);
+            sep = " ";
+        }
+    }
+}
+
+/* Invents a name from syllables ("Korabina", "Tulan"): these are the rare words of the
+ * corpus, mostly seen in one story only, as the rarest names of real story collections are. */
+static const char *sg_invent_name(sg_story *st, int female, char *out)
+{
+    static const char *const onset[] = {"b", "d", "f", "g", "j", "k", "l", "m", "n", "p", "r",
+        "s", "t", "v", "z", "b", "d", "k", "l", "m", "n", "r", "t", "br", "ch", "fl", "sh", "tr"};
+    static const char *const vowel[] = {"a", "e", "i", "o", "u", "a", "e", "i", "o", "a"};
+    static const char *const girl_end[] = {"a", "ia", "ina", "elle", "ette", "i", "y", "ora",
+        "ella", "isa", "ine", "ara", "ie", "en"};
+    static const char *const boy_end[] = {"o", "an", "us", "er", "el", "or", "on", "ick", "as",
+        "en", "im", "ald", "ey", "ix"};
+#define SG_N(a) (sizeof(a) / sizeof((a)[0]))
+    size_t nsyl = 1 + (sg_pick(st, 3) == 0);
+    out[0] = '\0';
+    for (size_t i = 0; i < nsyl; i++) {
+        strcat(out, onset[sg_pick(st, SG_N(onset))]);
+        strcat(out, vowel[sg_pick(st, SG_N(vowel))]);
+    }
+    strcat(out, onset[sg_pick(st, SG_N(onset))]);
+    strcat(out, female ? girl_end[sg_pick(st, SG_N(girl_end))] : boy_end[sg_pick(st, SG_N(boy_end))]);
+#undef SG_N
+    out[0] = (char)(out[0] - 'a' + 'A');
+    return out;
+}
+
+/* A name for a character: mostly from the lists (half uniformly, half from the long tail, so
+ * a few names are common), sometimes invented. which is 0 for the hero, 1 for the friend. */
+static const char *sg_name(sg_story *st, int female, int pet, int which)
+{
+    if (sg_chance(st, 9)) return sg_invent_name(st, female, st->made_names[which]);
+    const wl_sg_alts *a = pet ? &wl_sg_pet_names : female ? &wl_sg_girl_names : &wl_sg_boy_names;
+    return a->items[sg_chance(st, 50) ? sg_pick(st, a->n) : sg_pick_tail(st, a->n)];
+}
+
+/* Chooses the cast and props of story `index`, then writes it. */
+static void sg_write(sg_story *st, uint64_t seed, size_t index)
+{
+    uint64_t x = seed ^ 0x5851F42D4C957F2DULL;
+    x = sg_splitmix(&x) ^ ((uint64_t)index * 0xD1B54A32D192ED03ULL);
+    for (int i = 0; i < 4; i++) st->s[i] = sg_splitmix(&x);
+
+    st->hero_female = sg_chance(st, 50);
+    if (sg_chance(st, 25)) {
+        st->hero_kind = wl_sg_hero_animals.items[sg_pick_tail(st, wl_sg_hero_animals.n)];
+        st->hero = sg_name(st, st->hero_female, sg_chance(st, 50), 0);
+    } else {
+        st->hero_kind = st->hero_female ? "girl" : "boy";
+        st->hero = sg_name(st, st->hero_female, 0, 0);
+    }
+    st->friend_female = sg_chance(st, 50);
+    int friend_pet = sg_chance(st, 30);
+    st->friend_kind = friend_pet ? wl_sg_friend_animals.items[sg_pick_tail(st, wl_sg_friend_animals.n)]
+                                 : st->friend_female ? "girl" : "boy";
+    do st->friend = sg_name(st, st->friend_female, friend_pet && sg_chance(st, 60), 1);
+    while (strcmp(st->friend, st->hero) == 0);
+    static const char *const parents[] = {"mom", "dad", "mom", "dad", "mom", "grandma", "grandpa"};
+    size_t p = sg_pick(st, sizeof parents / sizeof parents[0]);
+    st->parent = parents[p];
+    st->parent_female = p == 0 || p == 2 || p == 4 || p == 5;
+
+    st->obj = &wl_sg_objects[sg_pick_tail(st, wl_sg_nobjects)];
+    st->colour = wl_sg_colours.items[sg_pick_tail(st, wl_sg_colours.n)];
+    st->size = wl_sg_sizes.items[sg_pick_tail(st, wl_sg_sizes.n)];
+    st->place = &wl_sg_places[sg_pick_tail(st, wl_sg_nplaces)];
+    st->town = wl_sg_towns.items[sg_pick_tail(st, wl_sg_towns.n)];
+    for (size_t i = 0; i < wl_sg_nlists; i++) {
+        if (strcmp(wl_sg_lists[i].name, "animal") == 0)
+            st->animal = wl_sg_lists[i].words.items[sg_pick_tail(st, wl_sg_lists[i].words.n)];
+        else if (strcmp(wl_sg_lists[i].name, "body") == 0)
+            st->body = wl_sg_lists[i].words.items[sg_pick_tail(st, wl_sg_lists[i].words.n)];
+    }
+    const wl_sg_plot *plot = &wl_sg_plots[sg_pick(st, wl_sg_nplots)];
+
+    sg_stage(st, &wl_sg_intro);
+    sg_stage(st, &wl_sg_belongs);
+    sg_stage(st, &wl_sg_setting);
+    sg_stage(st, &wl_sg_meeting);
+    sg_stage(st, &wl_sg_play);
+    /* Zero (50%), one (40%) or two (10%) short scenes, in a random order. */
+    size_t r = sg_pick(st, 100), nfill = r < 50 ? 0 : r < 90 ? 1 : 2, used = 0;
+    for (size_t k = 0; k < nfill; k++) {
+        size_t f = sg_pick(st, wl_sg_nfillers);
+        if (used & ((size_t)1 << f)) continue;
+        used |= (size_t)1 << f;
+        sg_stage(st, &wl_sg_fillers[f]);
+    }
+    sg_stage(st, &plot->problem);
+    sg_stage(st, &plot->solve);
+    sg_stage(st, &wl_sg_ending);
+    if (sg_chance(st, 35)) sg_stage(st, &plot->moral);
+}
+
+void wl_storygen_free(char **texts, size_t count)
+{
+    if (!texts) return;
+    for (size_t i = 0; i < count; i++) free(texts[i]);
+    free(texts);
+}
+
+int wl_storygen_generate(uint64_t seed, size_t count, char ***texts, wl_err *err)
+{
+    *texts = NULL;
+    char **out = calloc(count ? count : 1, sizeof *out);
+    if (!out) return wl_fail(err, "storygen: out of memory allocating %zu stories", count);
+    for (size_t i = 0; i < count; i++) {
+        sg_story st;
+        memset(&st, 0, sizeof st);
+        sg_write(&st, seed, i);
+        if (st.oom || st.bad) {
+            int n = st.bad_len > 60 ? 60 : (int)st.bad_len;
+            if (st.oom) wl_fail(err, "storygen: out of memory writing story %zu", i);
+            else wl_fail(err, "storygen: bad template text \"%.*s\" in story %zu", n, st.bad, i);
+            free(st.buf);
+            wl_storygen_free(out, i);
+            return -1;
+        }
+        out[i] = st.buf;
+    }
+    *texts = out;
+    return 0;
+}

@@ -1,0 +1,21 @@
+/* wl_storygen.h: the embedded default corpus: a deterministic generator of short children's stories. */
+#ifndef WL_STORYGEN_H
+#define WL_STORYGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wl_core.h"
+
+/* Generates count stories from seed; *texts is a malloc'd array of malloc'd UTF-8 strings.
+ * Story i depends only on (seed, i), so a smaller count gives a prefix of a larger one, and
+ * the same seed gives byte-identical text on every machine (integer arithmetic only).
+ * Each story has a named main character, a friend, a parent, an object with a colour and a
+ * size, a place, dialogue, a problem and its solution, and an ending; the names and
+ * attributes introduced early are referred to again later in the story. */
+int wl_storygen_generate(uint64_t seed, size_t count, char ***texts, wl_err *err);
+
+/* Frees what wl_storygen_generate returned (NULL is fine). */
+void wl_storygen_free(char **texts, size_t count);
+
+#endif

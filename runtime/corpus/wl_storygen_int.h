@@ -1,0 +1,77 @@
+/* wl_storygen_int.h: the story generator's tables (word lists, objects, places, plot templates) shared by its files. */
+#ifndef WL_STORYGEN_INT_H
+#define WL_STORYGEN_INT_H
+
+#include <stddef.h>
+
+/* Templates and list entries are expanded the same way:
+ *   [a|b|c]   one alternative, chosen uniformly (may nest)
+ *   {name}    a story slot (hero, friend, object, place, ...) or a word list (see wl_sg_lists)
+ *   {a}       "a" or "an", chosen by the next word
+ *   {^}       capitalise the next letter
+ * The first letter of a sentence and of quoted speech is capitalised automatically. */
+
+/* A set of alternatives. */
+typedef struct wl_sg_alts {
+    const char *const *items;
+    size_t n;
+} wl_sg_alts;
+
+#define WL_SG_ALTS(...) { (const char *const[]){__VA_ARGS__}, \
+    sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *) }
+
+/* A named word list; tail != 0 draws with a long-tailed distribution (early entries common,
+ * late entries rare), otherwise uniformly. */
+typedef struct wl_sg_list {
+    const char *name;
+    wl_sg_alts words;
+    int tail;
+} wl_sg_list;
+
+/* An object the hero owns, with the verb used with it ("fly" a kite, "wear" a hat). */
+typedef struct wl_sg_object {
+    const char *noun, *use, *used, *using;
+} wl_sg_object;
+
+/* A place and the preposition used to be there ("at the park", "in the forest"). */
+typedef struct wl_sg_place {
+    const char *noun, *prep;
+} wl_sg_place;
+
+/* One sentence of a stage: one of alts, written with probability pct (percent). */
+typedef struct wl_sg_step {
+    wl_sg_alts alts;
+    unsigned pct;
+} wl_sg_step;
+
+typedef struct wl_sg_stage {
+    const wl_sg_step *steps;
+    size_t n;
+} wl_sg_stage;
+
+#define WL_SG_STAGE(arr) { arr, sizeof(arr) / sizeof((arr)[0]) }
+
+/* A kind of problem: how it happens, how it is solved, and the lesson it teaches. */
+typedef struct wl_sg_plot {
+    wl_sg_stage problem, solve, moral;
+} wl_sg_plot;
+
+/* wl_storygen_words.c */
+extern const wl_sg_list wl_sg_lists[];
+extern const size_t wl_sg_nlists;
+extern const wl_sg_alts wl_sg_girl_names, wl_sg_boy_names, wl_sg_pet_names, wl_sg_hero_animals,
+    wl_sg_friend_animals, wl_sg_colours, wl_sg_sizes, wl_sg_towns;
+extern const wl_sg_object wl_sg_objects[];
+extern const size_t wl_sg_nobjects;
+extern const wl_sg_place wl_sg_places[];
+extern const size_t wl_sg_nplaces;
+
+/* wl_storygen_plot.c */
+extern const wl_sg_stage wl_sg_intro, wl_sg_belongs, wl_sg_setting, wl_sg_meeting, wl_sg_play,
+    wl_sg_ending;
+extern const wl_sg_stage wl_sg_fillers[];
+extern const size_t wl_sg_nfillers;
+extern const wl_sg_plot wl_sg_plots[];
+extern const size_t wl_sg_nplots;
+
+#endif

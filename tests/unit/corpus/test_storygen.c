@@ -1,0 +1,234 @@
+/* test_storygen.c: the embedded story generator: determinism, the dgx corpus figures, grammar and long-range references. */
+#include "wl_test.h"
+
+#include "wl_corpus.h"
+#include "wl_storygen.h"
+#include "wl_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NSTORIES 6000
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Same seed: byte-identical text; story i does not depend on the count; another seed differs. */
+static void test_determinism(char **texts)
+{
+    char **again = NULL, **prefix = NULL, **other = NULL;
+    wl_err err = {{0}};
+    CHECK_MSG(wl_storygen_generate(1, NSTORIES, &again, &err) == 0, "%s", err.msg);
+    CHECK_MSG(wl_storygen_generate(1, 100, &prefix, &err) == 0, "%s", err.msg);
+    CHECK_MSG(wl_storygen_generate(2, 100, &other, &err) == 0, "%s", err.msg);
+    if (!again || !prefix || !other) goto done;
+    size_t diff = 0, same_other = 0;
+    for (size_t i = 0; i < NSTORIES; i++) diff += strcmp(texts[i], again[i]) != 0;
+    CHECK_MSG(diff == 0, "%zu of %d stories differ between two runs with seed 1", diff, NSTORIES);
+    diff = 0;
+    for (size_t i = 0; i < 100; i++) {
+        diff += strcmp(texts[i], prefix[i]) != 0;
+        same_other += strcmp(texts[i], other[i]) == 0;
+    }
+    CHECK_MSG(diff == 0, "%zu of the first 100 stories change when only 100 are generated", diff);
+    CHECK_MSG(same_other == 0, "%zu stories are equal under seeds 1 and 2", same_other);
+
+    char **none = NULL;
+    CHECK(wl_storygen_generate(1, 0, &none, &err) == 0 && none != NULL);
+    wl_storygen_free(none, 0);
+done:
+    wl_storygen_free(again, again ? NSTORIES : 0);
+    wl_storygen_free(prefix, prefix ? 100 : 0);
+    wl_storygen_free(other, other ? 100 : 0);
+}
+
+/* Plain ASCII, balanced quotes, capitalised sentences, a/an before the right sound. */
+static void test_surface(char **texts)
+{
+    size_t non_ascii = 0, odd_quotes = 0, lower_start = 0, bad_article = 0;
+    for (size_t i = 0; i < NSTORIES; i++) {
+        const char *s = texts[i];
+        size_t quotes = 0;
+        if (!(s[0] >= 'A' && s[0] <= 'Z')) lower_start++;
+        for (const char *p = s; *p; p++) {
+            if ((unsigned char)*p >= 128) non_ascii++;
+            if (*p == '"') quotes++;
+            if ((p[0] == '.' || p[0] == '!' || p[0] == '?') && p[1] == ' ' && p[2] >= 'a' && p[2] <= 'z')
+                lower_start++;
+            /* " a apple" or " an dog" (word boundaries on both sides of the article) */
+            if ((p == s || p[-1] == ' ' || p[-1] == '"') && (p[0] == 'a' || p[0] == 'A')) {
+                int an = p[1] == 'n' && p[2] == ' ';
+                if ((p[1] == ' ' || an)) {
+                    const char *w = p + (an ? 3 : 2);
+                    int vowel = *w && strchr("aeioAEIO", *w);
+                    if (strncmp(w, "hour", 4) == 0 || strncmp(w, "hon", 3) == 0) vowel = 1;
+                    if (strncmp(w, "one", 3) == 0) vowel = 0;
+                    if (an != vowel && *w != 'u') bad_article++;
+                }
+            }
+        }
+        if (quotes % 2) odd_quotes++;
+    }
+    printf("storygen: %zu non-ASCII bytes, %zu stories with unbalanced quotes, %zu lower-case sentence starts, %zu wrong articles\n",
+           non_ascii, odd_quotes, lower_start, bad_article);
+    CHECK(non_ascii == 0);
+    CHECK(odd_quotes == 0);
+    CHECK(lower_start == 0);
+    CHECK(bad_article == 0);
+}
+
+/* The name of the main character: the capitalised word written most often in the story,
+ * not counting words that only start a sentence. Copied into name (lower case, "" if none). */
+static void main_name(const char *s, char name[24])
+{
+    char words[64][24];
+    size_t counts[64], nw = 0;
+    name[0] = '\0';
+    for (const char *p = s; *p; p++) {
+        if (!(*p >= 'A' && *p <= 'Z') || (p > s && ((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z'))))
+            continue;
+        const char *q = p - 1;
+        while (q >= s && (*q == ' ' || *q == '\n' || *q == '"')) q--;
+        if (q < s || *q == '.' || *q == '!' || *q == '?') continue;   /* sentence start */
+        char w[24];
+        size_t n = 0;
+        while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z')) {
+            if (n + 1 < sizeof w) w[n] = (char)(p[n] | 0x20);
+            n++;
+        }
+        w[n < sizeof w ? n : sizeof w - 1] = '\0';
+        if (strcmp(w, "i") == 0) continue;
+        size_t k = 0;
+        while (k < nw && strcmp(words[k], w) != 0) k++;
+        if (k == nw && nw < 64) { strcpy(words[nw], w); counts[nw++] = 0; }
+        if (k < nw) counts[k]++;
+    }
+    size_t best = 0;
+    for (size_t k = 0; k < nw; k++)
+        if (counts[k] > best) { best = counts[k]; memcpy(name, words[k], 24); }
+}
+
+/* The dgx corpus built from the generated stories, as the corpus module builds it. */
+static void test_corpus_figures(char **texts)
+{
+    wl_profile prof;
+    wl_corpus c;
+    wl_err err = {{0}};
+    memset(&c, 0, sizeof c);
+    CHECK_MSG(wl_profile_get("dgx", &prof, &err) == 0, "%s", err.msg);
+    if (wl_corpus_build_texts((const char *const *)texts, NSTORIES, &prof, &c, &err) != 0) {
+        CHECK_MSG(0, "building the dgx corpus failed: %s", err.msg);
+        return;
+    }
+    const wl_audit *a = &c.audit;
+    size_t n = 0, lens[NSTORIES];
+    size_t name_again = 0, named = 0, copies = 0, tokens = 0;
+
+    for (int s = 0; s < WL_NSPLITS; s++) {
+        for (size_t i = 0; i < c.n[s]; i++) {
+            const wl_story *st = &c.stories[s][i];
+            const wl_tokens *t = &st->tokens;
+            if (n < NSTORIES) lens[n++] = t->n;
+            char name[24];
+            main_name(st->text, name);
+            size_t first = t->n, last = 0;
+            for (size_t k = 0; k < t->n; k++) {
+                if (name[0] && strcmp(t->tok[k], name) == 0) {
+                    if (first == t->n) first = k;
+                    last = k;
+                }
+                /* A long-range copy: a content token (not among the 100 most frequent) whose
+                 * previous occurrence is 20 to 63 tokens back, with none in between. */
+                if (st->ids[k] < WL_TEXT_NSPECIALS + 100) continue;
+                tokens++;
+                size_t back = 0;
+                for (size_t d = 1; d <= 63 && d <= k; d++)
+                    if (strcmp(t->tok[k - d], t->tok[k]) == 0) { back = d; break; }
+                copies += back >= 20;
+            }
+            named += first < t->n;
+            name_again += first < t->n && last >= first + 30;
+        }
+    }
+    qsort(lens, n, sizeof lens[0], cmp_size);
+    double median = n % 2 ? (double)lens[n / 2] : 0.5 * (double)(lens[n / 2 - 1] + lens[n / 2]);
+    double name_rate = (double)name_again / (double)(n ? n : 1);
+    double copy_rate = (double)copies / (double)(tokens ? tokens : 1);
+    const wl_split_audit *tr = &a->split[WL_TRAIN], *te = &a->split[WL_TEST];
+
+    printf("storygen dgx: %zu stories, %zu duplicates, splits %zu / %zu / %zu\n", a->texts_read,
+           a->duplicates, tr->documents, a->split[WL_VALIDATION].documents, te->documents);
+    printf("storygen dgx: story length min %zu, median %.1f, max %zu tokens (train median %.1f)\n",
+           lens[0], median, lens[n - 1], tr->len_median);
+    printf("storygen dgx: vocabulary %zu (%zu word types), train tokens %zu, test tokens %zu, test OOV %.2f%%\n",
+           a->vocab_size, a->vocab_size - WL_TEXT_NSPECIALS, tr->tokens, te->tokens, 100.0 * te->unknown_rate);
+    printf("storygen dgx: main character named again >= 30 tokens later in %.1f%% of stories (%zu found)\n",
+           100.0 * name_rate, named);
+    printf("storygen dgx: %.1f%% of content tokens repeat a token 20-63 tokens back\n", 100.0 * copy_rate);
+
+    CHECK(a->texts_read == NSTORIES);
+    CHECK_MSG(a->duplicates <= NSTORIES / 1000, "%zu duplicates", a->duplicates);
+    CHECK(a->overlap == 0);
+    CHECK_MSG(median >= 150 && median <= 220, "median story length %.1f", median);
+    CHECK_MSG(lens[0] >= 50, "shortest story %zu tokens", lens[0]);
+    CHECK_MSG(lens[n - 1] <= 1000, "longest story %zu tokens", lens[n - 1]);
+    CHECK_MSG(a->vocab_size - WL_TEXT_NSPECIALS >= 1500, "vocabulary of %zu", a->vocab_size);
+    CHECK_MSG(te->unknown_rate >= 0.003 && te->unknown_rate <= 0.03, "test OOV rate %.4f", te->unknown_rate);
+    CHECK_MSG(name_rate >= 0.90, "main character named again in %.3f of stories", name_rate);
+    CHECK_MSG(copy_rate >= 0.05, "long-range copy rate %.3f", copy_rate);
+    wl_corpus_free(&c);
+}
+
+/* Near-duplicates: no two stories share their first three sentences' worth of text. */
+static void test_variety(char **texts)
+{
+    char **heads = malloc(NSTORIES * sizeof *heads);
+    if (!heads) { CHECK(heads != NULL); return; }
+    for (size_t i = 0; i < NSTORIES; i++) heads[i] = texts[i];
+    qsort(heads, NSTORIES, sizeof *heads, cmp_str);
+    size_t same = 0;
+    for (size_t i = 1; i < NSTORIES; i++) {
+        size_t k = 0;
+        while (heads[i][k] && heads[i][k] == heads[i - 1][k]) k++;
+        same += k >= 120;
+    }
+    printf("storygen: %zu story pairs share their first 120 characters\n", same);
+    CHECK_MSG(same <= NSTORIES / 100, "%zu near-duplicate openings", same);
+    free(heads);
+}
+
+void wl_test_main(void)
+{
+    char **texts = NULL;
+    wl_err err = {{0}};
+    double t0 = seconds_now();
+    int rc = wl_storygen_generate(1, NSTORIES, &texts, &err);
+    double dt = seconds_now() - t0;
+    CHECK_MSG(rc == 0, "%s", err.msg);
+    if (rc != 0) return;
+    printf("storygen: %d stories in %.3f s\n", NSTORIES, dt);
+#if !defined(__SANITIZE_ADDRESS__)
+    CHECK_MSG(dt < 1.0, "generating %d stories took %.3f s", NSTORIES, dt);
+#endif
+    test_determinism(texts);
+    test_surface(texts);
+    test_variety(texts);
+    test_corpus_figures(texts);
+    wl_storygen_free(texts, NSTORIES);
+}
