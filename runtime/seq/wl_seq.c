@@ -1,0 +1,543 @@
+/* wl_seq.c: the sequence lesson's generator, data, 33-parameter multi-head attention model, training and measures. */
+#include "wl_seq.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- generator ---- */
+
+void wl_seq_gen_init(wl_seq_gen *g, int64_t t)
+{
+    /* t ^ (t >> 16) with an arithmetic shift, as on an unbounded integer; only the low 32 bits matter. */
+    uint64_t ut = (uint64_t)t;
+    uint64_t sh = t < 0 ? ~(~ut >> 16) : ut >> 16;
+    uint32_t x = (uint32_t)(ut ^ sh) * 2246822507u;
+    x = (x ^ (x >> 13)) * 3266489909u;
+    g->s = x ^ (x >> 16);
+}
+
+double wl_seq_gen_next(wl_seq_gen *g)
+{
+    g->s = g->s * 1664525u + 1013904223u;
+    return g->s / 4294967296.0;
+}
+
+/* ---- Python's float rounding and repr ---- */
+
+double wl_seq_round3(double x)
+{
+    if (!(fabs(x) < 0x1p40)) {
+        /* Huge or not finite: printf rounds the exact binary value (ties to even), strtod reads it back. */
+        char buf[400];
+        snprintf(buf, sizeof buf, "%.3f", x);
+        return strtod(buf, NULL);
+    }
+    /* r: the integer nearest to x*1000 rounded; the exact product is within 0.5 + tiny of it.
+     * fma gives the sign of (exact product - (r +- 0.5)) exactly, which settles r, ties to even. */
+    double r = nearbyint(x * 1000.0);
+    double hi = fma(x, 1000.0, -(r + 0.5));
+    if (hi > 0 || (hi == 0 && fmod(r, 2.0) != 0)) {
+        r += 1;
+    } else {
+        double lo = fma(x, 1000.0, -(r - 0.5));
+        if (lo < 0 || (lo == 0 && fmod(r, 2.0) != 0)) r -= 1;
+    }
+    if (r == 0) return copysign(0.0, x);
+    return r / 1000.0;   /* correctly rounded, as strtod of the decimal r * 10^-3 */
+}
+
+char *wl_seq_float_repr(double x, char *buf)
+{
+    if (isnan(x)) return strcpy(buf, "nan");
+    if (isinf(x)) return strcpy(buf, x < 0 ? "-inf" : "inf");
+    if (x == 0) return strcpy(buf, signbit(x) ? "-0.0" : "0.0");
+    /* The shortest correctly rounded digit string that reads back to x. */
+    char e[40];
+    for (int prec = 0; prec <= 16; prec++) {
+        snprintf(e, sizeof e, "%.*e", prec, x);
+        if (strtod(e, NULL) == x) break;
+    }
+    /* e is [-]D[.DDD]e[+-]XX: split into sign, digits and decimal exponent. */
+    const char *p = e;
+    int neg = *p == '-';
+    if (neg) p++;
+    char digits[24];
+    int nd = 0;
+    for (; *p && *p != 'e'; p++)
+        if (*p != '.') digits[nd++] = *p;
+    while (nd > 1 && digits[nd - 1] == '0') nd--;
+    digits[nd] = '\0';
+    int exp10 = atoi(p + 1);
+    char *o = buf;
+    if (neg) *o++ = '-';
+    if (exp10 < -4 || exp10 >= 16) {
+        /* Python's scientific form: 1e-05, 1.5e+16. */
+        *o++ = digits[0];
+        if (nd > 1) {
+            *o++ = '.';
+            memcpy(o, digits + 1, (size_t)nd - 1);
+            o += nd - 1;
+        }
+        sprintf(o, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+        return buf;
+    }
+    if (exp10 < 0) {
+        *o++ = '0';
+        *o++ = '.';
+        for (int k = 0; k < -exp10 - 1; k++) *o++ = '0';
+        memcpy(o, digits, (size_t)nd);
+        o += nd;
+    } else {
+        for (int k = 0; k <= exp10; k++) *o++ = k < nd ? digits[k] : '0';
+        *o++ = '.';
+        if (nd > exp10 + 1) {
+            memcpy(o, digits + exp10 + 1, (size_t)(nd - exp10 - 1));
+            o += nd - exp10 - 1;
+        } else {
+            *o++ = '0';
+        }
+    }
+    *o = '\0';
+    return buf;
+}
+
+/* ---- data ---- */
+
+int wl_seq_data_build(wl_seq_data *d, int64_t seed, int n, wl_err *err)
+{
+    memset(d, 0, sizeof *d);
+    if (n < 1) return wl_fail(err, "sequence data: the number of sequences must be at least 1, got %d", n);
+    d->reading = malloc((size_t)n * sizeof *d->reading);
+    d->y = malloc((size_t)n * sizeof *d->y);
+    if (!d->reading || !d->y) {
+        wl_seq_data_free(d);
+        return wl_fail(err, "sequence data: out of memory for %d sequences", n);
+    }
+    d->n = n;
+    for (int i = 0; i < n; i++) {
+        wl_seq_gen g;
+        wl_seq_gen_init(&g, seed + i);
+        double *r = d->reading[i];
+        wl_seq_gen_next(&g);   /* the region draw of the earlier lesson: consumed, unused */
+        r[0] = 0.0;
+        for (int t = 1; t < WL_SEQ_T; t++) {
+            double v = wl_seq_gen_next(&g);
+            v += wl_seq_gen_next(&g);
+            v += wl_seq_gen_next(&g);
+            r[t] = wl_seq_round3((v - 1.5) * 1.9);
+        }
+        /* The label: mean of steps 7-11 minus mean of steps 1-5 above 0.30 (step 6 in neither). */
+        double first = 0.0, last = 0.0;
+        for (int t = 1; t <= 5; t++) first += r[t];
+        for (int t = 7; t <= 11; t++) last += r[t];
+        d->y[i] = last / 5 - first / 5 > 0.30;
+    }
+    return 0;
+}
+
+void wl_seq_data_free(wl_seq_data *d)
+{
+    free(d->reading);
+    free(d->y);
+    memset(d, 0, sizeof *d);
+}
+
+int wl_seq_set_build(wl_seq_set *s, const wl_seq_data *d, int from, int count, int positions, wl_err *err)
+{
+    memset(s, 0, sizeof *s);
+    if (from < 0 || count < 1 || from > d->n - count)
+        return wl_fail(err, "sequence inputs: sequences %d..%d are outside the %d sequences", from,
+                       from + count - 1, d->n);
+    s->x = malloc((size_t)count * sizeof *s->x);
+    s->y = malloc((size_t)count * sizeof *s->y);
+    if (!s->x || !s->y) {
+        wl_seq_set_free(s);
+        return wl_fail(err, "sequence inputs: out of memory for %d sequences", count);
+    }
+    s->n = count;
+    double ps[WL_SEQ_T], pc[WL_SEQ_T];
+    for (int t = 0; t < WL_SEQ_T; t++) {
+        ps[t] = positions ? sin(M_PI * t / (WL_SEQ_T - 1)) : 0.0;
+        pc[t] = positions ? cos(M_PI * t / (WL_SEQ_T - 1)) : 0.0;
+    }
+    for (int i = 0; i < count; i++) {
+        for (int t = 0; t < WL_SEQ_T; t++) {
+            s->x[i][t][0] = d->reading[from + i][t];
+            s->x[i][t][1] = ps[t];
+            s->x[i][t][2] = pc[t];
+        }
+        s->y[i] = d->y[from + i];
+    }
+    return 0;
+}
+
+void wl_seq_set_free(wl_seq_set *s)
+{
+    free(s->x);
+    free(s->y);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- the model ---- */
+
+int wl_seq_net_init(wl_seq_net *net, int64_t seed, int H, wl_err *err)
+{
+    if (H != 1 && H != 2 && H != 4)
+        return wl_fail(err, "sequence model: %d heads do not divide the inner width %d (use 1, 2 or 4)", H, WL_SEQ_D);
+    net->H = H;
+    net->d = WL_SEQ_D / H;
+    net->scale = 1.0 / sqrt(net->d);
+    wl_seq_gen g;
+    wl_seq_gen_init(&g, seed);
+    for (int k = 0; k < WL_SEQ_B; k++) {   /* Wk, Wv, q, w: the flat order is the drawing order */
+        double v = wl_seq_gen_next(&g);
+        v += wl_seq_gen_next(&g);
+        v += wl_seq_gen_next(&g);
+        net->p[k] = (v - 1.5) * 0.9;
+    }
+    net->p[WL_SEQ_B] = 0.0;
+    return 0;
+}
+
+/* Two sequences side by side, one per vector lane: every lane does exactly the scalar
+ * operations of the lesson (IEEE arithmetic is per lane), two sequences at a time. */
+typedef double v2 __attribute__((vector_size(16)));
+typedef v2 pair_x[WL_SEQ_T][WL_SEQ_C];   /* [T,C] x 2 lanes */
+
+static v2 splat(double v)
+{
+    return (v2){v, v};
+}
+
+static void pack(const double (*x0)[WL_SEQ_C], const double (*x1)[WL_SEQ_C], pair_x out)
+{
+    for (int t = 0; t < WL_SEQ_T; t++)
+        for (int j = 0; j < WL_SEQ_C; j++) out[t][j] = (v2){x0[t][j], x1[t][j]};
+}
+
+/* Packs sequences n and n+1 of s (n twice at the end of an odd set); returns the lanes in use. */
+static int pack_at(const wl_seq_set *s, int n, pair_x out)
+{
+    int lanes = n + 1 < s->n ? 2 : 1;
+    pack(s->x[n], s->x[n + lanes - 1], out);
+    return lanes;
+}
+
+/* The query folded into the key projection of head h: u[C] = q_h^T Wk_h. */
+static void fold_query(const wl_seq_net *net, int h, double u[WL_SEQ_C])
+{
+    const double *p = net->p;
+    for (int j = 0; j < WL_SEQ_C; j++) {
+        double s = 0.0;
+        for (int i = 0; i < net->d; i++) {
+            int r = h * net->d + i;
+            s += p[WL_SEQ_Q + r] * p[WL_SEQ_WK + r * WL_SEQ_C + j];
+        }
+        u[j] = s;
+    }
+}
+
+/* Softmax over the steps of (u . x_t) * scale. */
+static void attend(const double u[WL_SEQ_C], double scale, const pair_x x, v2 a[WL_SEQ_T])
+{
+    const v2 u0 = splat(u[0]), u1 = splat(u[1]), u2 = splat(u[2]), sc = splat(scale);
+    v2 s[WL_SEQ_T];
+    for (int t = 0; t < WL_SEQ_T; t++) s[t] = (u0 * x[t][0] + u1 * x[t][1] + u2 * x[t][2]) * sc;
+    v2 mx = s[0];
+    for (int t = 1; t < WL_SEQ_T; t++)
+        for (int l = 0; l < 2; l++)
+            if (s[t][l] > mx[l]) mx[l] = s[t][l];
+    v2 z = splat(0.0);
+    for (int t = 0; t < WL_SEQ_T; t++) {
+        /* exp(0) is exactly 1: the maximum's own step needs no call. The lanes are assembled in
+         * registers (storing them one by one would stall the vector load that follows). */
+        v2 dv = s[t] - mx;
+        double e0 = dv[0] == 0 ? 1.0 : exp(dv[0]), e1 = dv[1] == 0 ? 1.0 : exp(dv[1]);
+        a[t] = (v2){e0, e1};
+        z += a[t];
+    }
+    for (int t = 0; t < WL_SEQ_T; t++) a[t] /= z;
+}
+
+/* The rest of head h after its weights a: the weighted input xa[C] and the head output c[d]. */
+static void head_out(const wl_seq_net *net, int h, const v2 a[WL_SEQ_T], const pair_x x, v2 xa[WL_SEQ_C], v2 *c)
+{
+    for (int j = 0; j < WL_SEQ_C; j++) {
+        v2 s = splat(0.0);
+        for (int t = 0; t < WL_SEQ_T; t++) s += a[t] * x[t][j];
+        xa[j] = s;
+    }
+    for (int i = 0; i < net->d; i++) {
+        const double *wv = net->p + WL_SEQ_WV + (h * net->d + i) * WL_SEQ_C;
+        v2 s = splat(0.0);
+        for (int j = 0; j < WL_SEQ_C; j++) s += splat(wv[j]) * xa[j];
+        c[i] = s;
+    }
+}
+
+/* 1 / (1 + exp(-o)) with o clamped to [-30, 30]. */
+static v2 sigmoid_clamped(v2 o)
+{
+    double m0 = o[0] < 30.0 ? o[0] : 30.0, m1 = o[1] < 30.0 ? o[1] : 30.0;
+    m0 = m0 > -30.0 ? m0 : -30.0;
+    m1 = m1 > -30.0 ? m1 : -30.0;
+    return splat(1.0) / (splat(1.0) + (v2){exp(-m0), exp(-m1)});
+}
+
+static v2 forward_pair(const wl_seq_net *net, const pair_x x)
+{
+    v2 o = splat(net->p[WL_SEQ_B]);
+    for (int h = 0; h < net->H; h++) {
+        double u[WL_SEQ_C];
+        v2 a[WL_SEQ_T], xa[WL_SEQ_C], c[WL_SEQ_D];
+        fold_query(net, h, u);
+        attend(u, net->scale, x, a);
+        head_out(net, h, a, x, xa, c);
+        v2 s = splat(0.0);
+        for (int i = 0; i < net->d; i++) s += splat(net->p[WL_SEQ_W + h * net->d + i]) * c[i];
+        o += s;
+    }
+    return o;
+}
+
+/* Head h's weights for both lanes. */
+static void weights_pair(const wl_seq_net *net, const pair_x x, int h, v2 a[WL_SEQ_T])
+{
+    double u[WL_SEQ_C];
+    fold_query(net, h, u);
+    attend(u, net->scale, x, a);
+}
+
+void wl_seq_weights(const wl_seq_net *net, const double (*x)[WL_SEQ_C], int h, double a[WL_SEQ_T])
+{
+    pair_x xp;
+    v2 a2[WL_SEQ_T];
+    pack(x, x, xp);
+    weights_pair(net, (const v2 (*)[WL_SEQ_C])xp, h, a2);
+    for (int t = 0; t < WL_SEQ_T; t++) a[t] = a2[t][0];
+}
+
+double wl_seq_forward(const wl_seq_net *net, const double (*x)[WL_SEQ_C])
+{
+    pair_x xp;
+    pack(x, x, xp);
+    return forward_pair(net, (const v2 (*)[WL_SEQ_C])xp)[0];
+}
+
+double wl_seq_probability(const wl_seq_net *net, const double (*x)[WL_SEQ_C])
+{
+    pair_x xp;
+    pack(x, x, xp);
+    return sigmoid_clamped(forward_pair(net, (const v2 (*)[WL_SEQ_C])xp))[0];
+}
+
+void wl_seq_train_opts_default(wl_seq_train_opts *o)
+{
+    o->epochs = 150;
+    o->lr = 0.15;
+    o->momentum = 0.8;
+}
+
+/* Adds the lanes in use of v to *g, lane 0 first: the examples' contributions in order. */
+static void add_lanes(double *g, v2 v, int lanes)
+{
+    *g += v[0];
+    if (lanes == 2) *g += v[1];
+}
+
+int wl_seq_train(wl_seq_net *net, const wl_seq_set *tr, int64_t seed, int H, const wl_seq_train_opts *o,
+                 volatile sig_atomic_t *interrupt, wl_err *err)
+{
+    if (wl_seq_net_init(net, seed, H, err)) return -1;
+    if (tr->n < 1) return wl_fail(err, "sequence training: the training set is empty");
+    const int d = net->d, npairs = (tr->n + 1) / 2;
+    const v2 scale = splat(net->scale);
+    double *p = net->p;
+    pair_x *xp = malloc((size_t)npairs * sizeof *xp);
+    v2 *yp = malloc((size_t)npairs * sizeof *yp);
+    if (!xp || !yp) {
+        free(xp);
+        free(yp);
+        return wl_fail(err, "sequence training: out of memory for %d sequences", tr->n);
+    }
+    for (int k = 0; k < npairs; k++) {
+        int n0 = 2 * k, n1 = n0 + pack_at(tr, n0, xp[k]) - 1;
+        yp[k] = (v2){tr->y[n0], tr->y[n1]};
+    }
+    double vel[WL_SEQ_NPARAMS] = {0};
+    for (int epoch = 0; epoch < o->epochs; epoch++) {
+        if (interrupt && *interrupt) {
+            free(xp);
+            free(yp);
+            return wl_fail(err, "sequence training interrupted at epoch %d of %d", epoch + 1, o->epochs);
+        }
+        /* Full batch: the parameters are fixed during the epoch, so each head's folded query is too. */
+        double u[WL_SEQ_D][WL_SEQ_C];
+        for (int h = 0; h < H; h++) fold_query(net, h, u[h]);
+        double g[WL_SEQ_NPARAMS] = {0};
+        for (int k = 0; k < npairs; k++) {
+            const v2 (*x)[WL_SEQ_C] = (const v2 (*)[WL_SEQ_C])xp[k];
+            const int lanes = 2 * k + 1 < tr->n ? 2 : 1;
+            v2 a[WL_SEQ_D][WL_SEQ_T], xa[WL_SEQ_D][WL_SEQ_C], c[WL_SEQ_D];
+            for (int h = 0; h < H; h++) {
+                attend(u[h], net->scale, x, a[h]);
+                head_out(net, h, a[h], x, xa[h], c + h * d);
+            }
+            v2 o_sum = splat(0.0);
+            for (int r = 0; r < WL_SEQ_D; r++) o_sum += splat(p[WL_SEQ_W + r]) * c[r];
+            const v2 df = sigmoid_clamped(splat(p[WL_SEQ_B]) + o_sum) - yp[k];
+            add_lanes(&g[WL_SEQ_B], df, lanes);
+            for (int h = 0; h < H; h++) {
+                const int r0 = h * d;
+                v2 dc[WL_SEQ_D], mv[WL_SEQ_C], da[WL_SEQ_T];
+                for (int i = 0; i < d; i++) dc[i] = df * splat(p[WL_SEQ_W + r0 + i]);
+                for (int j = 0; j < WL_SEQ_C; j++) {
+                    v2 s = splat(0.0);
+                    for (int i = 0; i < d; i++) s += dc[i] * splat(p[WL_SEQ_WV + (r0 + i) * WL_SEQ_C + j]);
+                    mv[j] = s;
+                }
+                for (int t = 0; t < WL_SEQ_T; t++) da[t] = mv[0] * x[t][0] + mv[1] * x[t][1] + mv[2] * x[t][2];
+                v2 mean = splat(0.0);
+                for (int t = 0; t < WL_SEQ_T; t++) mean += a[h][t] * da[t];
+                /* S = dLoss/du: through the softmax to the scores and back onto the inputs. */
+                v2 S0 = splat(0.0), S1 = splat(0.0), S2 = splat(0.0);
+                for (int t = 0; t < WL_SEQ_T; t++) {
+                    v2 ds = a[h][t] * (da[t] - mean) * scale;
+                    S0 += ds * x[t][0];
+                    S1 += ds * x[t][1];
+                    S2 += ds * x[t][2];
+                }
+                for (int i = 0; i < d; i++) {
+                    const int r = r0 + i;
+                    const double *wk = p + WL_SEQ_WK + r * WL_SEQ_C;
+                    double *gwk = g + WL_SEQ_WK + r * WL_SEQ_C, *gwv = g + WL_SEQ_WV + r * WL_SEQ_C;
+                    const v2 q = splat(p[WL_SEQ_Q + r]);
+                    v2 sq = splat(0.0);
+                    sq += splat(wk[0]) * S0;
+                    sq += splat(wk[1]) * S1;
+                    sq += splat(wk[2]) * S2;
+                    add_lanes(&g[WL_SEQ_W + r], df * c[r], lanes);
+                    add_lanes(&g[WL_SEQ_Q + r], sq, lanes);
+                    add_lanes(&gwk[0], q * S0, lanes);
+                    add_lanes(&gwk[1], q * S1, lanes);
+                    add_lanes(&gwk[2], q * S2, lanes);
+                    add_lanes(&gwv[0], dc[i] * xa[h][0], lanes);
+                    add_lanes(&gwv[1], dc[i] * xa[h][1], lanes);
+                    add_lanes(&gwv[2], dc[i] * xa[h][2], lanes);
+                }
+            }
+        }
+        const double nn = tr->n;
+        for (int k = 0; k < WL_SEQ_NPARAMS; k++) {
+            vel[k] = o->momentum * vel[k] - o->lr * g[k] / nn;
+            p[k] += vel[k];
+        }
+    }
+    free(xp);
+    free(yp);
+    return 0;
+}
+
+/* ---- measures ---- */
+
+double wl_seq_accuracy(const wl_seq_net *net, const wl_seq_set *s)
+{
+    int right = 0;
+    for (int n = 0; n < s->n; n += 2) {
+        pair_x x;
+        int lanes = pack_at(s, n, x);
+        v2 o = forward_pair(net, (const v2 (*)[WL_SEQ_C])x);
+        for (int l = 0; l < lanes; l++) right += (o[l] > 0) == (s->y[n + l] == 1);
+    }
+    return (double)right / s->n;
+}
+
+double wl_seq_center(const wl_seq_net *net, const wl_seq_set *s, int h)
+{
+    double total = 0.0;
+    for (int n = 0; n < s->n; n += 2) {
+        pair_x x;
+        v2 a[WL_SEQ_T];
+        int lanes = pack_at(s, n, x);
+        weights_pair(net, (const v2 (*)[WL_SEQ_C])x, h, a);
+        v2 c = splat(0.0);
+        for (int t = 0; t < WL_SEQ_T; t++) c += splat(t) * a[t];
+        add_lanes(&total, c, lanes);
+    }
+    return total / s->n;
+}
+
+double wl_seq_separation(const wl_seq_net *net, const wl_seq_set *s)
+{
+    const int H = net->H;
+    if (H < 2) return 0.0;
+    double sum = 0.0;
+    for (int n = 0; n < s->n; n += 2) {
+        pair_x x;
+        v2 a[WL_SEQ_D][WL_SEQ_T];
+        int lanes = pack_at(s, n, x);
+        for (int h = 0; h < H; h++) weights_pair(net, (const v2 (*)[WL_SEQ_C])x, h, a[h]);
+        for (int l = 0; l < lanes; l++)
+            for (int i = 0; i < H; i++)
+                for (int j = i + 1; j < H; j++) {
+                    double l1 = 0.0;
+                    for (int t = 0; t < WL_SEQ_T; t++) l1 += fabs(a[i][t][l] - a[j][t][l]);
+                    sum += l1 / 2;
+                }
+    }
+    return sum / ((double)s->n * H * (H - 1) / 2);
+}
+
+void wl_seq_mean_weights(const wl_seq_net *net, const wl_seq_set *s, double *out)
+{
+    for (int h = 0; h < net->H; h++) {
+        double *m = out + h * WL_SEQ_T;
+        for (int t = 0; t < WL_SEQ_T; t++) m[t] = 0.0;
+        for (int n = 0; n < s->n; n += 2) {
+            pair_x x;
+            v2 a[WL_SEQ_T];
+            int lanes = pack_at(s, n, x);
+            weights_pair(net, (const v2 (*)[WL_SEQ_C])x, h, a);
+            for (int t = 0; t < WL_SEQ_T; t++) add_lanes(&m[t], a[t], lanes);
+        }
+        for (int t = 0; t < WL_SEQ_T; t++) m[t] /= s->n;
+    }
+}
+
+void wl_seq_shuffle_readings(const double (*x)[WL_SEQ_C], int64_t seed, double (*out)[WL_SEQ_C])
+{
+    int perm[WL_SEQ_T];
+    for (int t = 0; t < WL_SEQ_T; t++) perm[t] = t;
+    wl_seq_gen g;
+    wl_seq_gen_init(&g, seed);
+    for (int i = WL_SEQ_T - 1; i > 0; i--) {
+        int j = (int)(wl_seq_gen_next(&g) * (i + 1));
+        int tmp = perm[i];
+        perm[i] = perm[j];
+        perm[j] = tmp;
+    }
+    for (int t = 0; t < WL_SEQ_T; t++) {
+        out[t][0] = x[perm[t]][0];
+        out[t][1] = x[t][1];
+        out[t][2] = x[t][2];
+    }
+}
+
+void wl_seq_order_test(const wl_seq_net *net, const wl_seq_set *s, int64_t seed0, double *mean, double *largest)
+{
+    double sum = 0.0, mx = 0.0;
+    for (int n = 0; n < s->n; n++) {
+        double xs[WL_SEQ_T][WL_SEQ_C];
+        pair_x x;
+        wl_seq_shuffle_readings(s->x[n], seed0 + n, xs);
+        pack((const double (*)[WL_SEQ_C])xs, s->x[n], x);   /* lane 0 shuffled, lane 1 as it is */
+        v2 pr = sigmoid_clamped(forward_pair(net, (const v2 (*)[WL_SEQ_C])x));
+        double dp = fabs(pr[0] - pr[1]);
+        sum += dp;
+        if (dp > mx) mx = dp;
+    }
+    *mean = sum / s->n;
+    *largest = mx;
+}
