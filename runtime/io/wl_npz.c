@@ -203,26 +203,23 @@ static int parse_header(const char *s, size_t n, wl_npy *a, size_t *itemsize, co
 static int parse_npy(unsigned char *raw, size_t len, const char *label, const wl_zip_entry *e,
                      wl_npy *a, wl_err *err)
 {
-    const char *why = NULL;
-    size_t hstart = 0, hlen = 0;
-    if (len < 10 || memcmp(raw, NPY_MAGIC, NPY_MAGIC_LEN) != 0) {
-        why = "not a .npy file (bad magic string)";
-    } else if (raw[6] == 1) {
-        hstart = 10;
-        hlen = (size_t)raw[8] | (size_t)raw[9] << 8;
-    } else if ((raw[6] == 2 || raw[6] == 3) && len >= 12) {
-        hstart = 12;
-        hlen = (size_t)raw[8] | (size_t)raw[9] << 8 | (size_t)raw[10] << 16 | (size_t)raw[11] << 24;
-    } else {
+    if (len < 10 || memcmp(raw, NPY_MAGIC, NPY_MAGIC_LEN) != 0)
+        return wl_fail(err, "%s: member '%s' (local header at byte offset %zu): not a .npy file (bad magic string)",
+                       label, e->name, e->header_off);
+    if (raw[6] < 1 || raw[6] > 3)
         return wl_fail(err, "%s: member '%s' (local header at byte offset %zu): unsupported .npy format version %d.%d",
                        label, e->name, e->header_off, raw[6], raw[7]);
-    }
-    if (!why && hlen > len - hstart) why = "the .npy header runs past the end of the member";
+    /* Version 1.0 has a 2-byte header length, 2.0 and 3.0 (UTF-8 header) a 4-byte one. */
+    size_t hstart = raw[6] == 1 ? 10 : 12, hlen = (size_t)raw[8] | (size_t)raw[9] << 8;
+    if (hstart == 12 && len >= 12) hlen |= (size_t)raw[10] << 16 | (size_t)raw[11] << 24;
+    if (len < hstart || hlen > len - hstart)
+        return wl_fail(err, "%s: member '%s' (local header at byte offset %zu): the .npy header runs past the end of the member",
+                       label, e->name, e->header_off);
+    const char *why;
     size_t itemsize = 0;
-    if (!why && parse_header((const char *)raw + hstart, hlen, a, &itemsize, &why) == 0) why = NULL;
-    if (why)
-        return wl_fail(err, "%s: member '%s' (local header at byte offset %zu): %s%s", label, e->name,
-                       e->header_off, strncmp(why, "not a", 5) == 0 ? "" : ".npy header: ", why);
+    if (parse_header((const char *)raw + hstart, hlen, a, &itemsize, &why))
+        return wl_fail(err, "%s: member '%s' (local header at byte offset %zu): .npy header: %s", label, e->name,
+                       e->header_off, why);
     size_t count, have = len - hstart - hlen;
     int huge = shape_count(a->ndim, a->shape, &count) || (itemsize && count > SIZE_MAX / itemsize);
     if (huge || count * itemsize != have) {
@@ -441,26 +438,6 @@ int wl_npz_write(const char *path, const wl_npy *arrays, size_t n, int compress,
 
 /* ---- strings ---- */
 
-/* Decodes one UTF-8 sequence at s (NUL-terminated); returns its length or 0 if invalid. */
-static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
-{
-    if (s[0] < 0x80) {
-        *cp = s[0];
-        return 1;
-    }
-    size_t n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
-    if (!n || s[0] > 0xF4) return 0;
-    uint32_t c = s[0] & (0x7F >> n);
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        c = c << 6 | (s[i] & 0x3F);
-    }
-    static const uint32_t min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
-    if (c < min[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return 0;
-    *cp = c;
-    return n;
-}
-
 int wl_npy_set_string(wl_npy *a, const char *name, const char *utf8, wl_err *err)
 {
     memset(a, 0, sizeof *a);
@@ -468,7 +445,7 @@ int wl_npy_set_string(wl_npy *a, const char *name, const char *utf8, wl_err *err
     size_t chars = 0;
     uint32_t cp;
     for (size_t i = 0, k; s[i]; i += k, chars++)
-        if (!(k = utf8_decode(s + i, &cp)))
+        if (!(k = wl_zip_utf8_decode(s + i, &cp)))
             return wl_fail(err, "string '%s': text is not valid UTF-8 at byte offset %zu", name, i);
     size_t cells = chars ? chars : 1; /* NumPy stores "" as one NUL code point */
     unsigned char *d = calloc(cells, 4);
@@ -480,7 +457,7 @@ int wl_npy_set_string(wl_npy *a, const char *name, const char *utf8, wl_err *err
         return wl_fail(err, "string '%s': out of memory", name);
     }
     for (size_t i = 0, k, j = 0; s[i]; i += k, j++) {
-        k = utf8_decode(s + i, &cp);
+        k = wl_zip_utf8_decode(s + i, &cp);
         for (int b = 0; b < 4; b++) d[4 * j + (size_t)b] = (unsigned char)(cp >> (8 * b));
     }
     strcpy(a->dtype, "<U");

@@ -27,6 +27,34 @@ static uint32_t rd16(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t
 static uint32_t rd32(const unsigned char *p) { return rd16(p) | rd16(p + 2) << 16; }
 static uint64_t rd64(const unsigned char *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 
+size_t wl_zip_utf8_decode(const unsigned char *s, uint32_t *cp)
+{
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    size_t n = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
+    if (!n || s[0] > 0xF4) return 0;
+    uint32_t c = s[0] & (0x7F >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        c = c << 6 | (s[i] & 0x3F);
+    }
+    static const uint32_t min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+    if (c < min[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return 0;
+    *cp = c;
+    return n;
+}
+
+/* Names must be UTF-8 without control characters, so that messages and callers can show them. */
+static int printable_utf8(const char *s)
+{
+    uint32_t cp;
+    for (size_t k; *s; s += k)
+        if (!(k = wl_zip_utf8_decode((const unsigned char *)s, &cp)) || cp < 0x20 || cp == 0x7F) return 0;
+    return 1;
+}
+
 /* An error about one member: "<label>: member '<name>' (local header at byte offset N): ...". */
 static int member_fail(wl_err *err, const char *label, const char *name, size_t off,
                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -230,6 +258,11 @@ int wl_zip_list(const unsigned char *buf, size_t len, const char *label,
         }
         memcpy(e[i].name, c + CDIR_LEN, nlen);
         e[i].name[nlen] = 0;
+        if (!printable_utf8(e[i].name)) {
+            wl_fail(err, "%s: central directory record %zu at byte offset %zu: the member name is not printable UTF-8",
+                    label, i, p);
+            break;
+        }
         uint64_t usize = rd32(c + 24), csize = rd32(c + 20), hoff = rd32(c + 42);
         if (read_zip64_extra(c + CDIR_LEN + nlen, xlen, &usize, &csize, &hoff, label, e[i].name, p, err)) break;
         if (usize > WL_NPZ_MAX_MEMBER) {

@@ -49,4 +49,8 @@ int wl_zip_finish(wl_zip_writer *w, void **buf, size_t *len, wl_err *err);
 /* Frees whatever the writer holds (after an error). */
 void wl_zip_writer_free(wl_zip_writer *w);
 
+/* Decodes one UTF-8 sequence at s (NUL-terminated) into *cp; returns its length in bytes, or 0
+ * if it is not valid UTF-8 (overlong forms, surrogates and code points past U+10FFFF included). */
+size_t wl_zip_utf8_decode(const unsigned char *s, uint32_t *cp);
+
 #endif

@@ -80,6 +80,7 @@ def sample_arrays():
         "lr": np.float64(0.003),
         "flags": np.array([True, False, False, True]),
         "bytes": np.arange(250, dtype=np.uint8),
+        "\u00e9tat_\u4e16": np.ones((2, 2), np.float32),
         "empty": np.zeros((0,), dtype=np.float32),
         "metadata_json": json.dumps({"kind": "multihead", "seed": 11, "note": NOTE}, ensure_ascii=False),
         "blank": "",

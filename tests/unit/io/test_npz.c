@@ -551,6 +551,18 @@ static void test_bad_container(void)
     craft_member txt = { "notes.txt", npy, n, 0, 0, 0 };
     craft(&c, &txt, 1, 0);
     expect_fail(c.buf, c.len, "txt", "'notes.txt'", "not a .npy array");
+    craft_member latin1 = { "caf\xe9.npy", npy, n, 0, 0, 0 };
+    craft(&c, &latin1, 1, 0);
+    expect_fail(c.buf, c.len, "latin1 name", "record 0 at byte offset", "not printable UTF-8");
+    craft_member ctrl = { "a\nb.npy", npy, n, 0, 0, 0 };
+    craft(&c, &ctrl, 1, 0);
+    expect_fail(c.buf, c.len, "control name", "not printable UTF-8", NULL);
+    craft_member utf8 = { "caf\xc3\xa9.npy", npy, n, 1, 0, 0 };
+    craft(&c, &utf8, 1, 0);
+    wl_npz z;
+    wl_err e;
+    CHECK(wl_npz_read_mem(c.buf, c.len, "u", &z, &e) == 0 && z.n == 1 && strcmp(z.arrays[0].name, "caf\xc3\xa9") == 0);
+    wl_npz_free(&z);
     craft_member bare = { ".npy", npy, n, 0, 0, 0 };
     craft(&c, &bare, 1, 0);
     expect_fail(c.buf, c.len, "bare", "not a .npy array", NULL);
