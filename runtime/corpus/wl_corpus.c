@@ -1,5 +1,6 @@
 /* wl_corpus.c: doc ids, the split, profiles, building a corpus from texts or a file, and windows. */
 #include "wl_corpus.h"
+#include "wl_storygen.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -288,6 +289,19 @@ int wl_corpus_build_texts(const char *const *texts, size_t n, const wl_profile *
     return builder_end(&b, rc);
 }
 
+int wl_corpus_generate(const wl_profile *profile, uint64_t seed, wl_corpus *c, wl_err *err)
+{
+    char **texts;
+    size_t n = profile->stories;
+    memset(c, 0, sizeof *c);
+    if (n == 0) return wl_fail(err, "profile %s sets no story count to generate", profile->name);
+    if (wl_storygen_generate(seed, n, &texts, err)) return -1;
+    int rc = wl_corpus_build_texts((const char *const *)texts, n, profile, c, err);
+    wl_storygen_free(texts, n);
+    if (rc == 0) snprintf(c->source, sizeof c->source, "the embedded story generator (seed %llu)", (unsigned long long)seed);
+    return rc;
+}
+
 /* --- files ------------------------------------------------------------------------------ */
 
 /* Reads one line (without its "\n" or "\r\n"); returns its length, or -1 at the end of the file. */
@@ -308,38 +322,67 @@ static int is_blank(const char *s, size_t n)
     return 1;
 }
 
-static int check_line_utf8(const char *line, size_t n, const char *where, wl_err *err)
+static int check_line_utf8(const char *line, size_t n, wl_err *err)
 {
     size_t bad;
-    if (wl_text_utf8_check(line, n, &bad)) return wl_fail(err, "%s: invalid UTF-8 at byte %zu of the line", where, bad + 1);
+    if (wl_text_utf8_check(line, n, &bad)) return wl_fail(err, "invalid UTF-8 at byte %zu of the line", bad + 1);
     return 0;
+}
+
+/* Whether a JSON text has the escape \u0000 (a backslash preceded by an even number of backslashes). */
+static int has_nul_escape(const char *s, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\' && run % 2 == 0 && n - i >= 6 && !memcmp(s + i + 1, "u0000", 5)) return 1;
+        run = s[i] == '\\' ? run + 1 : 0;
+    }
+    return 0;
+}
+
+int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row_idx, wl_err *err)
+{
+    *text = NULL;
+    *row_idx = -1;
+    if (check_line_utf8(line, n, err)) return -1;
+    const char *end = NULL;
+    cJSON *obj = cJSON_ParseWithLengthOpts(line, n, &end, 0);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(obj, "text");
+    const cJSON *row = cJSON_GetObjectItemCaseSensitive(obj, "row_idx");
+    int rc = -1;
+    if (!obj || !is_blank(end, (size_t)(line + n - end))) wl_fail(err, "not valid JSON");
+    else if (!cJSON_IsObject(obj)) wl_fail(err, "not a JSON object");
+    else if (!t) wl_fail(err, "no \"text\" field");
+    else if (!cJSON_IsString(t)) wl_fail(err, "\"text\" is not a string");
+    else if (has_nul_escape(line, n)) wl_fail(err, "a string contains \\u0000 (NUL), which a story cannot hold");
+    else if (row && (!cJSON_IsNumber(row) || row->valuedouble < 0 || row->valuedouble > 1e15 ||
+                     row->valuedouble != (double)(long)row->valuedouble))
+        wl_fail(err, "\"row_idx\" is not a non-negative integer");
+    else if (!(*text = strdup(t->valuestring))) wl_fail(err, "out of memory");
+    else rc = 0;
+    if (rc == 0 && row) *row_idx = (long)row->valuedouble;
+    cJSON_Delete(obj);
+    return rc;
 }
 
 /* JSON lines: {"text": "...", "row_idx": n}. Blank lines are allowed between records. */
 static int load_jsonl(FILE *f, const char *path, builder *b, wl_err *err)
 {
-    char *line = NULL, where[600];
+    char *line = NULL, *text, where[600];
     size_t cap = 0, lineno = 0;
-    long n;
+    long n, row;
     int rc = 0;
+    wl_err e;
     while (rc == 0 && !builder_full(b) && (n = read_line(f, &line, &cap)) >= 0) {
         lineno++;
         if (is_blank(line, (size_t)n)) continue;
         snprintf(where, sizeof where, "%s line %zu", path, lineno);
-        if ((rc = check_line_utf8(line, (size_t)n, where, err))) break;
-        const char *end = NULL;
-        cJSON *obj = cJSON_ParseWithLengthOpts(line, (size_t)n, &end, 0);
-        const cJSON *text = cJSON_GetObjectItemCaseSensitive(obj, "text");
-        const cJSON *row = cJSON_GetObjectItemCaseSensitive(obj, "row_idx");
-        if (!obj || !is_blank(end, (size_t)(line + n - end))) rc = wl_fail(err, "%s: not valid JSON", where);
-        else if (!cJSON_IsObject(obj)) rc = wl_fail(err, "%s: not a JSON object", where);
-        else if (!text) rc = wl_fail(err, "%s: no \"text\" field", where);
-        else if (!cJSON_IsString(text)) rc = wl_fail(err, "%s: \"text\" is not a string", where);
-        else if (row && !cJSON_IsNumber(row)) rc = wl_fail(err, "%s: \"row_idx\" is not a number", where);
-        else
-            rc = builder_add(b, text->valuestring, strlen(text->valuestring),
-                             row ? (long)row->valuedouble : (long)b->c->audit.texts_read, lineno, where, err);
-        cJSON_Delete(obj);
+        if (wl_corpus_parse_json_line(line, (size_t)n, &text, &row, &e)) {
+            rc = wl_fail(err, "%s: %s", where, e.msg);
+            break;
+        }
+        rc = builder_add(b, text, strlen(text), row >= 0 ? row : (long)b->c->audit.texts_read, lineno, where, err);
+        free(text);
     }
     free(line);
     return rc;
@@ -360,7 +403,11 @@ static int load_plain(FILE *f, const char *path, builder *b, wl_err *err)
         if (more) {
             lineno++;
             snprintf(where, sizeof where, "%s line %zu", path, lineno);
-            if ((rc = check_line_utf8(line, (size_t)n, where, err))) break;
+            wl_err e;
+            if (check_line_utf8(line, (size_t)n, &e)) {
+                rc = wl_fail(err, "%s: %s", where, e.msg);
+                break;
+            }
         }
         size_t a = 0, z = more ? (size_t)n : 0;
         while (a < z && (line[a] == ' ' || line[a] == '\t')) a++;

@@ -140,6 +140,12 @@ int wl_corpus_load_file(const char *path, const wl_profile *profile, wl_corpus *
 /* Same from the embedded story generator: profile->stories stories from seed. */
 int wl_corpus_generate(const wl_profile *profile, uint64_t seed, wl_corpus *c, wl_err *err);
 
+/* One JSON line of a story source: *text gets its "text" (malloc'd, NUL-terminated) and *row_idx
+ * its "row_idx" (-1 when absent). Fails, with no location (callers add file and line), on invalid
+ * UTF-8, invalid JSON, a value that is not an object, a missing or non-string "text", a "row_idx"
+ * that is not a non-negative integer, or a \u0000 escape (a NUL cannot be carried). */
+int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row_idx, wl_err *err);
+
 /* The windows of one split (ctx/tgt malloc'd; free with wl_windows_free). */
 int wl_corpus_windows(const wl_corpus *c, wl_split s, wl_windows *w, wl_err *err);
 

@@ -263,6 +263,7 @@ static void test_files(void)
         {"e8.txt", "", "e8.txt: empty source"},
         {"e9.txt", "\n  \n<|endoftext|>\n\n", "e9.txt: empty source"},
         {"e10.jsonl", "{\"text\": \" \"}\n", "e10.jsonl: no stories: all 1 texts are empty"},
+        {"e12.jsonl", "{\"text\": \"a\\\\u0000 is fine\"}\n{\"text\": \"a\\u0000b\"}\n", "e12.jsonl line 2: a string contains \\u0000"},
         {"e11.jsonl", "{\"text\": \"ok\"}\n[1]\n", "e11.jsonl line 2: not a JSON object"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
