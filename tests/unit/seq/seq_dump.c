@@ -2,6 +2,7 @@
  * (or the lesson's text with --text, or Python's round(x, 3) of hex floats read from stdin with --round). */
 #include "wl_seq.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@ static void usage(void)
 static void nums(const double *v, int n)
 {
     putchar('[');
-    for (int i = 0; i < n; i++) printf("%s%.17g", i ? ", " : "", v[i]);
+    for (int i = 0; i < n; i++) printf("%s%.17g%s", i ? ", " : "", v[i], v[i] == 0 && signbit(v[i]) ? ".0" : "");
     putchar(']');
 }
 
