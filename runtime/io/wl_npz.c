@@ -325,6 +325,19 @@ const wl_npy *wl_npz_expect(const wl_npz *z, const char *name, const char *dtype
     return a;
 }
 
+int wl_npz_check_names(const wl_npz *z, const char *const *names, size_t n, wl_err *err)
+{
+    const char *label = z->label ? z->label : "npz";
+    for (size_t i = 0; i < n; i++)
+        if (!wl_npz_find(z, names[i])) return wl_fail(err, "%s: array '%s' is missing", label, names[i]);
+    for (size_t i = 0; i < z->n; i++) {
+        size_t j = 0;
+        while (j < n && strcmp(z->arrays[i].name, names[j]) != 0) j++;
+        if (j == n) return wl_fail(err, "%s: unexpected array '%s'", label, z->arrays[i].name);
+    }
+    return 0;
+}
+
 void wl_npy_free(wl_npy *a)
 {
     free(a->name);

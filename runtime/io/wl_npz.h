@@ -50,6 +50,10 @@ const wl_npy *wl_npz_find(const wl_npz *z, const char *name);
 const wl_npy *wl_npz_expect(const wl_npz *z, const char *name, const char *dtype,
                             int ndim, const size_t *shape, wl_err *err);
 
+/* Checks that the archive holds exactly the arrays named in names (any order); otherwise an
+ * error naming the file and the first missing or unexpected array. */
+int wl_npz_check_names(const wl_npz *z, const char *const *names, size_t n, wl_err *err);
+
 /* Frees every array and resets *z to empty. Safe on an empty or zeroed struct. */
 void wl_npz_free(wl_npz *z);
 

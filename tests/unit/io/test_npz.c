@@ -333,6 +333,12 @@ static void test_expect(void)
     CHECK(wl_npz_expect(&z, "state__q", "<f4", 2, good, &e) == NULL);
     CHECK(strstr(e.msg, "ck.npz: array 'state__q' is missing") != NULL);
     CHECK(wl_npz_expect(&z, "pi", "<f8", 0, NULL, &e) != NULL);
+    const char *names[7] = { "none", "bytes", "longs", "ints", "pi", "state__w", "extra" };
+    CHECK(wl_npz_check_names(&z, names, 6, &e) == 0);
+    CHECK(wl_npz_check_names(&z, names, 7, &e) == -1);
+    CHECK(strstr(e.msg, "ck.npz: array 'extra' is missing") != NULL);
+    CHECK(wl_npz_check_names(&z, names + 1, 5, &e) == -1);
+    CHECK(strstr(e.msg, "ck.npz: unexpected array 'none'") != NULL);
     wl_npz_free(&z);
     free(buf);
 }
