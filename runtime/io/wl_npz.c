@@ -377,17 +377,18 @@ static int check_array(const wl_npy *a, char *descr, size_t cap, wl_err *err)
     return 0;
 }
 
-/* The .npy preamble (magic, version, header dict padded to a multiple of 64 bytes). */
-static size_t npy_preamble(const wl_npy *a, const char *descr, char *out, size_t cap)
+/* The .npy preamble: magic, version 1.0, header dict padded with spaces and a newline to a
+ * multiple of 64 bytes. The dict is at most ~180 bytes (descr < 32, four 20-digit dimensions),
+ * so the preamble fits NPY_PREAMBLE_MAX. */
+#define NPY_PREAMBLE_MAX 320
+static size_t npy_preamble(const wl_npy *a, const char *descr, char out[NPY_PREAMBLE_MAX])
 {
     char shp[128], dict[256];
     format_shape(shp, sizeof shp, a->ndim, a->shape);
     int dl = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shp);
-    size_t total = NPY_MAGIC_LEN + 4 + (size_t)dl + 1;
-    total = (total + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
-    if (total > cap) return 0;
-    memcpy(out, NPY_MAGIC, NPY_MAGIC_LEN);
+    size_t total = (NPY_MAGIC_LEN + 4 + (size_t)dl + 1 + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
     size_t hlen = total - NPY_MAGIC_LEN - 4;
+    memcpy(out, NPY_MAGIC, NPY_MAGIC_LEN);
     out[6] = 1;
     out[7] = 0;
     out[8] = (char)(hlen & 0xFF);
@@ -411,9 +412,9 @@ int wl_npz_write_mem(const wl_npy *arrays, size_t n, int compress, void **buf, s
     memset(&w, 0, sizeof w);
     for (size_t i = 0; i < n; i++) {
         const wl_npy *a = &arrays[i];
-        char descr[32], pre[384];
+        char descr[32], pre[NPY_PREAMBLE_MAX];
         if (check_array(a, descr, sizeof descr, err)) goto fail;
-        size_t plen = npy_preamble(a, descr, pre, sizeof pre);
+        size_t plen = npy_preamble(a, descr, pre);
         size_t nlen = strlen(a->name);
         char *member = malloc(nlen + sizeof NPY_SUFFIX);
         if (!member) {

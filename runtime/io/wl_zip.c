@@ -401,6 +401,7 @@ int wl_zip_add(wl_zip_writer *w, const char *name, const void *const *parts,
 {
     size_t nlen = strlen(name), usize = 0;
     if (nlen == 0 || nlen > U16_MAX) return wl_fail(err, "member name '%s' is empty or too long", name);
+    if (!printable_utf8(name)) return wl_fail(err, "member name '%s' is not printable UTF-8", name);
     if (w->count >= U16_MAX) return wl_fail(err, "member '%s': more than %u members", name, U16_MAX - 1);
     uint32_t crc = (uint32_t)crc32_z(0, NULL, 0);
     for (int i = 0; i < nparts; i++) {

@@ -302,6 +302,10 @@ static void test_write_rejects(void)
     x.name = "";
     CHECK(wl_npz_write_mem(&x, 1, 0, &buf, &len, &e) == -1);
     x = a[0];
+    x.name = "tab\there";
+    CHECK(wl_npz_write_mem(&x, 1, 0, &buf, &len, &e) == -1);
+    CHECK(strstr(e.msg, "not printable UTF-8") != NULL);
+    x = a[0];
     x.data = NULL;
     CHECK(wl_npz_write_mem(&x, 1, 0, &buf, &len, &e) == -1);
     CHECK(strstr(e.msg, "no data") != NULL);
