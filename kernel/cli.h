@@ -9,10 +9,11 @@ typedef struct wl_subcommand {
     int (*run)(int argc, char **argv);   /* argv[0] is the subcommand name */
 } wl_subcommand;
 
+int wl_cmd_kernel(int argc, char **argv);          /* kernel_main.c */
+int wl_cmd_install_kernel(int argc, char **argv);  /* kernel_spec.c */
 int cli_repl(int argc, char **argv);               /* repl.c: the REPL, or commands from a pipe; --json */
 int cli_run(int argc, char **argv);                /* repl.c: wordlab run FILE.wlab */
 int cli_code(int argc, char **argv);               /* repl.c: wordlab -c 'COMMANDS' */
-int cli_tokenize(int argc, char **argv);           /* cli_tokenize.c: wordlab tokenize --jsonl */
 
 
 #endif

@@ -1,0 +1,365 @@
+/* kernel_exec.c: the language adapter: execute (with the output sink), complete and inspect for the kernel. */
+#include "kernel_core.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define STREAM_FLUSH_S 0.05      /* coalesce stream writes and display updates for this long */
+#define STREAM_MAX (64 * 1024)   /* or until this many bytes are buffered */
+#define INPUT_POLL_MS 100
+
+/* The sink's state while one execute_request runs. */
+typedef struct wl_cell {
+    wl_chan *c;
+    const wl_msg *m;
+    int silent, allow_stdin;
+    char stream[8];              /* name of the buffered stream ("stdout" / "stderr") */
+    char *buf;
+    size_t len, cap;
+    double last_flush;
+    cJSON *pending;              /* a throttled update_display_data content, or NULL */
+    double last_update;
+} wl_cell;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static cJSON *clean_string(const char *s)
+{
+    char *t = wl_utf8_clean(s, strlen(s));
+    cJSON *j = cJSON_CreateString(t ? t : "");
+    free(t);
+    return j;
+}
+
+/* A MIME bundle as the "data" object: text/plain always, and every richer form the value has. */
+static cJSON *mime_data(const wl_mime *b)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddItemToObject(d, "text/plain", clean_string(b->text_plain ? b->text_plain : ""));
+    if (b->text_html) cJSON_AddItemToObject(d, "text/html", clean_string(b->text_html));
+    if (b->image_svg) cJSON_AddItemToObject(d, "image/svg+xml", clean_string(b->image_svg));
+    if (b->app_json) {
+        cJSON *j = cJSON_Parse(b->app_json);
+        if (j) cJSON_AddItemToObject(d, "application/json", j);
+    }
+    return d;
+}
+
+static void flush_stream(wl_cell *cell)
+{
+    if (cell->len) {
+        cJSON *s = cJSON_CreateObject();
+        cJSON_AddStringToObject(s, "name", cell->stream);
+        char *t = wl_utf8_clean(cell->buf, cell->len);
+        cJSON_AddStringToObject(s, "text", t ? t : "");
+        free(t);
+        wl_kernel_publish(cell->c, cell->m, "stream", s);
+        cell->len = 0;
+    }
+    cell->last_flush = now_s();
+}
+
+static void flush_update(wl_cell *cell)
+{
+    if (!cell->pending) return;
+    wl_kernel_publish(cell->c, cell->m, "update_display_data", cell->pending);
+    cell->pending = NULL;
+    cell->last_update = now_s();
+}
+
+/* Everything buffered goes out, in order, before any other output. */
+static void flush_all(wl_cell *cell)
+{
+    flush_stream(cell);
+    flush_update(cell);
+}
+
+static void sink_write(void *ud, const char *stream, const char *s, size_t n)
+{
+    wl_cell *cell = ud;
+    if (cell->silent || !n) return;
+    const char *name = stream && !strcmp(stream, "stderr") ? "stderr" : "stdout";
+    if (cell->len && strcmp(cell->stream, name)) flush_stream(cell);
+    flush_update(cell);
+    if (cell->len + n > cell->cap) {
+        size_t cap = cell->cap ? cell->cap : 4096;
+        while (cap < cell->len + n) cap *= 2;
+        char *b = realloc(cell->buf, cap);
+        if (!b) return;
+        cell->buf = b;
+        cell->cap = cap;
+    }
+    memcpy(cell->buf + cell->len, s, n);
+    cell->len += n;
+    snprintf(cell->stream, sizeof cell->stream, "%s", name);
+    if (cell->len >= STREAM_MAX || now_s() - cell->last_flush >= STREAM_FLUSH_S) flush_stream(cell);
+}
+
+static void sink_display(void *ud, const char *display_id, const wl_mime *bundle, int update)
+{
+    wl_cell *cell = ud;
+    if (cell->silent || !bundle || (update && !display_id)) return;
+    flush_stream(cell);
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddItemToObject(d, "data", mime_data(bundle));
+    cJSON_AddObjectToObject(d, "metadata");
+    if (display_id) cJSON_AddStringToObject(cJSON_AddObjectToObject(d, "transient"), "display_id", display_id);
+    if (!update) {
+        flush_update(cell);
+        wl_kernel_publish(cell->c, cell->m, "display_data", d);
+        return;
+    }
+    /* Updates of one display faster than STREAM_FLUSH_S are coalesced: only the latest goes out. */
+    if (cell->pending) {
+        const char *id = wl_msg_str(cJSON_GetObjectItemCaseSensitive(cell->pending, "transient"), "display_id");
+        if (strcmp(id, display_id)) flush_update(cell);
+    }
+    cJSON_Delete(cell->pending);
+    cell->pending = d;
+    if (now_s() - cell->last_update >= STREAM_FLUSH_S) flush_update(cell);
+}
+
+static void sink_clear(void *ud, int wait)
+{
+    wl_cell *cell = ud;
+    if (cell->silent) return;
+    flush_all(cell);
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddBoolToObject(d, "wait", wait);
+    wl_kernel_publish(cell->c, cell->m, "clear_output", d);
+}
+
+/* input_request on stdin with the shell request's routing ids, then waits for input_reply.
+ * An interrupt or a shutdown ends the wait. */
+static int sink_input(void *ud, const char *prompt, int password, char *out, size_t cap)
+{
+    wl_cell *cell = ud;
+    wl_chan *c = cell->c;
+    if (!cell->allow_stdin || !c->stdin_port) return -1;
+    flush_all(cell);
+    cJSON *req = cJSON_CreateObject();
+    cJSON_AddItemToObject(req, "prompt", clean_string(prompt ? prompt : ""));
+    cJSON_AddBoolToObject(req, "password", password);
+    if (wl_wire_send_json(c->stdin_port, cell->m, 1, "input_request", req)) return -1;
+    for (;;) {
+        if (*c->k->interrupt || atomic_load(&c->k->shutdown)) return -1;
+        zmq_pollitem_t it = {c->stdin_port->sock, 0, ZMQ_POLLIN, 0};
+        int r = zmq_poll(&it, 1, INPUT_POLL_MS);
+        if (r < 0 && errno != EINTR) return -1;
+        if (r <= 0) continue;
+        wl_msg m;
+        if (wl_wire_recv(c->stdin_port, &m, ZMQ_DONTWAIT) != 1) continue;
+        int ok = !strcmp(m.type, "input_reply");
+        const char *value = wl_msg_str(m.content, "value");
+        if (ok) snprintf(out, cap, "%s", value ? value : "");
+        wl_msg_free(&m);
+        if (ok) return 0;
+    }
+}
+
+/* A cell that is exactly `?NAME` or `NAME?` opens NAME's help in the pager (a "page" payload). */
+static cJSON *pager_payload(wl_kernel *k, const char *code)
+{
+    while (isspace((unsigned char)*code)) code++;
+    size_t n = strlen(code);
+    while (n && isspace((unsigned char)code[n - 1])) n--;
+    if (n < 2 || (code[0] != '?' && code[n - 1] != '?')) return NULL;
+    const char *name = code[0] == '?' ? code + 1 : code;
+    size_t len = n - 1;
+    if (len > 200) return NULL;
+    for (size_t i = 0; i < len; i++)
+        if (isspace((unsigned char)name[i]) || name[i] == '?') return NULL;
+    char word[256];
+    snprintf(word, sizeof word, "%.*s", (int)len, name);
+    wl_mime help = {0};
+    if (!wl_interp_inspect(k->interp, word, len, &help)) return NULL;
+    cJSON *page = cJSON_CreateObject();
+    cJSON_AddStringToObject(page, "source", "page");
+    cJSON_AddItemToObject(page, "data", mime_data(&help));
+    cJSON_AddNumberToObject(page, "start", 0);
+    wl_mime_free(&help);
+    cJSON *payload = cJSON_CreateArray();
+    cJSON_AddItemToArray(payload, page);
+    return payload;
+}
+
+/* The error output and reply fields: ename, evalue and a traceback list. The language's traceback
+ * names the origin, line and column and shows the line with a caret; without one, a line is made here. */
+static void add_error(cJSON *obj, const wl_lang_error *e)
+{
+    const char *ename = e->ename[0] ? e->ename : "Error";
+    cJSON_AddItemToObject(obj, "ename", clean_string(ename));
+    cJSON_AddItemToObject(obj, "evalue", clean_string(e->evalue));
+    cJSON *tb = cJSON_AddArrayToObject(obj, "traceback");
+    for (int i = 0; i < e->ntraceback; i++) {
+        char line[WL_ERR_MAX + 64];
+        /* The first line (the message) in red, as notebooks show errors. */
+        snprintf(line, sizeof line, i ? "%s" : "\x1b[0;31m%s\x1b[0m", e->traceback[i]);
+        cJSON_AddItemToArray(tb, clean_string(line));
+    }
+    if (e->ntraceback) return;
+    char line[WL_ERR_MAX + 200];
+    if (e->line > 0)
+        snprintf(line, sizeof line, "\x1b[0;31m%s\x1b[0m at line %d, column %d: %s", ename, e->line, e->col, e->evalue);
+    else
+        snprintf(line, sizeof line, "\x1b[0;31m%s\x1b[0m: %s", ename, e->evalue);
+    cJSON_AddItemToArray(tb, clean_string(line));
+}
+
+/* user_expressions: each is evaluated with no output; its value or its error is returned. */
+static cJSON *user_expressions(wl_kernel *k, const cJSON *exprs)
+{
+    cJSON *out = cJSON_CreateObject();
+    const cJSON *e;
+    cJSON_ArrayForEach(e, exprs)
+    {
+        if (!e->string) continue;
+        cJSON *r = cJSON_CreateObject();
+        wl_sink quiet = {.interrupt = k->interrupt};
+        wl_mime value = {0};
+        wl_lang_error err = {0};
+        if (!cJSON_IsString(e)) {
+            cJSON_AddStringToObject(r, "status", "error");
+            cJSON_AddStringToObject(r, "ename", "TypeError");
+            cJSON_AddStringToObject(r, "evalue", "a user expression must be a string");
+            cJSON_AddArrayToObject(r, "traceback");
+        } else if (wl_interp_eval(k->interp, e->valuestring, "user_expression", 1, &quiet, &value, &err)) {
+            cJSON_AddStringToObject(r, "status", "error");
+            add_error(r, &err);
+        } else {
+            cJSON_AddStringToObject(r, "status", "ok");
+            cJSON_AddItemToObject(r, "data", mime_data(&value));
+            cJSON_AddObjectToObject(r, "metadata");
+        }
+        wl_mime_free(&value);
+        wl_lang_error_clear(&err);
+        cJSON_AddItemToObject(out, e->string, r);
+    }
+    return out;
+}
+
+cJSON *wl_exec_execute(wl_chan *c, const wl_msg *m)
+{
+    wl_kernel *k = c->k;
+    const char *code = wl_msg_str(m->content, "code");
+    if (!code) {
+        cJSON *r = wl_kernel_error_reply("BadRequest", "execute_request needs a \"code\" string.");
+        cJSON_AddNumberToObject(r, "execution_count", k->execution_count);
+        return r;
+    }
+    int silent = wl_content_bool(m->content, "silent", 0);
+    int store = !silent && wl_content_bool(m->content, "store_history", 1);
+    int stop_on_error = wl_content_bool(m->content, "stop_on_error", 1);
+    if (store) k->execution_count++;
+    int count = k->execution_count;
+    if (!silent) {
+        cJSON *in = cJSON_CreateObject();
+        cJSON_AddStringToObject(in, "code", code);
+        cJSON_AddNumberToObject(in, "execution_count", count);
+        wl_kernel_publish(c, m, "execute_input", in);
+    }
+    wl_cell cell = {.c = c, .m = m, .silent = silent, .allow_stdin = wl_content_bool(m->content, "allow_stdin", 0)};
+    cell.last_flush = cell.last_update = now_s() - 1;
+    wl_sink sink = {.ud = &cell,
+                    .write = sink_write,
+                    .display = sink_display,
+                    .clear = sink_clear,
+                    .input = sink_input,
+                    .interrupt = k->interrupt};
+    *k->interrupt = 0;
+    wl_mime result = {0};
+    wl_lang_error err = {0};
+    cJSON *payload = pager_payload(k, code);
+    int rc = payload ? 0 : wl_interp_eval(k->interp, code, "cell", 1, &sink, &result, &err);
+    flush_all(&cell);
+    free(cell.buf);
+    cJSON *r = cJSON_CreateObject();
+    if (rc == 0) {
+        if (result.text_plain && !silent) {
+            cJSON *res = cJSON_CreateObject();
+            cJSON_AddNumberToObject(res, "execution_count", count);
+            cJSON_AddItemToObject(res, "data", mime_data(&result));
+            cJSON_AddObjectToObject(res, "metadata");
+            wl_kernel_publish(c, m, "execute_result", res);
+        }
+        cJSON_AddStringToObject(r, "status", "ok");
+        cJSON_AddNumberToObject(r, "execution_count", count);
+        cJSON_AddItemToObject(r, "payload", payload ? payload : cJSON_CreateArray());
+        const cJSON *exprs = cJSON_GetObjectItemCaseSensitive(m->content, "user_expressions");
+        cJSON_AddItemToObject(r, "user_expressions",
+                              cJSON_IsObject(exprs) ? user_expressions(k, exprs) : cJSON_CreateObject());
+    } else {
+        if (!silent) {
+            cJSON *e = cJSON_CreateObject();
+            add_error(e, &err);
+            wl_kernel_publish(c, m, "error", e);
+        }
+        cJSON_AddStringToObject(r, "status", "error");
+        cJSON_AddNumberToObject(r, "execution_count", count);
+        add_error(r, &err);
+        if (stop_on_error && !silent) k->aborting = 1;
+    }
+    if (store) wl_kernel_history_add(k, count, code, rc == 0 ? result.text_plain : NULL);
+    wl_mime_free(&result);
+    wl_lang_error_clear(&err);
+    return r;
+}
+
+/* The request's code and its cursor_pos (code points; default: the end) as a byte offset. */
+static const char *code_cursor(const wl_msg *m, size_t *cursor)
+{
+    const char *code = wl_msg_str(m->content, "code");
+    if (!code) return NULL;
+    size_t len = strlen(code);
+    long cp = wl_content_int(m->content, "cursor_pos", -1);
+    *cursor = cp < 0 ? len : wl_utf8_byte_offset(code, len, cp);
+    return code;
+}
+
+cJSON *wl_exec_complete(wl_chan *c, const wl_msg *m)
+{
+    size_t cursor;
+    const char *code = code_cursor(m, &cursor);
+    if (!code) return wl_kernel_error_reply("BadRequest", "complete_request needs a \"code\" string.");
+    char **matches = NULL;
+    size_t start = cursor, end = cursor;
+    int n = wl_interp_complete(c->k->interp, code, cursor, &matches, &start, &end);
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "status", "ok");
+    cJSON *list = cJSON_AddArrayToObject(r, "matches");
+    for (int i = 0; i < n; i++) {
+        cJSON_AddItemToArray(list, clean_string(matches[i]));
+        free(matches[i]);
+    }
+    free(matches);
+    if (start > end || end > strlen(code)) start = end = cursor;
+    cJSON_AddNumberToObject(r, "cursor_start", (double)wl_utf8_cp_count(code, start));
+    cJSON_AddNumberToObject(r, "cursor_end", (double)wl_utf8_cp_count(code, end));
+    cJSON_AddObjectToObject(r, "metadata");
+    return r;
+}
+
+cJSON *wl_exec_inspect(wl_chan *c, const wl_msg *m)
+{
+    size_t cursor;
+    const char *code = code_cursor(m, &cursor);
+    if (!code) return wl_kernel_error_reply("BadRequest", "inspect_request needs a \"code\" string.");
+    wl_mime help = {0};
+    int found = wl_interp_inspect(c->k->interp, code, cursor, &help);
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "status", "ok");
+    cJSON_AddBoolToObject(r, "found", found);
+    cJSON_AddItemToObject(r, "data", found ? mime_data(&help) : cJSON_CreateObject());
+    cJSON_AddObjectToObject(r, "metadata");
+    wl_mime_free(&help);
+    return r;
+}

@@ -1,0 +1,265 @@
+/* kernel_main.c: `wordlab kernel -f FILE`: binds the five sockets and runs the heartbeat, IOPub, control and shell threads. */
+#include "cli.h"
+#include "kernel_conn.h"
+#include "kernel_core.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define IOPUB_INPROC "inproc://wordlab-iopub"
+#define LINGER_MS 1000        /* bounded: a restart can rebind the same ports soon after */
+#define BIND_RETRY_MS 3000    /* a previous kernel on these ports may still be closing */
+#define SHELL_POLL_MS 200     /* how often the idle shell loop looks at the shutdown flag */
+#define STOP "STOP"           /* one-frame message that ends the IOPub forwarder */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+/* Forwards every message from the in-process PULL (fed by the shell and control threads)
+ * to the PUB socket, so that only this thread touches PUB. */
+typedef struct wl_forward {
+    void *pull, *pub;
+} wl_forward;
+
+static int forward_one(wl_forward *f, int flags, int *stop)
+{
+    zmq_msg_t part;
+    zmq_msg_init(&part);
+    int first = 1, more = 1;
+    while (more) {
+        if (zmq_msg_recv(&part, f->pull, first ? flags : 0) < 0) {
+            int e = errno;
+            zmq_msg_close(&part);
+            errno = e;
+            return -1;
+        }
+        more = zmq_msg_more(&part);
+        if (first && !more && zmq_msg_size(&part) == strlen(STOP) && !memcmp(zmq_msg_data(&part), STOP, 4)) {
+            *stop = 1;
+            break;
+        }
+        first = 0;
+        while (zmq_msg_send(&part, f->pub, more ? ZMQ_SNDMORE : 0) < 0 && errno == EINTR) {}
+    }
+    zmq_msg_close(&part);
+    return 0;
+}
+
+static void *iopub_thread(void *arg)
+{
+    wl_forward *f = arg;
+    int stop = 0;
+    while (!stop)
+        if (forward_one(f, 0, &stop) < 0 && errno != EINTR) break;
+    /* Whatever the other thread published before the shutdown still goes out. */
+    int again = 0;
+    while (forward_one(f, ZMQ_DONTWAIT, &again) == 0) {}
+    zmq_close(f->pull);
+    zmq_close(f->pub);
+    return NULL;
+}
+
+/* Heartbeat: a ROUTER that echoes every message back to its sender. */
+static void *hb_thread(void *sock)
+{
+    zmq_proxy(sock, sock, NULL);
+    zmq_close(sock);
+    return NULL;
+}
+
+static void serve(wl_chan *c, int timeout_ms)
+{
+    while (!atomic_load(&c->k->shutdown)) {
+        zmq_pollitem_t it = {c->req.sock, 0, ZMQ_POLLIN, 0};
+        int r = zmq_poll(&it, 1, timeout_ms);
+        if (r < 0 && errno != EINTR) return;   /* ETERM: the kernel is closing */
+        if (r <= 0) continue;
+        wl_msg m;
+        if (wl_wire_recv(&c->req, &m, ZMQ_DONTWAIT) != 1) continue;
+        wl_kernel_handle(c, &m);
+        wl_msg_free(&m);
+        if (c->k->aborting) wl_kernel_abort_queue(c);
+    }
+}
+
+static void *control_thread(void *arg)
+{
+    wl_chan *c = arg;
+    /* Control keeps serving after a shutdown_request until the context is shut down. */
+    for (;;) {
+        wl_msg m;
+        int r = wl_wire_recv(&c->req, &m, 0);
+        if (r < 0 && errno != EINTR && errno != EAGAIN) break;
+        if (r != 1) continue;
+        wl_kernel_handle(c, &m);
+        wl_msg_free(&m);
+    }
+    zmq_close(c->req.sock);
+    zmq_close(c->iopub.sock);
+    return NULL;
+}
+
+static void *make_socket(void *ctx, int type, int linger)
+{
+    void *s = zmq_socket(ctx, type);
+    if (s) zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+    return s;
+}
+
+static int bind_retry(void *sock, const char *endpoint, const char *name)
+{
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    for (int waited = 0; zmq_bind(sock, endpoint); waited += 50) {
+        if (errno != EADDRINUSE || waited >= BIND_RETRY_MS) {
+            fprintf(stderr, "wordlab kernel: cannot bind the %s socket to %s: %s\n", name, endpoint,
+                    zmq_strerror(errno));
+            return -1;
+        }
+        nanosleep(&pause, NULL);
+    }
+    return 0;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: wordlab kernel -f CONNECTION_FILE\n");
+    return 2;
+}
+
+int wl_cmd_kernel(int argc, char **argv)
+{
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if ((!strcmp(argv[i], "-f") || !strcmp(argv[i], "--connection-file")) && i + 1 < argc)
+            path = argv[++i];
+        else if (!strncmp(argv[i], "--connection-file=", 18))
+            path = argv[i] + 18;
+        else
+            return usage();
+    }
+    if (!path) return usage();
+    char why[512];
+    wl_conn conn;
+    if (wl_conn_read(path, &conn, why, sizeof why)) {
+        fprintf(stderr, "wordlab kernel: %s\n", why);
+        return 1;
+    }
+    wl_kernel k = {.interrupt = &interrupted};
+    if (wl_wire_init(&k.wire, conn.key, conn.keylen)) {
+        fprintf(stderr, "wordlab kernel: out of memory\n");
+        wl_conn_free(&conn);
+        return 1;
+    }
+    k.interp = wl_interp_new(&(wl_interp_opts){.allow_files = 1});
+    if (!k.interp) {
+        fprintf(stderr, "wordlab kernel: cannot create the interpreter\n");
+        wl_wire_free(&k.wire);
+        wl_conn_free(&conn);
+        return 1;
+    }
+
+    /* Only the shell (main) thread takes SIGINT; the threads started here inherit the block. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    signal(SIGPIPE, SIG_IGN);
+
+    void *ctx = zmq_ctx_new();
+    void *sock[WL_NCH];
+    static const int types[WL_NCH] = {ZMQ_ROUTER, ZMQ_PUB, ZMQ_ROUTER, ZMQ_ROUTER, ZMQ_ROUTER};
+    static const char *names[WL_NCH] = {"shell", "iopub", "stdin", "control", "heartbeat"};
+    int ok = ctx != NULL, one = 1, hwm = 100000;
+    for (int i = 0; i < WL_NCH; i++) {
+        sock[i] = ok ? make_socket(ctx, types[i], LINGER_MS) : NULL;
+        ok = ok && sock[i];
+    }
+    if (ok) {
+        zmq_setsockopt(sock[WL_CH_CONTROL], ZMQ_ROUTER_HANDOVER, &one, sizeof one);
+        zmq_setsockopt(sock[WL_CH_SHELL], ZMQ_ROUTER_HANDOVER, &one, sizeof one);
+        zmq_setsockopt(sock[WL_CH_STDIN], ZMQ_ROUTER_HANDOVER, &one, sizeof one);
+        zmq_setsockopt(sock[WL_CH_IOPUB], ZMQ_SNDHWM, &hwm, sizeof hwm);
+    }
+    for (int i = 0; ok && i < WL_NCH; i++) ok = !bind_retry(sock[i], conn.endpoint[i], names[i]);
+    void *pull = ok ? make_socket(ctx, ZMQ_PULL, 0) : NULL;
+    void *push_shell = ok ? make_socket(ctx, ZMQ_PUSH, 0) : NULL;
+    void *push_control = ok ? make_socket(ctx, ZMQ_PUSH, 0) : NULL;
+    ok = ok && pull && push_shell && push_control && !zmq_bind(pull, IOPUB_INPROC) &&
+         !zmq_connect(push_shell, IOPUB_INPROC) && !zmq_connect(push_control, IOPUB_INPROC);
+
+    wl_port stdin_port = {0};
+    wl_chan shell = {.k = &k, .stdin_port = &stdin_port, .is_shell = 1};
+    wl_chan control = {.k = &k};
+    ok = ok && !wl_port_init(&shell.req, &k.wire, sock[WL_CH_SHELL], "shell") &&
+         !wl_port_init(&shell.iopub, &k.wire, push_shell, "iopub") &&
+         !wl_port_init(&stdin_port, &k.wire, sock[WL_CH_STDIN], "stdin") &&
+         !wl_port_init(&control.req, &k.wire, sock[WL_CH_CONTROL], "control") &&
+         !wl_port_init(&control.iopub, &k.wire, push_control, "iopub");
+
+    wl_forward fwd = {pull, sock[WL_CH_IOPUB]};
+    pthread_t t_iopub, t_hb, t_control;
+    int started = 0;
+    if (ok) {
+        ok = !pthread_create(&t_iopub, NULL, iopub_thread, &fwd);
+        started += ok;
+        ok = ok && !pthread_create(&t_hb, NULL, hb_thread, sock[WL_CH_HB]);
+        started += ok;
+        ok = ok && !pthread_create(&t_control, NULL, control_thread, &control);
+        started += ok;
+    }
+    struct sigaction sa = {0};
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+    int status = 0;
+    if (ok) {
+        wl_kernel_status(&shell, NULL, "starting");
+        serve(&shell, SHELL_POLL_MS);
+    } else {
+        fprintf(stderr, "wordlab kernel: cannot start: %s\n", zmq_strerror(errno));
+        status = 1;
+    }
+
+    /* Close: IOPub drains what was published, then the context ends control and heartbeat. */
+    if (started >= 1) {
+        while (zmq_send(push_shell, STOP, strlen(STOP), 0) < 0 && errno == EINTR) {}
+        pthread_join(t_iopub, NULL);
+    } else {
+        if (pull) zmq_close(pull);
+        if (sock[WL_CH_IOPUB]) zmq_close(sock[WL_CH_IOPUB]);
+    }
+    for (int i = 0; i < WL_NCH; i++)
+        if (sock[i] && (i == WL_CH_SHELL || i == WL_CH_STDIN || (i == WL_CH_HB && started < 2) ||
+                        (i == WL_CH_CONTROL && started < 3)))
+            zmq_close(sock[i]);
+    if (push_shell) zmq_close(push_shell);
+    if (push_control && started < 3) zmq_close(push_control);
+    if (ctx) zmq_ctx_shutdown(ctx);
+    if (started >= 2) pthread_join(t_hb, NULL);
+    if (started >= 3) pthread_join(t_control, NULL);
+    if (ctx) zmq_ctx_term(ctx);
+
+    wl_port_free(&shell.req);
+    wl_port_free(&shell.iopub);
+    wl_port_free(&stdin_port);
+    wl_port_free(&control.req);
+    wl_port_free(&control.iopub);
+    wl_kernel_history_free(&k);
+    wl_interp_free(k.interp);
+    wl_wire_free(&k.wire);
+    wl_conn_free(&conn);
+    return status;
+}

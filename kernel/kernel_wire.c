@@ -1,0 +1,362 @@
+/* kernel_wire.c: Jupyter wire framing: receives, checks (HMAC before parsing) and sends signed multipart messages. */
+#include "kernel_wire.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
+
+#define DELIM "<IDS|MSG>"
+#define SIG_HEX 64              /* HMAC-SHA256 as lowercase hex */
+#define SEEN_CAP 16384          /* signatures per generation; a set holds twice as many slots */
+
+int wl_wire_init(wl_wire *w, const char *key, size_t keylen)
+{
+    memset(w, 0, sizeof *w);
+    w->key = malloc(keylen ? keylen : 1);
+    w->seen[0] = calloc(2 * SEEN_CAP, sizeof(uint64_t));
+    w->seen[1] = calloc(2 * SEEN_CAP, sizeof(uint64_t));
+    if (!w->key || !w->seen[0] || !w->seen[1]) {
+        wl_wire_free(w);
+        return -1;
+    }
+    memcpy(w->key, key, keylen);
+    w->keylen = keylen;
+    wl_uuid4(w->session);
+    pthread_mutex_init(&w->seen_lock, NULL);
+    return 0;
+}
+
+void wl_wire_free(wl_wire *w)
+{
+    if (w->seen[0] && w->seen[1]) pthread_mutex_destroy(&w->seen_lock);
+    free(w->key);
+    free(w->seen[0]);
+    free(w->seen[1]);
+    memset(w, 0, sizeof *w);
+}
+
+int wl_port_init(wl_port *p, wl_wire *w, void *sock, const char *name)
+{
+    memset(p, 0, sizeof *p);
+    p->sock = sock;
+    p->name = name;
+    p->wire = w;
+    if (!w->keylen) return 0;
+    EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+    if (!mac) return -1;
+    p->mac = EVP_MAC_CTX_new(mac);
+    EVP_MAC_free(mac);
+    OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA256", 0),
+                           OSSL_PARAM_construct_end()};
+    if (!p->mac || !EVP_MAC_init(p->mac, w->key, w->keylen, params)) {
+        wl_port_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+void wl_port_free(wl_port *p)
+{
+    EVP_MAC_CTX_free(p->mac);
+    p->mac = NULL;
+}
+
+/* HMAC-SHA256 of the four parts as lowercase hex into hex[65]. Returns 0 / -1. */
+static int sign_parts(wl_port *p, const void *const part[4], const size_t len[4], char hex[SIG_HEX + 1])
+{
+    unsigned char md[32];
+    size_t mdlen = 0;
+    EVP_MAC_CTX *c = EVP_MAC_CTX_dup(p->mac);
+    int ok = c != NULL;
+    for (int i = 0; ok && i < 4; i++) ok = EVP_MAC_update(c, part[i], len[i]);
+    ok = ok && EVP_MAC_final(c, md, &mdlen, sizeof md) && mdlen == sizeof md;
+    EVP_MAC_CTX_free(c);
+    if (!ok) return -1;
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < sizeof md; i++) {
+        hex[2 * i] = digits[md[i] >> 4];
+        hex[2 * i + 1] = digits[md[i] & 15];
+    }
+    hex[SIG_HEX] = 0;
+    return 0;
+}
+
+static int set_has(const uint64_t *set, uint64_t h)
+{
+    for (size_t i = h & (2 * SEEN_CAP - 1);; i = (i + 1) & (2 * SEEN_CAP - 1)) {
+        if (set[i] == h) return 1;
+        if (!set[i]) return 0;
+    }
+}
+
+/* Records a signature; returns 1 when it was seen before (a replay). */
+static int seen_before(wl_wire *w, const char *sig)
+{
+    uint64_t h = 0;
+    for (int i = 0; i < 16; i++) h = h << 4 | (uint64_t)(sig[i] <= '9' ? sig[i] - '0' : sig[i] - 'a' + 10);
+    if (!h) h = 1;   /* 0 marks an empty slot */
+    pthread_mutex_lock(&w->seen_lock);
+    int dup = set_has(w->seen[0], h) || set_has(w->seen[1], h);
+    if (!dup) {
+        if (w->seen_n == SEEN_CAP) {   /* drop the older generation */
+            uint64_t *old = w->seen[1];
+            memset(old, 0, 2 * SEEN_CAP * sizeof *old);
+            w->seen[1] = w->seen[0];
+            w->seen[0] = old;
+            w->seen_n = 0;
+        }
+        size_t i = h & (2 * SEEN_CAP - 1);
+        while (w->seen[0][i]) i = (i + 1) & (2 * SEEN_CAP - 1);
+        w->seen[0][i] = h;
+        w->seen_n++;
+    }
+    pthread_mutex_unlock(&w->seen_lock);
+    return dup;
+}
+
+static void drop(wl_port *p, const char *why)
+{
+    fprintf(stderr, "wordlab kernel: dropped a message on %s: %s\n", p->name, why);
+}
+
+void wl_msg_free(wl_msg *m)
+{
+    for (int i = 0; i < m->nframes; i++) zmq_msg_close(&m->frames[i]);
+    free(m->frames);
+    cJSON_Delete(m->header);
+    cJSON_Delete(m->parent);
+    cJSON_Delete(m->metadata);
+    cJSON_Delete(m->content);
+    memset(m, 0, sizeof *m);
+}
+
+/* Checks the frames and the signature, then parses; returns 1, or 0 after logging why it dropped the message. */
+static int check_and_parse(wl_port *p, wl_msg *m)
+{
+    int d = 0;
+    while (d < m->nframes && !(zmq_msg_size(&m->frames[d]) == strlen(DELIM) &&
+                               !memcmp(zmq_msg_data(&m->frames[d]), DELIM, strlen(DELIM))))
+        d++;
+    if (d == m->nframes) return drop(p, "no <IDS|MSG> delimiter frame"), 0;
+    if (m->nframes < d + 6) return drop(p, "fewer than the 5 frames after the delimiter"), 0;
+    m->delim = d;
+    const void *part[4];
+    size_t len[4];
+    for (int i = 0; i < 4; i++) {
+        part[i] = zmq_msg_data(&m->frames[d + 2 + i]);
+        len[i] = zmq_msg_size(&m->frames[d + 2 + i]);
+    }
+    if (p->wire->keylen) {
+        char want[SIG_HEX + 1];
+        const char *got = zmq_msg_data(&m->frames[d + 1]);
+        if (zmq_msg_size(&m->frames[d + 1]) != SIG_HEX) return drop(p, "signature of the wrong length"), 0;
+        if (sign_parts(p, part, len, want)) return drop(p, "cannot compute the HMAC"), 0;
+        if (CRYPTO_memcmp(want, got, SIG_HEX)) return drop(p, "bad signature"), 0;
+        if (seen_before(p->wire, want)) return drop(p, "duplicate signature (a replayed message)"), 0;
+    }
+    cJSON **out[4] = {&m->header, &m->parent, &m->metadata, &m->content};
+    static const char *names[4] = {"header", "parent_header", "metadata", "content"};
+    for (int i = 0; i < 4; i++) {
+        *out[i] = cJSON_ParseWithLength(part[i], len[i]);
+        if (!*out[i] || !cJSON_IsObject(*out[i])) {
+            char why[96];
+            snprintf(why, sizeof why, "%s is not a JSON object", names[i]);
+            /* A malformed header makes the message unanswerable; other parts are replaced by {}. */
+            if (i == 0) return drop(p, why), 0;
+            fprintf(stderr, "wordlab kernel: on %s: %s; using {}\n", p->name, why);
+            cJSON_Delete(*out[i]);
+            *out[i] = cJSON_CreateObject();
+        }
+    }
+    m->type = wl_msg_str(m->header, "msg_type");
+    if (!m->type || !wl_msg_str(m->header, "msg_id")) return drop(p, "header without a msg_type or msg_id string"), 0;
+    return 1;
+}
+
+int wl_wire_recv(wl_port *p, wl_msg *m, int flags)
+{
+    memset(m, 0, sizeof *m);
+    int cap = 0, more = 1;
+    while (more) {
+        if (m->nframes == cap) {
+            cap = cap ? 2 * cap : 8;
+            zmq_msg_t *f = realloc(m->frames, (size_t)cap * sizeof *f);
+            if (!f) {   /* out of memory: drain the rest of the message and drop it */
+                zmq_msg_t skip;
+                zmq_msg_init(&skip);
+                while (more && zmq_msg_recv(&skip, p->sock, 0) >= 0) more = zmq_msg_more(&skip);
+                zmq_msg_close(&skip);
+                wl_msg_free(m);
+                return drop(p, "out of memory"), 0;
+            }
+            m->frames = f;
+        }
+        zmq_msg_init(&m->frames[m->nframes]);
+        /* Only the first frame may wait; the others of a multipart message are already here. */
+        if (zmq_msg_recv(&m->frames[m->nframes], p->sock, m->nframes ? 0 : flags) < 0) {
+            int e = errno;
+            zmq_msg_close(&m->frames[m->nframes]);
+            wl_msg_free(m);
+            errno = e;
+            return -1;
+        }
+        more = zmq_msg_more(&m->frames[m->nframes]);
+        m->nframes++;
+    }
+    if (check_and_parse(p, m)) return 1;
+    wl_msg_free(m);
+    return 0;
+}
+
+const char *wl_msg_str(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int send_frame(void *sock, const void *data, size_t len, int more)
+{
+    while (zmq_send(sock, data, len, more ? ZMQ_SNDMORE : 0) < 0)
+        if (errno != EINTR) return -1;
+    return 0;
+}
+
+int wl_wire_send(wl_port *p, const wl_msg *parent, int route, const char *msg_type,
+                 const char *content, size_t content_len)
+{
+    char id[37], date[32], header[400];
+    wl_uuid4(id);
+    wl_iso_date(date);
+    int hlen = snprintf(header, sizeof header,
+                        "{\"msg_id\":\"%s\",\"session\":\"%s\",\"username\":\"wordlab\",\"date\":\"%s\","
+                        "\"msg_type\":\"%s\",\"version\":\"" WL_PROTOCOL_VERSION "\"}",
+                        id, p->wire->session, date, msg_type);
+    if (hlen < 0 || (size_t)hlen >= sizeof header) return -1;
+    const void *part[4] = {header, "{}", "{}", content};
+    size_t len[4] = {(size_t)hlen, 2, 2, content_len};
+    if (parent) {
+        part[1] = zmq_msg_data((zmq_msg_t *)&parent->frames[parent->delim + 2]);
+        len[1] = zmq_msg_size((zmq_msg_t *)&parent->frames[parent->delim + 2]);
+    }
+    char sig[SIG_HEX + 1] = "";
+    if (p->wire->keylen && sign_parts(p, part, len, sig)) return -1;
+    if (route && parent) {
+        for (int i = 0; i < parent->delim; i++)
+            if (send_frame(p->sock, zmq_msg_data((zmq_msg_t *)&parent->frames[i]),
+                           zmq_msg_size((zmq_msg_t *)&parent->frames[i]), 1))
+                return -1;
+    } else if (!route) {
+        char topic[128];
+        int n = snprintf(topic, sizeof topic, "kernel.%s.%s", p->wire->session, msg_type);
+        if (send_frame(p->sock, topic, (size_t)n < sizeof topic ? (size_t)n : sizeof topic - 1, 1)) return -1;
+    }
+    if (send_frame(p->sock, DELIM, strlen(DELIM), 1) || send_frame(p->sock, sig, strlen(sig), 1)) return -1;
+    for (int i = 0; i < 4; i++)
+        if (send_frame(p->sock, part[i], len[i], i < 3)) return -1;
+    return 0;
+}
+
+int wl_wire_send_json(wl_port *p, const wl_msg *parent, int route, const char *msg_type, cJSON *content)
+{
+    char *text = content ? cJSON_PrintUnformatted(content) : NULL;
+    cJSON_Delete(content);
+    if (!text) return -1;
+    int rc = wl_wire_send(p, parent, route, msg_type, text, strlen(text));
+    cJSON_free(text);
+    return rc;
+}
+
+void wl_uuid4(char out[37])
+{
+    unsigned char b[16];
+    if (RAND_bytes(b, sizeof b) != 1) {   /* never expected; still unique enough within a process */
+        static unsigned long counter;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        unsigned long x = (unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 20) ^ ++counter;
+        for (int i = 0; i < 16; i++) b[i] = (unsigned char)(x >> (8 * (i % 8))) ^ (unsigned char)(i * 37);
+    }
+    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+    static const char digits[] = "0123456789abcdef";
+    int o = 0;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) out[o++] = '-';
+        out[o++] = digits[b[i] >> 4];
+        out[o++] = digits[b[i] & 15];
+    }
+    out[o] = 0;
+}
+
+void wl_iso_date(char out[32])
+{
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, 32 - n, ".%06ldZ", ts.tv_nsec / 1000);
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 when invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    if (!len || len > n || c > 0xf4) return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    if (c == 0xe0 && s[1] < 0xa0) return 0;   /* overlong */
+    if (c == 0xed && s[1] >= 0xa0) return 0;  /* surrogate */
+    if (c == 0xf0 && s[1] < 0x90) return 0;   /* overlong */
+    if (c == 0xf4 && s[1] >= 0x90) return 0;  /* above U+10FFFF */
+    return len;
+}
+
+char *wl_utf8_clean(const char *s, size_t n)
+{
+    char *out = malloc(3 * n + 1);   /* each invalid byte may grow to the 3-byte U+FFFD */
+    if (!out) return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_seq((const unsigned char *)s + i, n - i);
+        if (k) {
+            memcpy(out + o, s + i, k);
+            o += k;
+            i += k;
+        } else {
+            memcpy(out + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        }
+    }
+    out[o] = 0;
+    return out;
+}
+
+size_t wl_utf8_byte_offset(const char *s, size_t len, long cp)
+{
+    size_t i = 0;
+    for (long k = 0; k < cp && i < len; k++) {
+        i++;
+        while (i < len && ((unsigned char)s[i] & 0xc0) == 0x80) i++;
+    }
+    return i;
+}
+
+long wl_utf8_cp_count(const char *s, size_t bytes)
+{
+    long n = 0;
+    for (size_t i = 0; i < bytes && s[i]; i++)
+        if (((unsigned char)s[i] & 0xc0) != 0x80) n++;
+    return n;
+}

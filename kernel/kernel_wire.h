@@ -1,0 +1,79 @@
+/* kernel_wire.h: Jupyter wire framing: signed multipart messages over ZeroMQ (HMAC-SHA256, cJSON). */
+#ifndef WL_KERNEL_WIRE_H
+#define WL_KERNEL_WIRE_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+#include <openssl/evp.h>
+#include <zmq.h>
+
+#define WL_PROTOCOL_VERSION "5.3"
+
+/* What every socket of one kernel process shares: the signing key, the session id and the
+ * recently seen signatures (a replayed message is dropped). Read-only after wl_wire_init
+ * except the seen set, which has its own lock. */
+typedef struct wl_wire {
+    unsigned char *key;
+    size_t keylen;             /* 0: messages are neither signed nor checked */
+    char session[37];          /* a UUID4, one per process */
+    pthread_mutex_t seen_lock;
+    uint64_t *seen[2];         /* two generations of open-addressed sets of signature prefixes */
+    size_t seen_n;             /* entries in seen[0] */
+} wl_wire;
+
+/* One socket with the per-thread state needed to sign and check messages on it.
+ * A port is used only by the thread that owns its socket. */
+typedef struct wl_port {
+    void *sock;
+    const char *name;          /* "shell", "control", "stdin", "iopub": for log lines */
+    wl_wire *wire;
+    EVP_MAC_CTX *mac;          /* keyed HMAC-SHA256, duplicated for each message; NULL without a key */
+} wl_port;
+
+/* A received message. frames[0..delim) are the routing ids; the four JSON parts are
+ * parsed from frames delim+2 .. delim+5, which stay available as raw bytes. */
+typedef struct wl_msg {
+    zmq_msg_t *frames;
+    int nframes, delim;
+    cJSON *header, *parent, *metadata, *content;   /* objects, never NULL after a successful receive */
+    const char *type;                              /* header.msg_type */
+} wl_msg;
+
+int wl_wire_init(wl_wire *w, const char *key, size_t keylen);
+void wl_wire_free(wl_wire *w);
+
+int wl_port_init(wl_port *p, wl_wire *w, void *sock, const char *name);
+void wl_port_free(wl_port *p);
+
+/* Receives one message (flags: 0 or ZMQ_DONTWAIT). Returns 1 with *m filled (free it with
+ * wl_msg_free), 0 when a message arrived but was dropped (bad frames, signature or JSON;
+ * logged on stderr), -1 on a socket error (errno: EAGAIN, EINTR, ETERM). */
+int wl_wire_recv(wl_port *p, wl_msg *m, int flags);
+void wl_msg_free(wl_msg *m);
+
+/* Sends a message of msg_type with the given content (JSON text) and metadata "{}".
+ * parent (may be NULL) gives the parent_header (its exact received bytes) and, when route
+ * is non-zero, the routing ids; without route a topic frame "kernel.<session>.<type>" is
+ * sent first (IOPub). Returns 0, or -1 on a socket error. */
+int wl_wire_send(wl_port *p, const wl_msg *parent, int route, const char *msg_type,
+                 const char *content, size_t content_len);
+/* The same with a cJSON content, which is deleted. */
+int wl_wire_send_json(wl_port *p, const wl_msg *parent, int route, const char *msg_type, cJSON *content);
+
+/* A header value of the parent message as a string, or NULL. */
+const char *wl_msg_str(const cJSON *obj, const char *key);
+
+/* Fills out[37] with a random UUID4 (lowercase hex). */
+void wl_uuid4(char out[37]);
+/* Fills out with the current UTC time as YYYY-MM-DDTHH:MM:SS.ffffffZ (28 bytes with the NUL). */
+void wl_iso_date(char out[32]);
+/* A malloc'd copy of s[0..n) that is valid UTF-8 (invalid bytes become U+FFFD). */
+char *wl_utf8_clean(const char *s, size_t n);
+/* Code points <-> byte offsets in UTF-8 text (clamped to the text). */
+size_t wl_utf8_byte_offset(const char *s, size_t len, long cp);
+long wl_utf8_cp_count(const char *s, size_t bytes);
+
+#endif

@@ -1,0 +1,341 @@
+"""test_kernel_protocol.py: the wordlab kernel through jupyter_client: ordering, aborts, signatures, malformed frames, Unicode cursors, restarts."""
+import json
+import time
+
+import pytest
+import zmq
+
+import kernel_util as ku
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    km, kc = ku.start()
+    yield km, kc
+    ku.stop(km, kc)
+
+
+def alive(kc):
+    """The kernel answers a kernel_info_request on shell with busy and idle around it."""
+    msg_id = kc.kernel_info()
+    reply = ku.shell_reply(kc, msg_id, timeout=5)
+    states = [m["content"]["execution_state"] for m in ku.collect(kc, msg_id, timeout=5)]
+    return reply["content"]["status"] == "ok" and states == ["busy", "idle"]
+
+
+def test_execute_order_and_counts(kernel):
+    km, kc = kernel
+    reply, msgs = ku.run(kc, 'print "a"\nmean 2 4')
+    types = [m["msg_type"] for m in msgs]
+    assert types == ["status", "execute_input", "stream", "execute_result", "status"], types
+    n = reply["content"]["execution_count"]
+    assert msgs[1]["content"]["execution_count"] == n
+    assert msgs[3]["content"]["execution_count"] == n
+    assert msgs[3]["content"]["data"]["text/plain"] == "3.0"
+    assert msgs[3]["content"]["metadata"] == {}
+    assert reply["content"]["payload"] == [] and reply["content"]["user_expressions"] == {}
+    reply2, _ = ku.run(kc, "mean 1")
+    assert reply2["content"]["execution_count"] == n + 1
+    # silent: nothing published but busy/idle, and the count does not move
+    reply3, msgs3 = ku.run(kc, "mean 5", silent=True)
+    assert [m["msg_type"] for m in msgs3] == ["status", "status"]
+    assert reply3["content"]["execution_count"] == n + 1
+    # store_history=False: output, but the count does not move
+    reply4, msgs4 = ku.run(kc, "mean 6", store_history=False)
+    assert any(m["msg_type"] == "execute_result" for m in msgs4)
+    assert reply4["content"]["execution_count"] == n + 1
+
+
+def test_header_fields(kernel):
+    km, kc = kernel
+    msg_id = kc.kernel_info()
+    reply = ku.shell_reply(kc, msg_id)
+    h = reply["header"]
+    assert h["version"] == "5.3" and h["msg_type"] == "kernel_info_reply"
+    assert len(h["msg_id"]) == 36 and h["session"]
+    assert reply["parent_header"]["msg_id"] == msg_id
+    assert reply["metadata"] == {}
+    c = reply["content"]
+    assert c["protocol_version"] == "5.3" and c["implementation"] == "wordlab"
+    li = c["language_info"]
+    assert li["name"] == "wordlab" and li["file_extension"] == ".wlab" and li["mimetype"]
+    assert c["help_links"] and {"text", "url"} <= set(c["help_links"][0])
+
+
+def test_error_reply_and_traceback(kernel):
+    km, kc = kernel
+    reply, msgs = ku.run(kc, 'print "ok"\nmean 1 x', stop_on_error=False)
+    c = reply["content"]
+    assert c["status"] == "error" and isinstance(c["execution_count"], int)
+    assert c["ename"] and c["evalue"]
+    errs = [m for m in msgs if m["msg_type"] == "error"]
+    assert len(errs) == 1
+    tb = errs[0]["content"]["traceback"]
+    assert isinstance(tb, list) and all(isinstance(line, str) for line in tb)
+    assert any(":2:" in line for line in tb), tb          # the line ...
+    assert any(line.strip().endswith("^") for line in tb), tb   # ... and a caret under the column
+    assert msgs[-1]["content"]["execution_state"] == "idle"
+
+
+def test_stop_on_error_aborts_queue(kernel):
+    km, kc = kernel
+    ids = [kc.execute("nosuchcommand"), kc.execute('print "two"'), kc.execute('print "three"')]
+    replies = [ku.shell_reply(kc, i) for i in ids]
+    assert [r["content"]["status"] for r in replies] == ["error", "aborted", "aborted"]
+    assert all("execution_count" in r["content"] for r in replies)
+    for k, i in enumerate(ids):   # every aborted request still gets busy and idle, and no output
+        msgs = ku.collect(kc, i)
+        assert msgs[0]["content"]["execution_state"] == "busy"
+        assert msgs[-1]["content"]["execution_state"] == "idle"
+        if k:
+            assert [m["msg_type"] for m in msgs] == ["status", "status"]
+    time.sleep(0.3)   # executes that arrive within 0.1 s of the error are aborted too ("Run all")
+    reply, msgs = ku.run(kc, 'print "after"')
+    assert reply["content"]["status"] == "ok" and ku.stdout_text(msgs) == "after\n"
+    # stop_on_error=False: the queue runs on
+    time.sleep(0.3)
+    ids = [kc.execute("nosuchcommand", stop_on_error=False), kc.execute('print "runs"')]
+    assert [ku.shell_reply(kc, i)["content"]["status"] for i in ids] == ["error", "ok"]
+    for i in ids:
+        ku.collect(kc, i)
+
+
+def test_user_expressions(kernel):
+    km, kc = kernel
+    reply, _ = ku.run(kc, "x = mean 1 3", user_expressions={"a": "mean 1 3", "b": "nosuchcommand"})
+    ue = reply["content"]["user_expressions"]
+    assert ue["a"]["status"] == "ok" and ue["a"]["data"]["text/plain"] == "2.0"
+    assert ue["b"]["status"] == "error" and ue["b"]["ename"]
+
+
+def test_is_complete(kernel):
+    km, kc = kernel
+    for code, status in [('print "x"', "complete"), ('print "x', "incomplete"), ("mean 1 ]", "invalid")]:
+        msg_id = kc.is_complete(code)
+        reply = ku.shell_reply(kc, msg_id)
+        assert reply["content"]["status"] == status, code
+        if status == "incomplete":
+            assert "indent" in reply["content"]
+        ku.collect(kc, msg_id)
+
+
+def test_unicode_cursor_positions(kernel):
+    km, kc = kernel
+    # cursor_pos counts code points: "日本語 é" is 5 code points and 11 bytes
+    code = 'x = "日本語 é"\nperp'
+    msg_id = kc.complete(code, cursor_pos=len(code))
+    c = ku.shell_reply(kc, msg_id)["content"]
+    assert c["status"] == "ok" and "perplexity" in c["matches"]
+    assert (c["cursor_start"], c["cursor_end"]) == (len(code) - 4, len(code)), c
+    ku.collect(kc, msg_id)
+    # a cursor in the middle of the line, after the non-ASCII text
+    code = 'print "ü→😀" 1\nx = per 3'
+    cur = code.index("per") + 3
+    msg_id = kc.complete(code, cursor_pos=cur)
+    c = ku.shell_reply(kc, msg_id)["content"]
+    assert "perplexity" in c["matches"] and (c["cursor_start"], c["cursor_end"]) == (cur - 3, cur), c
+    ku.collect(kc, msg_id)
+    code = '"ü→😀" perplexity 0.5'
+    msg_id = kc.inspect(code, cursor_pos=code.index("perplexity") + 4)
+    c = ku.shell_reply(kc, msg_id)["content"]
+    ku.collect(kc, msg_id)
+    msg_id = kc.inspect('print "ü→😀"', cursor_pos=3)
+    c2 = ku.shell_reply(kc, msg_id)["content"]
+    ku.collect(kc, msg_id)
+    assert c2["found"] and "print" in c2["data"]["text/plain"], c2
+    assert c["status"] == "ok" and c["metadata"] == {}
+    # an output with non-ASCII text comes back intact
+    reply, msgs = ku.run(kc, 'print "naïve → 日本語 😀"')
+    assert ku.stdout_text(msgs) == "naïve → 日本語 😀\n"
+
+
+def test_history(kernel):
+    km, kc = kernel
+    for code in ["mean 7 9", "exp 0", "mean 7 9"]:
+        ku.run(kc, code)
+    msg_id = kc.history(hist_access_type="tail", n=3, output=True, raw=True)
+    h = ku.shell_reply(kc, msg_id)["content"]["history"]
+    ku.collect(kc, msg_id)
+    assert [e[2][0] for e in h] == ["mean 7 9", "exp 0", "mean 7 9"]
+    assert h[0][2][1] == "8.0"
+    session, line = h[0][0], h[0][1]
+    msg_id = kc.history(hist_access_type="range", session=session, start=line, stop=line + 2, raw=True, output=False)
+    h = ku.shell_reply(kc, msg_id)["content"]["history"]
+    ku.collect(kc, msg_id)
+    assert [e[1:] for e in h] == [[line, "mean 7 9"], [line + 1, "exp 0"]]
+    msg_id = kc.history(hist_access_type="search", pattern="mean 7*", unique=True, raw=True, output=False)
+    h = ku.shell_reply(kc, msg_id)["content"]["history"]
+    ku.collect(kc, msg_id)
+    assert [e[2] for e in h] == ["mean 7 9"]
+
+
+def test_comms(kernel):
+    km, kc = kernel
+    msg_id = kc.comm_info()
+    reply = ku.shell_reply(kc, msg_id)
+    assert reply["content"] == {"status": "ok", "comms": {}}
+    ku.collect(kc, msg_id)
+    msg = kc.session.msg("comm_open", {"comm_id": "c0ffee", "target_name": "jupyter.widget", "data": {}})
+    kc.shell_channel.send(msg)
+    msgs = ku.collect(kc, msg["header"]["msg_id"])
+    closes = [m for m in msgs if m["msg_type"] == "comm_close"]
+    assert len(closes) == 1 and closes[0]["content"]["comm_id"] == "c0ffee"
+    assert alive(kc)
+
+
+def test_unknown_message_type(kernel):
+    km, kc = kernel
+    msg = kc.session.msg("no_such_request", {"x": 1})
+    kc.shell_channel.send(msg)
+    reply = ku.shell_reply(kc, msg["header"]["msg_id"])
+    assert reply["msg_type"] == "no_such_reply" and reply["content"]["status"] == "error"
+    states = [m["content"]["execution_state"] for m in ku.collect(kc, msg["header"]["msg_id"])]
+    assert states == ["busy", "idle"]
+    assert alive(kc)
+
+
+def test_kernel_info_on_control(kernel):
+    km, kc = kernel
+    msg = kc.session.msg("kernel_info_request", {})
+    kc.control_channel.send(msg)
+    reply = kc.get_control_msg(timeout=5)
+    assert reply["msg_type"] == "kernel_info_reply" and reply["parent_header"]["msg_id"] == msg["header"]["msg_id"]
+    states = [m["content"]["execution_state"] for m in ku.collect(kc, msg["header"]["msg_id"])]
+    assert states == ["busy", "idle"]
+
+
+def test_heartbeat_echoes(kernel):
+    km, kc = kernel
+    info = km.get_connection_info()
+    ctx = zmq.Context()
+    s = ctx.socket(zmq.REQ)
+    s.linger = 0
+    s.connect(f"tcp://{info['ip']}:{info['hb_port']}")
+    s.send(b"ping-\xff")
+    assert s.poll(2000) and s.recv() == b"ping-\xff"
+    s.close()
+    ctx.term()
+
+
+def test_bad_and_duplicate_signatures_dropped(kernel):
+    km, kc = kernel
+    raw = ku.RawClient(km)
+    try:
+        raw.send("kernel_info_request", {}, signature=b"0" * 64)
+        raw.send("kernel_info_request", {}, signature=b"short")
+        raw.send("kernel_info_request", {}, signature=b"")
+        assert raw.recv(timeout=0.5) is None, "a message with a bad signature was answered"
+        frames, msg_id = raw.send("kernel_info_request", {})
+        header, content = raw.recv()
+        assert header["msg_type"] == "kernel_info_reply" and content["status"] == "ok"
+        raw.send_frames(frames)   # the same signed message again: a replay
+        assert raw.recv(timeout=0.5) is None, "a replayed message was answered"
+        raw.send("kernel_info_request", {})
+        assert raw.recv() is not None
+    finally:
+        raw.close()
+    assert alive(kc)
+
+
+def test_malformed_frames_leave_it_alive(kernel):
+    km, kc = kernel
+    raw = ku.RawClient(km)
+    try:
+        raw.send_frames([b"just one frame"])
+        raw.send_frames([b"<IDS|MSG>", b"sig", b"{}"])                      # too few frames
+        parts = [b"{not json", b"{}", b"{}", b"{}"]
+        raw.send_frames([b"<IDS|MSG>", raw.sign(parts)] + parts)           # invalid JSON, correctly signed
+        parts = [b"[1, 2]", b"{}", b"{}", b"{}"]
+        raw.send_frames([b"<IDS|MSG>", raw.sign(parts)] + parts)           # header not an object
+        parts = [json.dumps({"msg_id": 5, "msg_type": 7}).encode(), b"{}", b"{}", b"{}"]
+        raw.send_frames([b"<IDS|MSG>", raw.sign(parts)] + parts)           # header fields of the wrong types
+        parts = raw.parts("execute_request", {"code": "print 1"})
+        parts[1] = b"null"
+        parts[2] = b'"metadata"'
+        raw.send_frames([b"<IDS|MSG>", raw.sign(parts)] + parts + [b"a buffer"])  # null parent, string metadata
+        header, content = raw.recv()
+        assert header["msg_type"] == "execute_reply" and content["status"] == "ok"
+        for bad in [{"code": 5}, {"code": None}, {}, {"code": ["print 1"]}]:   # content of the wrong types
+            raw.send("execute_request", bad)
+            header, content = raw.recv()
+            assert header["msg_type"] == "execute_reply" and content["status"] == "error", bad
+            assert "execution_count" in content
+        raw.send("complete_request", {"code": "print", "cursor_pos": "x"})
+        assert raw.recv()[1]["status"] == "ok"
+        raw.send("history_request", {"hist_access_type": 3, "n": "many"})
+        assert raw.recv() is not None
+        raw.send("kernel_info_request", b"[]")                             # content not an object
+        assert raw.recv()[0]["msg_type"] == "kernel_info_reply"
+        big = {"code": "print 1", "padding": "x" * (10 << 20)}              # 10 MB of content
+        raw.send("execute_request", big)
+        header, content = raw.recv(timeout=20)
+        assert content["status"] == "ok"
+        raw.send("execute_request", {"code": "print " + "y" * (10 << 20), "stop_on_error": False})  # 10 MB of code: refused
+        header, content = raw.recv(timeout=20)
+        assert content["status"] == "error"
+    finally:
+        raw.close()
+    assert alive(kc)
+
+
+def test_many_quick_executes_keep_order(kernel):
+    km, kc = kernel
+    n = 1000
+    ids = [kc.execute(f'print "line {i}"') for i in range(n)]
+    counts = []
+    for i in ids:
+        reply = ku.shell_reply(kc, i, timeout=60)
+        assert reply["content"]["status"] == "ok"
+        counts.append(reply["content"]["execution_count"])
+    assert counts == list(range(counts[0], counts[0] + n))
+    # iopub: every message in order, parents in request order, each cell's output inside its busy..idle
+    seen = []
+    for k, i in enumerate(ids):
+        msgs = ku.collect(kc, i, timeout=60)
+        assert [m["msg_type"] for m in msgs] == ["status", "execute_input", "stream", "status"]
+        assert ku.stdout_text(msgs) == f"line {k}\n"
+        seen.append(msgs[0]["header"]["date"])
+    assert alive(kc)
+
+
+def test_shutdown_and_restart_on_same_ports():
+    km, kc = ku.start()
+    try:
+        ports = {k: v for k, v in km.get_connection_info().items() if k.endswith("_port")}
+        ku.run(kc, "x = mean 1 2")
+        pid = km.provisioner.process.pid
+        km.restart_kernel(now=False)
+        assert km.provisioner.process.pid != pid
+        assert {k: v for k, v in km.get_connection_info().items() if k.endswith("_port")} == ports
+        kc.wait_for_ready(timeout=ku.TIMEOUT)
+        reply, msgs = ku.run(kc, "mean 3 5")
+        assert reply["content"]["status"] == "ok" and reply["content"]["execution_count"] == 1
+        reply, msgs = ku.run(kc, "print $x", stop_on_error=False)
+        assert reply["content"]["status"] == "error"   # a fresh interpreter
+    finally:
+        kc.stop_channels()
+    # shutdown on control: a reply, then the process exits by itself
+    kc = km.client()
+    kc.start_channels()
+    msg = kc.session.msg("shutdown_request", {"restart": False})
+    kc.control_channel.send(msg)
+    reply = kc.get_control_msg(timeout=5)
+    assert reply["msg_type"] == "shutdown_reply" and reply["content"] == {"status": "ok", "restart": False}
+    proc = km.provisioner.process
+    proc.wait(timeout=5)
+    assert proc.returncode == 0
+    kc.stop_channels()
+    km.cleanup_resources()
+
+
+def test_shutdown_on_shell():
+    km, kc = ku.start()
+    msg = kc.session.msg("shutdown_request", {"restart": True})
+    kc.shell_channel.send(msg)
+    reply = ku.shell_reply(kc, msg["header"]["msg_id"])
+    assert reply["content"] == {"status": "ok", "restart": True}
+    proc = km.provisioner.process
+    proc.wait(timeout=5)
+    assert proc.returncode == 0
+    kc.stop_channels()
+    km.cleanup_resources()
