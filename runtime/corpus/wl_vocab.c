@@ -80,6 +80,7 @@ static void set_settings(wl_vocab *v, const char *profile, size_t min_freq, size
 typedef struct {
     const char *tok;
     size_t count;
+    uint64_t hash;
 } tok_count;
 
 static int by_count_then_token(const void *a, const void *b)
@@ -89,22 +90,39 @@ static int by_count_then_token(const void *a, const void *b)
     return strcmp(x->tok, y->tok);   /* byte order of UTF-8 is code-point order */
 }
 
+/* Places e in a table of nslots (a power of two) with no equal token in it. */
+static void place(tok_count *slots, size_t nslots, tok_count e)
+{
+    size_t i = e.hash & (nslots - 1);
+    while (slots[i].tok) i = (i + 1) & (nslots - 1);
+    slots[i] = e;
+}
+
 /* Counts the tokens of docs into a malloc'd array of distinct tokens. */
 static int count_tokens(const wl_tokens *docs, size_t ndocs, tok_count **out, size_t *nout, wl_err *err)
 {
-    size_t total = 0;
-    for (size_t d = 0; d < ndocs; d++) total += docs[d].n;
-    size_t nslots = table_size(total), mask = nslots - 1, n = 0;
+    size_t nslots = 4096, n = 0;
     tok_count *slots = calloc(nslots, sizeof *slots);
-    if (!slots) return wl_fail(err, "out of memory counting %zu tokens", total);
-    for (size_t d = 0; d < ndocs; d++)
-        for (size_t t = 0; t < docs[d].n; t++) {
+    for (size_t d = 0; slots && d < ndocs; d++)
+        for (size_t t = 0; slots && t < docs[d].n; t++) {
             const char *tok = docs[d].tok[t];
-            size_t i = hash_str(tok) & mask;
-            while (slots[i].tok && strcmp(slots[i].tok, tok)) i = (i + 1) & mask;
-            if (!slots[i].tok) slots[i].tok = tok, n++;
-            slots[i].count++;
+            uint64_t h = hash_str(tok);
+            size_t i = h & (nslots - 1);
+            while (slots[i].tok && (slots[i].hash != h || strcmp(slots[i].tok, tok))) i = (i + 1) & (nslots - 1);
+            if (slots[i].tok) {
+                slots[i].count++;
+                continue;
+            }
+            slots[i] = (tok_count){tok, 1, h};
+            if (2 * ++n <= nslots) continue;
+            tok_count *grown = calloc(2 * nslots, sizeof *grown);
+            for (size_t k = 0; grown && k < nslots; k++)
+                if (slots[k].tok) place(grown, 2 * nslots, slots[k]);
+            free(slots);
+            slots = grown;
+            nslots *= 2;
         }
+    if (!slots) return wl_fail(err, "out of memory counting the tokens of %zu stories", ndocs);
     size_t k = 0;
     for (size_t i = 0; i < nslots; i++)
         if (slots[i].tok) slots[k++] = slots[i];

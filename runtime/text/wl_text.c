@@ -121,30 +121,52 @@ static int final_sigma(const int32_t *cp, size_t n, size_t i)
     return j == n || !is_cased(cp[j]);
 }
 
-/* NFKC of valid UTF-8 as code points: *cps is malloc'd, *ncp its length. */
+/* Makes room for need code points in *buf (of capacity *cap). */
+static int reserve(int32_t **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap) return 0;
+    int32_t *nb = realloc(*buf, need * sizeof *nb);
+    if (!nb) return -1;
+    *buf = nb;
+    *cap = need;
+    return 0;
+}
+
+/* NFKC of valid UTF-8 as code points: *cps is malloc'd, *ncp its length.
+ * An ASCII character is a starter that nothing before it composes with, so NFKC(a b) =
+ * NFKC(a) NFKC(b) whenever b starts with ASCII: ASCII is copied as is, and only each run of
+ * non-ASCII characters, with the ASCII character just before it, goes through utf8proc. */
 static int nfkc(const char *s, size_t n, int32_t **cps, size_t *ncp, wl_err *err)
 {
     const utf8proc_option_t opts = UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT;
-    utf8proc_ssize_t cap = (utf8proc_ssize_t)n + 16, r;
+    const unsigned char *p = (const unsigned char *)s;
     int32_t *buf = NULL;
-    for (;;) {
-        int32_t *nb = realloc(buf, (size_t)cap * sizeof *buf);
-        if (!nb) {
-            free(buf);
-            return wl_fail(err, "out of memory normalizing %zu bytes of text", n);
+    size_t cap = 0, m = 0, i = 0;
+    utf8proc_ssize_t r = 0;
+    while (i < n && r >= 0) {
+        size_t j = i, k;
+        while (j < n && p[j] < 0x80) j++;
+        size_t start = j < n && j > i ? j - 1 : j;   /* the ASCII character before a non-ASCII run */
+        if (reserve(&buf, &cap, m + (n - i) + 16)) break;
+        while (i < start) buf[m++] = p[i++];
+        for (k = j; k < n && p[k] >= 0x80; k++) {}
+        if (start == k) continue;
+        for (;;) {
+            r = utf8proc_decompose(p + start, (utf8proc_ssize_t)(k - start), buf + m, (utf8proc_ssize_t)(cap - m), opts);
+            if (r <= (utf8proc_ssize_t)(cap - m) || reserve(&buf, &cap, m + (size_t)r + (n - k) + 16)) break;
         }
-        buf = nb;
-        r = utf8proc_decompose((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, buf, cap, opts);
-        if (r <= cap) break;
-        cap = r;
+        if (r > (utf8proc_ssize_t)(cap - m)) break;
+        if (r >= 0) r = utf8proc_normalize_utf32(buf + m, r, opts);
+        if (r >= 0) m += (size_t)r;
+        i = k;
     }
-    if (r >= 0) r = utf8proc_normalize_utf32(buf, r, opts);
-    if (r < 0) {
+    if (r < 0 || i < n) {
         free(buf);
-        return wl_fail(err, "cannot normalize text: %s", utf8proc_errmsg(r));
+        if (r < 0) return wl_fail(err, "cannot normalize text: %s", utf8proc_errmsg(r));
+        return wl_fail(err, "out of memory normalizing %zu bytes of text", n);
     }
     *cps = buf;
-    *ncp = (size_t)r;
+    *ncp = m;
     return 0;
 }
 
