@@ -1,0 +1,128 @@
+/* cmd_corpus.c: the corpus command (embedded story generator or a file) and the corpus value with its audit. */
+#include "lang_objs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void corpus_free(void *d)
+{
+    lang_corpus *lc = d;
+    wl_corpus_free(&lc->c);
+    for (int s = 0; s < WL_NSPLITS; s++)
+        if (lc->have_win[s]) wl_windows_free(&lc->win[s]);
+    free(lc);
+}
+
+static int corpus_render(const void *d, wl_mime *out, wl_err *err)
+{
+    const lang_corpus *lc = d;
+    char *audit = wl_corpus_audit_text(&lc->c);
+    char *json = wl_corpus_audit_json(&lc->c);
+    if (!audit || !json) {
+        free(audit);
+        free(json);
+        return wl_fail(err, "out of memory rendering the corpus audit");
+    }
+    wl_buf b = {0};
+    wl_buf_puts(&b, audit);
+    while (b.len && b.s[b.len - 1] == '\n') b.s[--b.len] = 0;
+    out->text_plain = wl_buf_take(&b);
+    wl_buf_puts(&b, "<pre class=\"wordlab-audit\">");
+    wl_buf_html(&b, out->text_plain);
+    wl_buf_puts(&b, "</pre>");
+    out->text_html = wl_buf_take(&b);
+    wl_buf_puts(&b, "{\"type\":\"corpus\",\"source\":");
+    wl_buf_json_str(&b, lc->c.source);
+    wl_buf_puts(&b, ",\"profile\":");
+    wl_buf_json_str(&b, lc->c.profile.name);
+    wl_buf_printf(&b, ",\"audit\":%s}", json);
+    out->app_json = wl_buf_take(&b);
+    free(audit);
+    free(json);
+    return 0;
+}
+
+static wl_value *corpus_field(wl_value *self, const char *name, wl_err *err)
+{
+    lang_corpus *lc = self->data;
+    if (!strcmp(name, "vocab")) return lang_vocab_value(self, &lc->c.vocab);
+    for (int s = 0; s < WL_NSPLITS; s++)
+        if (!strcmp(name, wl_split_name((wl_split)s))) return wl_int((long long)lc->c.n[s]);
+    if (!strcmp(name, "audit")) {
+        char *a = wl_corpus_audit_text(&lc->c);
+        if (!a) {
+            wl_fail(err, "out of memory");
+            return NULL;
+        }
+        wl_value *v = wl_str(a);
+        free(a);
+        return v;
+    }
+    if (!strcmp(name, "story")) {
+        if (!lc->c.n[WL_TRAIN]) {
+            wl_fail(err, "the corpus has no training story");
+            return NULL;
+        }
+        return wl_str(lc->c.stories[WL_TRAIN][0].text);
+    }
+    wl_fail(err, "a corpus has no field .%s; its fields are %s", name, lang_corpus_type.fields);
+    return NULL;
+}
+
+const wl_objtype lang_corpus_type = {.name = "corpus", .fields = "vocab train validation test audit story",
+                                     .free = corpus_free, .render = corpus_render, .field = corpus_field};
+
+static int cmd_corpus(wl_call *c, wl_value **out)
+{
+    const char *pname = wl_opt_str(c, "profile", "classroom");
+    const char *file = wl_opt_str(c, "file", NULL);
+    long long seed, stories;
+    if (!pname || (wl_opt_has(c, "file") && !file) || wl_opt_int(c, "seed", 1, 0, (1LL << 53), &seed) ||
+        wl_opt_int(c, "stories", 0, 1, 1000000, &stories))
+        return -1;
+    wl_profile prof;
+    if (wl_profile_get(pname, &prof, c->err)) {
+        c->errword = wl_call_optword(c, "profile");
+        c->ename = "ArgumentError";
+        return -1;
+    }
+    if (stories) prof.stories = (size_t)stories;
+    if (file && wl_opt_has(c, "seed"))
+        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "seed"), "seed= chooses generated stories; a file= corpus has none");
+    if (file && !c->allow_files)
+        return wl_call_fail(c, "PermissionError", wl_call_optword(c, "file"), "reading files is disabled here");
+    lang_corpus *lc = calloc(1, sizeof *lc);
+    if (!lc) abort();
+    int rc;
+    if (file) {
+        rc = wl_corpus_load_file(file, &prof, &lc->c, c->err);
+        if (rc) c->errword = wl_call_optword(c, "file");
+    } else {
+        rc = wl_corpus_generate(&prof, (uint64_t)seed, &lc->c, c->err);
+        lc->generated = 1;
+        lc->seed = (uint64_t)seed;
+    }
+    if (rc) {
+        free(lc);
+        return -1;
+    }
+    *out = wl_obj(&lang_corpus_type, lc);
+    return 0;
+}
+
+const wl_command wl_cmds_corpus[] = {
+    {.name = "corpus", .topic = "data", .synopsis = "corpus [profile=classroom] [seed=1] [file=PATH] [stories=N]",
+     .summary = "stories, their split, the vocabulary and the audit",
+     .help = "Without file=: stories from the embedded generator (the same seed gives the same stories).\n"
+             "With file=: JSON lines with a \"text\" field, or plain text with stories separated by a\n"
+             "line <|endoftext|> (the TinyStories format).\n"
+             "Profiles: smoke (480 stories, vocabulary 1,500), classroom (3,000 / 3,000), dgx (6,000 /\n"
+             "4,000); stories=N overrides the count. Duplicates are removed; each story goes to train,\n"
+             "validation or test by a hash of its text; the vocabulary is fit on train only.\n"
+             "Shows the audit: documents, tokens, unknown rate and story lengths per split.\n"
+             "Fields: .vocab .train .validation .test (document counts) .audit .story",
+     .example = "stories = corpus profile=smoke seed=1\nprint $stories.train \"training stories\"",
+     .min_args = 0, .max_args = 0, .options = "profile seed file stories", .flags = WL_CMD_SHOW_BOUND, .fn = cmd_corpus},
+    {0},
+};

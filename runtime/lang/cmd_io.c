@@ -1,0 +1,106 @@
+/* cmd_io.c: commands that talk to the front end: warn (stderr), input, clear, sleep. */
+#include "lang_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SLEEP_TICK_MS 10   /* how often sleep looks at the interrupt flag */
+
+static int cmd_warn(wl_call *c, wl_value **out)
+{
+    (void)out;
+    wl_buf b = {0};
+    for (int i = 0; i < c->argc; i++) {
+        if (i) wl_buf_put(&b, " ", 1);
+        const wl_value *v = c->argv[i];
+        wl_mime m = {0};
+        if (v->type == WL_V_STR) {
+            wl_buf_put(&b, v->str, v->len);
+        } else if (wl_value_render(v, &m, c->err) == 0) {
+            wl_buf_puts(&b, m.text_plain);
+        } else {
+            free(b.s);
+            return -1;
+        }
+        wl_mime_free(&m);
+    }
+    wl_buf_put(&b, "\n", 1);
+    wl_sink_write(c->sink, "stderr", b.s, b.len);
+    free(b.s);
+    return 0;
+}
+
+static int cmd_input(wl_call *c, wl_value **out)
+{
+    const char *prompt = c->argc ? wl_arg_str(c, 0) : "";
+    if (!prompt) return -1;
+    long long password;
+    if (wl_opt_int(c, "password", 0, 0, 1, &password)) return -1;
+    const char *dflt = wl_opt_has(c, "default") ? wl_opt_str(c, "default", "") : NULL;
+    if (wl_opt_has(c, "default") && !dflt) return -1;
+    char line[4096];
+    if (c->sink && c->sink->input && c->sink->input(c->sink->ud, prompt, (int)password, line, sizeof line) == 0) {
+        *out = wl_str(line);
+        return 0;
+    }
+    if (wl_sink_interrupted(c->sink))
+        return wl_call_fail(c, "Interrupted", 0, "interrupted while waiting for input");
+    if (dflt) {
+        *out = wl_str(dflt);
+        return 0;
+    }
+    return wl_call_fail(c, "InputError", 0, "this front end cannot ask for input here; give default=TEXT");
+}
+
+static int cmd_clear(wl_call *c, wl_value **out)
+{
+    (void)out;
+    long long wait;
+    if (wl_opt_int(c, "wait", 0, 0, 1, &wait)) return -1;
+    if (c->sink && c->sink->clear) c->sink->clear(c->sink->ud, (int)wait);
+    return 0;
+}
+
+static int cmd_sleep(wl_call *c, wl_value **out)
+{
+    (void)out;
+    double s;
+    if (wl_arg_num(c, 0, &s)) return -1;
+    if (!(s >= 0 && s <= 86400)) return wl_call_fail(c, "ArgumentError", wl_call_argword(c, 0), "seconds must be between 0 and 86400");
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        if (wl_sink_interrupted(c->sink)) return wl_call_fail(c, "Interrupted", 0, "interrupted while sleeping");
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        double left = s - ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec));
+        if (left <= 0) return 0;
+        double step = left < SLEEP_TICK_MS * 1e-3 ? left : SLEEP_TICK_MS * 1e-3;
+        struct timespec ts = {0, (long)(step * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+}
+
+const wl_command wl_cmds_io[] = {
+    {.name = "warn", .topic = "input and output", .synopsis = "warn VALUE ...",
+     .summary = "write values as text to the error stream (stderr)",
+     .help = "Like print, but the text goes to stderr: notebooks show it on a red background.",
+     .example = "warn \"the learning rate looks high\"", .min_args = 0, .max_args = -1, .fn = cmd_warn},
+    {.name = "input", .topic = "input and output", .synopsis = "input [PROMPT] [password=1] [default=TEXT]",
+     .summary = "ask the user for a line of text",
+     .help = "Shows PROMPT and gives the line the user typed as a string. password=1 hides what is typed.\n"
+             "Where nobody can answer (a script without a terminal, a notebook run headless),\n"
+             "it gives default=TEXT, or fails when there is no default.",
+     .example = "name = input \"your name? \" default=\"world\"\nprint \"hello, $name\"",
+     .min_args = 0, .max_args = 1, .options = "password default", .fn = cmd_input},
+    {.name = "clear", .topic = "input and output", .synopsis = "clear [wait=1]",
+     .summary = "clear the output of the current cell",
+     .help = "In a notebook, removes what this cell has shown so far; wait=1 waits until the next\n"
+             "output arrives (no flicker). In a terminal, clears the screen.",
+     .example = "print \"soon gone\"\nclear", .min_args = 0, .max_args = 0, .options = "wait", .fn = cmd_clear},
+    {.name = "sleep", .topic = "input and output", .synopsis = "sleep SECONDS",
+     .summary = "wait a number of seconds (Ctrl-C stops it)",
+     .help = "Pauses, e.g. between steps of a demonstration. An interrupt ends the wait at once.",
+     .example = "sleep 0.1", .min_args = 1, .max_args = 1, .fn = cmd_sleep},
+    {0},
+};
