@@ -8,8 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Special token ids (the first four vocabulary entries, see wl_text_specials). */
-enum { WL_PAD = 0, WL_BOS = 1, WL_EOS = 2, WL_UNK = 3 };
+/* Special token ids (the first four vocabulary entries, see wl_text_specials); wl_model.h
+ * defines the same macros identically, so either header may come first. */
+#define WL_PAD 0
+#define WL_BOS 1
+#define WL_EOS 2
+#define WL_UNK 3
 
 /* Context length T of every window. */
 #define WL_CONTEXT 64
