@@ -1,0 +1,52 @@
+"""test_kernel_conformance.py: jupyter_kernel_test's protocol suite against the wordlab kernel, every test enabled."""
+import unittest
+
+import kernel_util  # installs the spec on JUPYTER_PATH before the suite starts the kernel
+import jupyter_kernel_test
+
+
+class WordlabKernelTests(jupyter_kernel_test.KernelTests):
+    kernel_name = "wordlab"
+    language_name = "wordlab"
+    file_extension = ".wlab"
+
+    code_hello_world = 'print "hello, world"'
+    code_stderr = 'warn "something went wrong"'
+    completion_samples = [
+        {"text": "perp", "matches": {"perplexity"}},
+        {"text": "x = pri", "matches": {"print"}},
+    ]
+    complete_code_samples = ['print 1', 'x = mean 1 2 3', '# a comment', '']
+    incomplete_code_samples = ['print "an open quote', 'mean [1 2']
+    invalid_code_samples = ['mean 1 ]']
+    # A cell that is exactly `?NAME` (or `NAME?`) opens NAME's help in the pager.
+    code_page_something = "?perplexity"
+    code_generate_error = "nosuchcommand 1"
+    code_execute_result = [
+        {"code": "mean 1 2 3", "result": "2.0"},
+        {"code": "exp 0", "result": "1.0"},
+        {"code": "perplexity 0.5 0.25 0.125", "mime": "text/html"},
+        {"code": "perplexity 0.5 0.25 0.125", "mime": "application/json"},
+    ]
+    # A cell with two values shows the first as display_data, the last as the result.
+    code_display_data = [
+        {"code": "perplexity 0.5\nmean 1 2", "mime": "text/plain"},
+        {"code": "perplexity 0.5\nmean 1 2", "mime": "text/html"},
+    ]
+    code_history_pattern = "mean*"
+    supported_history_operations = ("tail", "range", "search")
+    code_inspect_sample = "perplexity"
+    code_clear_output = "clear"
+
+    def test_no_attribute_left_empty(self):
+        """An empty attribute silently skips its jupyter_kernel_test test: none may be empty."""
+        for name in ("code_hello_world", "code_stderr", "completion_samples", "complete_code_samples",
+                     "incomplete_code_samples", "invalid_code_samples", "code_page_something",
+                     "code_generate_error", "code_execute_result", "code_display_data",
+                     "code_history_pattern", "supported_history_operations", "code_inspect_sample",
+                     "code_clear_output", "language_name", "file_extension"):
+            self.assertTrue(getattr(self, name), name)
+
+
+if __name__ == "__main__":
+    unittest.main()
