@@ -201,28 +201,42 @@ int wl_seq_net_init(wl_seq_net *net, int64_t seed, int H, wl_err *err)
     return 0;
 }
 
-/* Two sequences side by side, one per vector lane: every lane does exactly the scalar
- * operations of the lesson (IEEE arithmetic is per lane), two sequences at a time. */
-typedef double v2 __attribute__((vector_size(16)));
-typedef v2 pair_x[WL_SEQ_T][WL_SEQ_C];   /* [T,C] x 2 lanes */
+/* Up to four sequences side by side, one per vector lane: every lane does exactly the scalar
+ * operations of the lesson (IEEE arithmetic is per lane), four sequences at a time. */
+#define LANES 4
+typedef double vd __attribute__((vector_size(8 * LANES)));
+typedef long long vm __attribute__((vector_size(8 * LANES)));   /* lane masks */
+typedef vd lanes_x[WL_SEQ_T][WL_SEQ_C];   /* [T,C] x LANES */
 
-static v2 splat(double v)
+/* The hot paths are inlined into the functions that use them, so that the AVX2 clone of
+ * the training loop runs them with 4-wide registers. */
+#define HOT static inline __attribute__((always_inline))
+/* Their 32-byte vector arguments never cross a call, so the AVX calling-convention note does not apply. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+HOT vd splat(double v)
 {
-    return (v2){v, v};
+    vd r;
+    for (int l = 0; l < LANES; l++) r[l] = v;
+    return r;
 }
 
-static void pack(const double (*x0)[WL_SEQ_C], const double (*x1)[WL_SEQ_C], pair_x out)
+/* Packs sequences x[0..k-1] into the lanes (the last one repeated in unused lanes). */
+static void pack(const double (*const *x)[WL_SEQ_C], int k, lanes_x out)
 {
     for (int t = 0; t < WL_SEQ_T; t++)
-        for (int j = 0; j < WL_SEQ_C; j++) out[t][j] = (v2){x0[t][j], x1[t][j]};
+        for (int j = 0; j < WL_SEQ_C; j++)
+            for (int l = 0; l < LANES; l++) out[t][j][l] = x[l < k ? l : k - 1][t][j];
 }
 
-/* Packs sequences n and n+1 of s (n twice at the end of an odd set); returns the lanes in use. */
-static int pack_at(const wl_seq_set *s, int n, pair_x out)
+/* Packs sequences n, n+1, ... of s; returns the lanes in use. */
+static int pack_at(const wl_seq_set *s, int n, lanes_x out)
 {
-    int lanes = n + 1 < s->n ? 2 : 1;
-    pack(s->x[n], s->x[n + lanes - 1], out);
-    return lanes;
+    const double (*x[LANES])[WL_SEQ_C];
+    int k = s->n - n < LANES ? s->n - n : LANES;
+    for (int l = 0; l < k; l++) x[l] = s->x[n + l];
+    pack(x, k, out);
+    return k;
 }
 
 /* The query folded into the key projection of head h: u[C] = q_h^T Wk_h. */
@@ -239,98 +253,121 @@ static void fold_query(const wl_seq_net *net, int h, double u[WL_SEQ_C])
     }
 }
 
-/* Softmax over the steps of (u . x_t) * scale. */
-static void attend(const double u[WL_SEQ_C], double scale, const pair_x x, v2 a[WL_SEQ_T])
+/* exp of each lane, as libm computes it; exp(0) is exactly 1, so the maximum's own step needs no call.
+ * The lanes are assembled in registers: storing them one by one would stall the vector load after. */
+HOT double exp1(double v)
 {
-    const v2 u0 = splat(u[0]), u1 = splat(u[1]), u2 = splat(u[2]), sc = splat(scale);
-    v2 s[WL_SEQ_T];
+    return v == 0 ? 1.0 : exp(v);
+}
+
+HOT vd exp_lanes(vd v)
+{
+    double e0 = exp1(v[0]), e1 = exp1(v[1]), e2 = exp1(v[2]), e3 = exp1(v[3]);
+    return (vd){e0, e1, e2, e3};
+}
+
+/* Softmax over the steps of (u . x_t) * scale. */
+HOT void attend(const double u[WL_SEQ_C], double scale, const lanes_x x, vd a[WL_SEQ_T])
+{
+    const vd u0 = splat(u[0]), u1 = splat(u[1]), u2 = splat(u[2]), sc = splat(scale);
+    vd s[WL_SEQ_T];
     for (int t = 0; t < WL_SEQ_T; t++) s[t] = (u0 * x[t][0] + u1 * x[t][1] + u2 * x[t][2]) * sc;
-    v2 mx = s[0];
-    for (int t = 1; t < WL_SEQ_T; t++)
-        for (int l = 0; l < 2; l++)
-            if (s[t][l] > mx[l]) mx[l] = s[t][l];
-    v2 z = splat(0.0);
+    vd mx = s[0];
+    for (int t = 1; t < WL_SEQ_T; t++) {
+        vm gt = (vm)(s[t] > mx);   /* per lane: if (s > mx) mx = s */
+        mx = (vd)((gt & (vm)s[t]) | (~gt & (vm)mx));
+    }
+    vd z = splat(0.0);
     for (int t = 0; t < WL_SEQ_T; t++) {
-        /* exp(0) is exactly 1: the maximum's own step needs no call. The lanes are assembled in
-         * registers (storing them one by one would stall the vector load that follows). */
-        v2 dv = s[t] - mx;
-        double e0 = dv[0] == 0 ? 1.0 : exp(dv[0]), e1 = dv[1] == 0 ? 1.0 : exp(dv[1]);
-        a[t] = (v2){e0, e1};
+        a[t] = exp_lanes(s[t] - mx);
         z += a[t];
     }
     for (int t = 0; t < WL_SEQ_T; t++) a[t] /= z;
 }
 
 /* The rest of head h after its weights a: the weighted input xa[C] and the head output c[d]. */
-static void head_out(const wl_seq_net *net, int h, const v2 a[WL_SEQ_T], const pair_x x, v2 xa[WL_SEQ_C], v2 *c)
+HOT void head_out(const wl_seq_net *net, int h, const vd a[WL_SEQ_T], const lanes_x x, vd xa[WL_SEQ_C], vd *c)
 {
     for (int j = 0; j < WL_SEQ_C; j++) {
-        v2 s = splat(0.0);
+        vd s = splat(0.0);
         for (int t = 0; t < WL_SEQ_T; t++) s += a[t] * x[t][j];
         xa[j] = s;
     }
     for (int i = 0; i < net->d; i++) {
         const double *wv = net->p + WL_SEQ_WV + (h * net->d + i) * WL_SEQ_C;
-        v2 s = splat(0.0);
+        vd s = splat(0.0);
         for (int j = 0; j < WL_SEQ_C; j++) s += splat(wv[j]) * xa[j];
         c[i] = s;
     }
 }
 
 /* 1 / (1 + exp(-o)) with o clamped to [-30, 30]. */
-static v2 sigmoid_clamped(v2 o)
+HOT vd sigmoid_clamped(vd o)
 {
-    double m0 = o[0] < 30.0 ? o[0] : 30.0, m1 = o[1] < 30.0 ? o[1] : 30.0;
-    m0 = m0 > -30.0 ? m0 : -30.0;
-    m1 = m1 > -30.0 ? m1 : -30.0;
-    return splat(1.0) / (splat(1.0) + (v2){exp(-m0), exp(-m1)});
+    vd m;
+    for (int l = 0; l < LANES; l++) {
+        double v = o[l] < 30.0 ? o[l] : 30.0;
+        m[l] = -(v > -30.0 ? v : -30.0);
+    }
+    return splat(1.0) / (splat(1.0) + exp_lanes(m));
 }
 
-static v2 forward_pair(const wl_seq_net *net, const pair_x x)
+/* The output logits: b plus each head's w . c in turn. */
+HOT vd forward_lanes(const wl_seq_net *net, const lanes_x x)
 {
-    v2 o = splat(net->p[WL_SEQ_B]);
+    vd o = splat(net->p[WL_SEQ_B]);
     for (int h = 0; h < net->H; h++) {
         double u[WL_SEQ_C];
-        v2 a[WL_SEQ_T], xa[WL_SEQ_C], c[WL_SEQ_D];
+        vd a[WL_SEQ_T], xa[WL_SEQ_C], c[WL_SEQ_D];
         fold_query(net, h, u);
         attend(u, net->scale, x, a);
         head_out(net, h, a, x, xa, c);
-        v2 s = splat(0.0);
+        vd s = splat(0.0);
         for (int i = 0; i < net->d; i++) s += splat(net->p[WL_SEQ_W + h * net->d + i]) * c[i];
         o += s;
     }
     return o;
 }
 
-/* Head h's weights for both lanes. */
-static void weights_pair(const wl_seq_net *net, const pair_x x, int h, v2 a[WL_SEQ_T])
+/* Head h's weights for every lane. */
+HOT void weights_lanes(const wl_seq_net *net, const lanes_x x, int h, vd a[WL_SEQ_T])
 {
     double u[WL_SEQ_C];
     fold_query(net, h, u);
     attend(u, net->scale, x, a);
 }
 
+/* Lane l of the logits (prob = 0) or probabilities (prob = 1) of up to LANES sequences. */
+static void outputs(const wl_seq_net *net, const double (*const *x)[WL_SEQ_C], int k, int prob, double *out)
+{
+    lanes_x xp;
+    pack(x, k, xp);
+    vd o = forward_lanes(net, (const vd (*)[WL_SEQ_C])xp);
+    if (prob) o = sigmoid_clamped(o);
+    for (int l = 0; l < k; l++) out[l] = o[l];
+}
+
 void wl_seq_weights(const wl_seq_net *net, const double (*x)[WL_SEQ_C], int h, double a[WL_SEQ_T])
 {
-    pair_x xp;
-    v2 a2[WL_SEQ_T];
-    pack(x, x, xp);
-    weights_pair(net, (const v2 (*)[WL_SEQ_C])xp, h, a2);
-    for (int t = 0; t < WL_SEQ_T; t++) a[t] = a2[t][0];
+    lanes_x xp;
+    vd av[WL_SEQ_T];
+    pack(&x, 1, xp);
+    weights_lanes(net, (const vd (*)[WL_SEQ_C])xp, h, av);
+    for (int t = 0; t < WL_SEQ_T; t++) a[t] = av[t][0];
 }
 
 double wl_seq_forward(const wl_seq_net *net, const double (*x)[WL_SEQ_C])
 {
-    pair_x xp;
-    pack(x, x, xp);
-    return forward_pair(net, (const v2 (*)[WL_SEQ_C])xp)[0];
+    double o;
+    outputs(net, &x, 1, 0, &o);
+    return o;
 }
 
 double wl_seq_probability(const wl_seq_net *net, const double (*x)[WL_SEQ_C])
 {
-    pair_x xp;
-    pack(x, x, xp);
-    return sigmoid_clamped(forward_pair(net, (const v2 (*)[WL_SEQ_C])xp))[0];
+    double p;
+    outputs(net, &x, 1, 1, &p);
+    return p;
 }
 
 void wl_seq_train_opts_default(wl_seq_train_opts *o)
@@ -341,70 +378,72 @@ void wl_seq_train_opts_default(wl_seq_train_opts *o)
 }
 
 /* Adds the lanes in use of v to *g, lane 0 first: the examples' contributions in order. */
-static void add_lanes(double *g, v2 v, int lanes)
+HOT void add_lanes(double *g, vd v, int lanes)
 {
-    *g += v[0];
-    if (lanes == 2) *g += v[1];
+    for (int l = 0; l < lanes; l++) *g += v[l];
 }
 
+/* The AVX2 clone runs the same operations four lanes wide; no instruction fuses a multiply and an add
+ * (ISO C mode compiles with -ffp-contract=off), so both clones give the same bits. */
+__attribute__((target_clones("avx2", "default")))
 int wl_seq_train(wl_seq_net *net, const wl_seq_set *tr, int64_t seed, int H, const wl_seq_train_opts *o,
                  volatile sig_atomic_t *interrupt, wl_err *err)
 {
     if (wl_seq_net_init(net, seed, H, err)) return -1;
     if (tr->n < 1) return wl_fail(err, "sequence training: the training set is empty");
-    const int d = net->d, npairs = (tr->n + 1) / 2;
-    const v2 scale = splat(net->scale);
+    const int d = net->d, ngroups = (tr->n + LANES - 1) / LANES;
+    const vd scale = splat(net->scale);
     double *p = net->p;
-    pair_x *xp = malloc((size_t)npairs * sizeof *xp);
-    v2 *yp = malloc((size_t)npairs * sizeof *yp);
-    if (!xp || !yp) {
-        free(xp);
-        free(yp);
+    lanes_x *xg = malloc((size_t)ngroups * sizeof *xg);
+    vd *yg = malloc((size_t)ngroups * sizeof *yg);
+    if (!xg || !yg) {
+        free(xg);
+        free(yg);
         return wl_fail(err, "sequence training: out of memory for %d sequences", tr->n);
     }
-    for (int k = 0; k < npairs; k++) {
-        int n0 = 2 * k, n1 = n0 + pack_at(tr, n0, xp[k]) - 1;
-        yp[k] = (v2){tr->y[n0], tr->y[n1]};
+    for (int k = 0; k < ngroups; k++) {
+        int lanes = pack_at(tr, k * LANES, xg[k]);
+        for (int l = 0; l < LANES; l++) yg[k][l] = tr->y[k * LANES + (l < lanes ? l : lanes - 1)];
     }
     double vel[WL_SEQ_NPARAMS] = {0};
     for (int epoch = 0; epoch < o->epochs; epoch++) {
         if (interrupt && *interrupt) {
-            free(xp);
-            free(yp);
+            free(xg);
+            free(yg);
             return wl_fail(err, "sequence training interrupted at epoch %d of %d", epoch + 1, o->epochs);
         }
         /* Full batch: the parameters are fixed during the epoch, so each head's folded query is too. */
         double u[WL_SEQ_D][WL_SEQ_C];
         for (int h = 0; h < H; h++) fold_query(net, h, u[h]);
         double g[WL_SEQ_NPARAMS] = {0};
-        for (int k = 0; k < npairs; k++) {
-            const v2 (*x)[WL_SEQ_C] = (const v2 (*)[WL_SEQ_C])xp[k];
-            const int lanes = 2 * k + 1 < tr->n ? 2 : 1;
-            v2 a[WL_SEQ_D][WL_SEQ_T], xa[WL_SEQ_D][WL_SEQ_C], c[WL_SEQ_D];
+        for (int k = 0; k < ngroups; k++) {
+            const vd (*x)[WL_SEQ_C] = (const vd (*)[WL_SEQ_C])xg[k];
+            const int lanes = tr->n - k * LANES < LANES ? tr->n - k * LANES : LANES;
+            vd a[WL_SEQ_D][WL_SEQ_T], xa[WL_SEQ_D][WL_SEQ_C], c[WL_SEQ_D];
             for (int h = 0; h < H; h++) {
                 attend(u[h], net->scale, x, a[h]);
                 head_out(net, h, a[h], x, xa[h], c + h * d);
             }
-            v2 o_sum = splat(0.0);
+            vd o_sum = splat(0.0);
             for (int r = 0; r < WL_SEQ_D; r++) o_sum += splat(p[WL_SEQ_W + r]) * c[r];
-            const v2 df = sigmoid_clamped(splat(p[WL_SEQ_B]) + o_sum) - yp[k];
+            const vd df = sigmoid_clamped(splat(p[WL_SEQ_B]) + o_sum) - yg[k];
             add_lanes(&g[WL_SEQ_B], df, lanes);
             for (int h = 0; h < H; h++) {
                 const int r0 = h * d;
-                v2 dc[WL_SEQ_D], mv[WL_SEQ_C], da[WL_SEQ_T];
+                vd dc[WL_SEQ_D], mv[WL_SEQ_C], da[WL_SEQ_T];
                 for (int i = 0; i < d; i++) dc[i] = df * splat(p[WL_SEQ_W + r0 + i]);
                 for (int j = 0; j < WL_SEQ_C; j++) {
-                    v2 s = splat(0.0);
+                    vd s = splat(0.0);
                     for (int i = 0; i < d; i++) s += dc[i] * splat(p[WL_SEQ_WV + (r0 + i) * WL_SEQ_C + j]);
                     mv[j] = s;
                 }
                 for (int t = 0; t < WL_SEQ_T; t++) da[t] = mv[0] * x[t][0] + mv[1] * x[t][1] + mv[2] * x[t][2];
-                v2 mean = splat(0.0);
+                vd mean = splat(0.0);
                 for (int t = 0; t < WL_SEQ_T; t++) mean += a[h][t] * da[t];
                 /* S = dLoss/du: through the softmax to the scores and back onto the inputs. */
-                v2 S0 = splat(0.0), S1 = splat(0.0), S2 = splat(0.0);
+                vd S0 = splat(0.0), S1 = splat(0.0), S2 = splat(0.0);
                 for (int t = 0; t < WL_SEQ_T; t++) {
-                    v2 ds = a[h][t] * (da[t] - mean) * scale;
+                    vd ds = a[h][t] * (da[t] - mean) * scale;
                     S0 += ds * x[t][0];
                     S1 += ds * x[t][1];
                     S2 += ds * x[t][2];
@@ -413,8 +452,8 @@ int wl_seq_train(wl_seq_net *net, const wl_seq_set *tr, int64_t seed, int H, con
                     const int r = r0 + i;
                     const double *wk = p + WL_SEQ_WK + r * WL_SEQ_C;
                     double *gwk = g + WL_SEQ_WK + r * WL_SEQ_C, *gwv = g + WL_SEQ_WV + r * WL_SEQ_C;
-                    const v2 q = splat(p[WL_SEQ_Q + r]);
-                    v2 sq = splat(0.0);
+                    const vd q = splat(p[WL_SEQ_Q + r]);
+                    vd sq = splat(0.0);
                     sq += splat(wk[0]) * S0;
                     sq += splat(wk[1]) * S1;
                     sq += splat(wk[2]) * S2;
@@ -435,21 +474,23 @@ int wl_seq_train(wl_seq_net *net, const wl_seq_set *tr, int64_t seed, int H, con
             p[k] += vel[k];
         }
     }
-    free(xp);
-    free(yp);
+    free(xg);
+    free(yg);
     return 0;
 }
 
 /* ---- measures ---- */
 
+#define CX(x) ((const vd (*)[WL_SEQ_C])(x))
+
 double wl_seq_accuracy(const wl_seq_net *net, const wl_seq_set *s)
 {
     int right = 0;
-    for (int n = 0; n < s->n; n += 2) {
-        pair_x x;
-        int lanes = pack_at(s, n, x);
-        v2 o = forward_pair(net, (const v2 (*)[WL_SEQ_C])x);
-        for (int l = 0; l < lanes; l++) right += (o[l] > 0) == (s->y[n + l] == 1);
+    for (int n = 0; n < s->n; n += LANES) {
+        lanes_x x;
+        int k = pack_at(s, n, x);
+        vd o = forward_lanes(net, CX(x));
+        for (int l = 0; l < k; l++) right += (o[l] > 0) == (s->y[n + l] == 1);
     }
     return (double)right / s->n;
 }
@@ -457,14 +498,14 @@ double wl_seq_accuracy(const wl_seq_net *net, const wl_seq_set *s)
 double wl_seq_center(const wl_seq_net *net, const wl_seq_set *s, int h)
 {
     double total = 0.0;
-    for (int n = 0; n < s->n; n += 2) {
-        pair_x x;
-        v2 a[WL_SEQ_T];
-        int lanes = pack_at(s, n, x);
-        weights_pair(net, (const v2 (*)[WL_SEQ_C])x, h, a);
-        v2 c = splat(0.0);
+    for (int n = 0; n < s->n; n += LANES) {
+        lanes_x x;
+        vd a[WL_SEQ_T];
+        int k = pack_at(s, n, x);
+        weights_lanes(net, CX(x), h, a);
+        vd c = splat(0.0);
         for (int t = 0; t < WL_SEQ_T; t++) c += splat(t) * a[t];
-        add_lanes(&total, c, lanes);
+        add_lanes(&total, c, k);
     }
     return total / s->n;
 }
@@ -474,12 +515,12 @@ double wl_seq_separation(const wl_seq_net *net, const wl_seq_set *s)
     const int H = net->H;
     if (H < 2) return 0.0;
     double sum = 0.0;
-    for (int n = 0; n < s->n; n += 2) {
-        pair_x x;
-        v2 a[WL_SEQ_D][WL_SEQ_T];
-        int lanes = pack_at(s, n, x);
-        for (int h = 0; h < H; h++) weights_pair(net, (const v2 (*)[WL_SEQ_C])x, h, a[h]);
-        for (int l = 0; l < lanes; l++)
+    for (int n = 0; n < s->n; n += LANES) {
+        lanes_x x;
+        vd a[WL_SEQ_D][WL_SEQ_T];
+        int k = pack_at(s, n, x);
+        for (int h = 0; h < H; h++) weights_lanes(net, CX(x), h, a[h]);
+        for (int l = 0; l < k; l++)
             for (int i = 0; i < H; i++)
                 for (int j = i + 1; j < H; j++) {
                     double l1 = 0.0;
@@ -495,12 +536,12 @@ void wl_seq_mean_weights(const wl_seq_net *net, const wl_seq_set *s, double *out
     for (int h = 0; h < net->H; h++) {
         double *m = out + h * WL_SEQ_T;
         for (int t = 0; t < WL_SEQ_T; t++) m[t] = 0.0;
-        for (int n = 0; n < s->n; n += 2) {
-            pair_x x;
-            v2 a[WL_SEQ_T];
-            int lanes = pack_at(s, n, x);
-            weights_pair(net, (const v2 (*)[WL_SEQ_C])x, h, a);
-            for (int t = 0; t < WL_SEQ_T; t++) add_lanes(&m[t], a[t], lanes);
+        for (int n = 0; n < s->n; n += LANES) {
+            lanes_x x;
+            vd a[WL_SEQ_T];
+            int k = pack_at(s, n, x);
+            weights_lanes(net, CX(x), h, a);
+            for (int t = 0; t < WL_SEQ_T; t++) add_lanes(&m[t], a[t], k);
         }
         for (int t = 0; t < WL_SEQ_T; t++) m[t] /= s->n;
     }
@@ -528,15 +569,22 @@ void wl_seq_shuffle_readings(const double (*x)[WL_SEQ_C], int64_t seed, double (
 void wl_seq_order_test(const wl_seq_net *net, const wl_seq_set *s, int64_t seed0, double *mean, double *largest)
 {
     double sum = 0.0, mx = 0.0;
-    for (int n = 0; n < s->n; n++) {
-        double xs[WL_SEQ_T][WL_SEQ_C];
-        pair_x x;
-        wl_seq_shuffle_readings(s->x[n], seed0 + n, xs);
-        pack((const double (*)[WL_SEQ_C])xs, s->x[n], x);   /* lane 0 shuffled, lane 1 as it is */
-        v2 pr = sigmoid_clamped(forward_pair(net, (const v2 (*)[WL_SEQ_C])x));
-        double dp = fabs(pr[0] - pr[1]);
-        sum += dp;
-        if (dp > mx) mx = dp;
+    /* Lanes 2i and 2i+1: sequence n+i shuffled and as it is. */
+    for (int n = 0; n < s->n; n += LANES / 2) {
+        double xs[LANES / 2][WL_SEQ_T][WL_SEQ_C], p[LANES];
+        const double (*x[LANES])[WL_SEQ_C];
+        int k = s->n - n < LANES / 2 ? s->n - n : LANES / 2;
+        for (int i = 0; i < k; i++) {
+            wl_seq_shuffle_readings(s->x[n + i], seed0 + n + i, xs[i]);
+            x[2 * i] = (const double (*)[WL_SEQ_C])xs[i];
+            x[2 * i + 1] = s->x[n + i];
+        }
+        outputs(net, x, 2 * k, 1, p);
+        for (int i = 0; i < k; i++) {
+            double dp = fabs(p[2 * i] - p[2 * i + 1]);
+            sum += dp;
+            if (dp > mx) mx = dp;
+        }
     }
     *mean = sum / s->n;
     *largest = mx;

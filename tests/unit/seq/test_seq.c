@@ -108,7 +108,7 @@ static void test_threads_agree(void)
     wl_seq_opts o;
     wl_seq_opts_default(&o);
     o.n = 61;
-    o.ntrain = 31;   /* odd: the last vector pair has one sequence */
+    o.ntrain = 31;   /* not a multiple of the 4 vector lanes: the last group is partly filled */
     o.ntest = 25;
     o.train.epochs = 12;
     wl_seq_lesson a, b;
