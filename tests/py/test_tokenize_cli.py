@@ -95,3 +95,36 @@ def test_every_code_point_against_python():
             bad.append(f"U+{ord(t[0]):04X}")
     assert not bad, f"{len(bad)} code points differ from Python: {bad[:50]}"
     print(f"{len(texts)} code points match Python {unicodedata.unidata_version}")
+
+
+def ref_detokenize(tokens):
+    text = " ".join(t for t in tokens if t not in ("<PAD>", "<BOS>", "<EOS>", "<UNK>"))
+    text = re.sub(r"\s+([.,!?;:%)\]}])", r"\1", text)
+    text = re.sub(r"([(\[{])\s+", r"\1", text)
+    text = re.sub(r"([\"“])\s+", r"\1", text)
+    text = re.sub(r"\s+([\"”])", r"\1", text)
+    text = re.sub(r"\s+'\s*", "'", text)
+    return text.strip()
+
+
+def test_random_mixtures_against_python():
+    """Seeded random strings mixing ASCII, combining marks, Hangul jamo, sigma, dotted I, ligatures,
+    quotes, brackets and whitespace: sequences whose NFKC composes across characters."""
+    import random
+    rng = random.Random(31415)
+    pool = (list("abcdeiksxyzAEIKSZ0123456789'\".,!?;:%()[]{}_ ") + ["\t", "\n", "\u00a0", "\u2028", "\u3000", "\x1c"]
+            + [chr(c) for c in range(0x300, 0x370)] + [chr(c) for c in range(0x1100, 0x1200, 7)]
+            + [chr(c) for c in range(0xAC00, 0xAC40)] + ["\u03a3", "\u03c3", "\u0130", "\u0131", "\u017f", "\u212a",
+            "\ufb00", "\ufb01", "\u2460", "\u00bd", "\u201c", "\u201d", "\u2019", "\u00e9", "\u00df", "\u1e9e",
+            "\u0345", "\u00aa", "\u02b0", "\u2160", "\uff21", "\uff07", "\u00b7", "\u0387", "\u200d", "\u00ad"])
+    texts = ["".join(rng.choice(pool) for _ in range(rng.randint(0, 40))) for _ in range(20000)]
+    data = "".join(json.dumps({"text": t}) + "\n" for t in texts).encode("utf-8")
+    rc, out, err = run_tokenize(data)
+    assert rc == 0, err
+    assert len(out) == len(texts)
+    for t, got in zip(texts, out):
+        norm = ref_normalize(t)
+        tokens = TOKEN_RE.findall(norm)
+        assert got["tokens"] == tokens, repr(t)
+        assert got["doc_id"] == hashlib.sha256(norm.encode()).hexdigest()[:16], repr(t)
+        assert got["detokenized"] == ref_detokenize(tokens), repr(t)
