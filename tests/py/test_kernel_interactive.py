@@ -1,0 +1,146 @@
+"""test_kernel_interactive.py: the wordlab kernel while a cell runs: interrupts, control and heartbeat, stdin."""
+import time
+
+import pytest
+import zmq
+
+import kernel_util as ku
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    km, kc = ku.start()
+    yield km, kc
+    ku.stop(km, kc)
+
+
+def wait_started(kc, msg_id):
+    """Waits for the execute_input of msg_id: the cell is running."""
+    while True:
+        m = kc.get_iopub_msg(timeout=ku.TIMEOUT)
+        if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "execute_input":
+            return
+
+
+def answers_quickly(kc, limit=1.0):
+    t = time.monotonic()
+    msg_id = kc.kernel_info()
+    reply = ku.shell_reply(kc, msg_id, timeout=limit)
+    ku.collect(kc, msg_id, timeout=limit)
+    return reply["content"]["status"] == "ok" and time.monotonic() - t < limit
+
+
+def interrupt_long_cell(km, kc):
+    msg_id = kc.execute("sleep 60")
+    wait_started(kc, msg_id)
+    time.sleep(0.2)
+    t = time.monotonic()
+    km.interrupt_kernel()
+    reply = ku.shell_reply(kc, msg_id, timeout=5)
+    assert time.monotonic() - t < 1.0, "the interrupted cell took more than 1 s to stop"
+    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "Interrupted"
+    msgs = ku.collect(kc, msg_id)
+    assert [m["msg_type"] for m in msgs if m["msg_type"] == "error"] == ["error"]
+    assert answers_quickly(kc)
+    time.sleep(0.2)   # past the abort window that follows an error
+    reply, msgs = ku.run(kc, "mean 1 2")
+    assert reply["content"]["status"] == "ok"
+
+
+def test_sigint_interrupts_the_cell_not_the_kernel(kernel):
+    km, kc = kernel
+    interrupt_long_cell(km, kc)
+    # SIGINT while idle does nothing
+    km.interrupt_kernel()
+    time.sleep(0.2)
+    assert km.is_alive() and answers_quickly(kc)
+    reply, _ = ku.run(kc, "sleep 0.01")
+    assert reply["content"]["status"] == "ok"
+
+
+def test_interrupt_request_in_message_mode():
+    km, kc = ku.start("wordlab-message")
+    try:
+        assert km.kernel_spec.interrupt_mode == "message"
+        interrupt_long_cell(km, kc)   # jupyter_client sends interrupt_request on its own control socket
+        # and the same through the client's control channel, to see the reply
+        msg_id = kc.execute("sleep 60")
+        wait_started(kc, msg_id)
+        msg = kc.session.msg("interrupt_request", {})
+        kc.control_channel.send(msg)
+        reply = kc.get_control_msg(timeout=1)
+        assert reply["msg_type"] == "interrupt_reply" and reply["content"]["status"] == "ok"
+        assert ku.shell_reply(kc, msg_id, timeout=1)["content"]["ename"] == "Interrupted"
+        ku.collect(kc, msg_id)
+        assert answers_quickly(kc)
+    finally:
+        ku.stop(km, kc)
+
+
+def test_control_and_heartbeat_during_a_long_cell(kernel):
+    km, kc = kernel
+    msg_id = kc.execute("sleep 2")
+    wait_started(kc, msg_id)
+    t = time.monotonic()
+    msg = kc.session.msg("kernel_info_request", {})
+    kc.control_channel.send(msg)
+    reply = kc.get_control_msg(timeout=1)
+    assert reply["msg_type"] == "kernel_info_reply" and time.monotonic() - t < 0.5
+    info = km.get_connection_info()
+    ctx = zmq.Context()
+    hb = ctx.socket(zmq.REQ)
+    hb.linger = 0
+    hb.connect(f"tcp://{info['ip']}:{info['hb_port']}")
+    hb.send(b"ping")
+    assert hb.poll(500) and hb.recv() == b"ping"
+    hb.close()
+    ctx.term()
+    reply = ku.shell_reply(kc, msg_id, timeout=5)
+    assert reply["content"]["status"] == "ok"
+    assert time.monotonic() - t < 3.0
+    # busy/idle of the control request were published while the cell ran; the cell's idle came last
+    ku.collect(kc, msg["header"]["msg_id"])
+    ku.collect(kc, msg_id)
+
+
+def test_input_request(kernel):
+    km, kc = kernel
+    msg_id = kc.execute('name = input "who are you? "\nprint "hello, $name"', allow_stdin=True)
+    req = kc.get_stdin_msg(timeout=5)
+    assert req["msg_type"] == "input_request" and req["parent_header"]["msg_id"] == msg_id
+    assert req["content"] == {"prompt": "who are you? ", "password": False}
+    kc.input("Ada Lovelace ✓")
+    reply = ku.shell_reply(kc, msg_id)
+    assert reply["content"]["status"] == "ok"
+    assert ku.stdout_text(ku.collect(kc, msg_id)) == "hello, Ada Lovelace ✓\n"
+    # password prompts say so
+    msg_id = kc.execute('input "secret: " password=1', allow_stdin=True)
+    req = kc.get_stdin_msg(timeout=5)
+    assert req["content"]["password"] is True
+    kc.input("hunter2")
+    assert ku.shell_reply(kc, msg_id)["content"]["status"] == "ok"
+    ku.collect(kc, msg_id)
+
+
+def test_allow_stdin_false_is_honoured(kernel):
+    km, kc = kernel
+    reply, msgs = ku.run(kc, 'input "who? "', allow_stdin=False, stop_on_error=False)
+    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "InputError"
+    with pytest.raises(Exception):
+        kc.get_stdin_msg(timeout=0.3)
+    reply, msgs = ku.run(kc, 'input "who? " default="nobody"', allow_stdin=False)
+    assert reply["content"]["status"] == "ok"
+    assert [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == "execute_result"] == ['nobody']
+
+
+def test_interrupt_while_waiting_for_input(kernel):
+    km, kc = kernel
+    msg_id = kc.execute('input "waiting: "', allow_stdin=True, stop_on_error=False)
+    kc.get_stdin_msg(timeout=5)
+    t = time.monotonic()
+    km.interrupt_kernel()
+    reply = ku.shell_reply(kc, msg_id, timeout=5)
+    assert time.monotonic() - t < 1.0
+    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "Interrupted"
+    ku.collect(kc, msg_id)
+    assert answers_quickly(kc)
