@@ -449,11 +449,12 @@ int wl_corpus_load_file(const char *path, const wl_profile *profile, wl_corpus *
     builder_init(&b, c, profile);
     FILE *f = fopen(path, "rb");
     if (!f) return wl_fail(err, "cannot open %s: %s", path, strerror(errno));
-    int ch;
-    while ((ch = getc(f)) != EOF && (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n')) {}
-    int rc;
-    if (ch == EOF && ferror(f)) rc = wl_fail(err, "cannot read %s: %s", path, strerror(errno));
-    else if (fseek(f, 0, SEEK_SET)) rc = wl_fail(err, "cannot read %s: %s", path, strerror(errno));
+    unsigned char bom[3];   /* a UTF-8 byte order mark at the start is skipped */
+    long start = fread(bom, 1, 3, f) == 3 && !memcmp(bom, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    int ch = EOF, rc;
+    if (!ferror(f) && fseek(f, start, SEEK_SET) == 0)
+        while ((ch = getc(f)) != EOF && (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n')) {}
+    if (ferror(f) || fseek(f, start, SEEK_SET)) rc = wl_fail(err, "cannot read %s: %s", path, strerror(errno));
     else rc = ch == '{' ? load_jsonl(f, path, &b, err) : load_plain(f, path, &b, err);
     if (rc == 0 && ferror(f)) rc = wl_fail(err, "cannot read %s: %s", path, strerror(errno));
     fclose(f);

@@ -252,6 +252,10 @@ static void test_files(void)
         }
     wl_corpus_free(&c);
 
+    CHECK(load(dir, "bom.jsonl", "\xEF\xBB\xBF{\"text\": \"A cat sat.\"}\n", &c, &e) == 0);
+    CHECK(c.n[0] + c.n[1] + c.n[2] == 1 && c.audit.texts_read == 1);
+    wl_corpus_free(&c);
+
     struct { const char *name, *content, *want; } bad[] = {
         {"e1.jsonl", "{\"text\": \"ok\"}\n{\"txt\": \"no\"}\n", "e1.jsonl line 2: no \"text\" field"},
         {"e2.jsonl", "{\"text\": \"ok\"}\n{\"text\": \"ok\n", "e2.jsonl line 2: not valid JSON"},
