@@ -14,6 +14,7 @@ typedef struct sg_story {
     const char *bad;                     /* first unknown template slot, if any */
     size_t bad_len;
     int cap_next, end_pending, quote_open, article;
+    int brief;                           /* a short story: optional sentences and scenes left out */
     const char *hero, *hero_kind, *friend, *friend_kind, *parent;
     int hero_female, friend_female, parent_female;
     const wl_sg_object *obj;
@@ -236,7 +237,7 @@ static void sg_stage(sg_story *st, const wl_sg_stage *stage)
     const char *sep = sg_chance(st, 40) ? "\n\n" : " ";
     for (size_t i = 0; i < stage->n; i++) {
         const wl_sg_step *step = &stage->steps[i];
-        if (sg_chance(st, step->pct)) {
+        if (sg_chance(st, step->pct) && !(st->brief && step->pct < 100)) {
             sg_sentence(st, &step->alts, sep);
             sep = " ";
         }
@@ -315,14 +316,15 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
             st->body = wl_sg_lists[i].words.items[sg_pick_tail(st, wl_sg_lists[i].words.n)];
     }
     const wl_sg_plot *plot = &wl_sg_plots[sg_pick(st, wl_sg_nplots)];
+    st->brief = sg_chance(st, 25);
 
     sg_stage(st, &wl_sg_intro);
     sg_stage(st, &wl_sg_belongs);
     sg_stage(st, &wl_sg_setting);
     sg_stage(st, &wl_sg_meeting);
     sg_stage(st, &wl_sg_play);
-    /* Zero (50%), one (40%) or two (10%) short scenes, in a random order. */
-    size_t r = sg_pick(st, 100), nfill = r < 50 ? 0 : r < 90 ? 1 : 2, used = 0;
+    /* Zero (60%), one (32%) or two (8%) short scenes, in a random order. */
+    size_t r = sg_pick(st, 100), nfill = r < 60 || st->brief ? 0 : r < 92 ? 1 : 2, used = 0;
     for (size_t k = 0; k < nfill; k++) {
         size_t f = sg_pick(st, wl_sg_nfillers);
         if (used & ((size_t)1 << f)) continue;
@@ -347,20 +349,29 @@ int wl_storygen_generate(uint64_t seed, size_t count, char ***texts, wl_err *err
     *texts = NULL;
     char **out = calloc(count ? count : 1, sizeof *out);
     if (!out) return wl_fail(err, "storygen: out of memory allocating %zu stories", count);
+    /* Each story is written into one reused buffer, then copied out at its exact size. */
+    char *work = NULL;
+    size_t work_cap = 0;
     for (size_t i = 0; i < count; i++) {
         sg_story st;
         memset(&st, 0, sizeof st);
+        st.buf = work;
+        st.cap = work_cap;
         sg_write(&st, seed, i);
-        if (st.oom || st.bad) {
-            int n = st.bad_len > 60 ? 60 : (int)st.bad_len;
-            if (st.oom) wl_fail(err, "storygen: out of memory writing story %zu", i);
-            else wl_fail(err, "storygen: bad template text \"%.*s\" in story %zu", n, st.bad, i);
-            free(st.buf);
-            wl_storygen_free(out, i);
-            return -1;
+        work = st.buf;
+        work_cap = st.cap;
+        if (!st.oom && !st.bad && st.buf && (out[i] = malloc(st.len + 1)) != NULL) {
+            memcpy(out[i], st.buf, st.len + 1);
+            continue;
         }
-        out[i] = st.buf;
+        int n = st.bad_len > 60 ? 60 : (int)st.bad_len;
+        if (st.bad) wl_fail(err, "storygen: bad template text \"%.*s\" in story %zu", n, st.bad, i);
+        else wl_fail(err, "storygen: out of memory writing story %zu", i);
+        free(work);
+        wl_storygen_free(out, i);
+        return -1;
     }
+    free(work);
     *texts = out;
     return 0;
 }

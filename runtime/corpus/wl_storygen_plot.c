@@ -27,14 +27,14 @@ static const wl_sg_step intro[] = {
         "Every [day|morning|afternoon], {N} liked to {hobby} and {hobby}.",
         "{P} loved to {hobby}, but {D} favorite thing was to {hobby}.",
         "More than anything, {N} loved to {hobby}.",
-        "{N} lived with {D} {M} in a [small|little|big|cozy|yellow|blue|white] house."), 25},
+        "{N} lived with {D} {M} in a [small|little|big|cozy|yellow|blue|white] house."), 20},
 };
 
 static const wl_sg_step belongs[] = {
     {WL_SG_ALTS(
         "{N} had {a} {S} {C} {T}.",
         "{P} had {a} {S} {C} {T} that {D} {M} gave {O} for {D} birthday.",
-        "{N}'s favorite toy was {a} {S} {C} {T}.",
+        "{N}'s favorite thing was {a} {S} {C} {T}.",
         "One day, {N} found {a} {S} {C} {T} [under a tree|in the grass|in an old box|on the ground|behind the door|in the attic|under {D} bed].",
         "{D} {M} gave {O} {a} {S} {C} {T}.",
         "{N} got {a} {S} {C} {T} as a present.",
@@ -47,7 +47,7 @@ static const wl_sg_step belongs[] = {
         "The {T} was {C} and {S}, and {N} loved it.",
         "Every day, {N} would {U} {D} {C} {T}.",
         "{N} said, \"This is the best {T} in the whole world!\"",
-        "\"I love my {C} {T},\" {N} said."), 45},
+        "\"I love my {C} {T},\" {N} said."), 35},
 };
 
 static const wl_sg_step setting[] = {
@@ -87,7 +87,7 @@ static const wl_sg_step meeting[] = {
         "{F} smiled and said, \"I like your {C} {T}, {N}!\"",
         "\"Look at my {C} {T}!\" {N} said to {F}.",
         "\"Do you want to be my friend?\" asked {N}. \"Yes!\" said {F}.",
-        "\"Hello!\" said {F}. \"My name is {F}. What is your name?\" {^}\"I am {N},\" said {N}."), 70},
+        "\"Hello!\" said {F}. \"My name is {F}. What is your name?\" {^}\"I am {N},\" said {N}."), 50},
     {WL_SG_ALTS(
         "{F} [smiled|nodded|laughed|jumped up and down]. {FP} was [happy|glad|excited] to [play|meet {N}|have a new friend].",
         "{N} and {F} became friends right away."), 20},
@@ -106,7 +106,7 @@ static const wl_sg_step play[] = {
         "{N} was so {happy}. {P} liked playing with {F}.",
         "\"This is so much fun!\" {say} {F}.",
         "\"You are my best friend, {F},\" said {N}.",
-        "Then they played {game} and {game}."), 35},
+        "Then they played {game} and {game}."), 25},
 };
 
 /* Short scenes that may appear between the play and the problem. */
@@ -198,7 +198,7 @@ static const wl_sg_step lost_solve[] = {
         "Then {N} saw something {C} {near} {a} {look} {thing}. It was {D} {S} {C} {T}!"), 100},
     {WL_SG_ALTS(
         "\"Thank you, {F}!\" said {N}. \"You are {a} {kind} friend.\"",
-        "{N} hugged {F} and said, \"Thank you for helping me!\""), 100},
+        "{N} hugged {F} and said, \"Thank you for helping me!\""), 80},
 };
 static const wl_sg_step lost_moral[] = {
     {WL_SG_ALTS(
@@ -224,7 +224,7 @@ static const wl_sg_step stuck_solve[] = {
     {WL_SG_ALTS(
         "{F} [climbed up carefully|pushed the {T} with a long stick|shook the branch gently|stood on a box], and the {C} {T} fell down.",
         "{D} {M} came with a ladder and got the {C} {T} down."), 100},
-    {WL_SG_ALTS("{N} [caught|picked up|hugged] {D} {C} {T}. \"Thank you, {F}!\" {P} said."), 100},
+    {WL_SG_ALTS("{N} [caught|picked up|hugged] {D} {C} {T}. \"Thank you, {F}!\" {P} said."), 80},
 };
 static const wl_sg_step stuck_moral[] = {
     {WL_SG_ALTS(
@@ -245,7 +245,7 @@ static const wl_sg_step broken_problem[] = {
 static const wl_sg_step broken_solve[] = {
     {WL_SG_ALTS("{N} and {F} took the {C} {T} to {D} {M}.",
         "\"Let's ask your {M},\" said {F}."), 100},
-    {WL_SG_ALTS("{D} {M} [fixed|glued|sewed up|mended] the {C} {T} [with some tape|with glue|with a needle and thread|very carefully]."), 100},
+    {WL_SG_ALTS("{D} {M} [fixed the {C} {T} with some tape|glued the {C} {T} back together|mended the {C} {T} very carefully|fixed the {C} {T} with a needle and thread]."), 100},
     {WL_SG_ALTS("Soon the {C} {T} was as good as new!", "The {T} looked almost new again."), 60},
     {WL_SG_ALTS("\"Thank you, {^}{M}!\" said {N}, and {P} gave {D} {M} a big hug."), 60},
 };
@@ -262,7 +262,7 @@ static const wl_sg_step share_problem[] = {
     {WL_SG_ALTS("But {N} did not want to share. \"No! It is my {T}!\" {P} said.",
         "{N} held the {C} {T} tight and said, \"No, it's mine!\""), 100},
     {WL_SG_ALTS("{F} felt {sad} and walked away.",
-        "{F} sat down {near} {a} {look} {thing} and looked {sad}."), 100},
+        "{F} sat down {near} {a} {look} {thing} and looked {sad}."), 80},
     {WL_SG_ALTS("Now {N} had the {C} {T}, but {P} had no one to play with."), 40},
 };
 static const wl_sg_step share_solve[] = {
@@ -283,7 +283,7 @@ static const wl_sg_step rain_problem[] = {
         "The sky turned gray and big drops of rain began to fall."), 100},
     {WL_SG_ALTS("There was a loud boom of thunder.", "The wind blew hard.",
         "The rain fell harder and harder."), 40},
-    {WL_SG_ALTS("{N} and {F} were [wet|cold|scared] and the {C} {T} was getting wet too."), 100},
+    {WL_SG_ALTS("{N} and {F} were [wet|cold|scared] and the {C} {T} was getting wet too."), 80},
     {WL_SG_ALTS("\"What do we do?\" asked {F}."), 50},
 };
 static const wl_sg_step rain_solve[] = {
@@ -300,7 +300,7 @@ static const wl_sg_step rain_moral[] = {
 /* A scary noise turns out to be a small animal. */
 static const wl_sg_step fear_problem[] = {
     {WL_SG_ALTS("Then {N} heard {a} {sound} noise [coming from the bushes|behind the trees|near the {L}|under {a} {look} {thing}]."), 100},
-    {WL_SG_ALTS("{N} was scared. {P} held {D} {C} {T} tight."), 100},
+    {WL_SG_ALTS("{N} was scared. {P} held {D} {C} {T} tight."), 80},
     {WL_SG_ALTS("\"What was that?\" [whispered|asked] {N}."), 60},
     {WL_SG_ALTS("{F} was scared too, but {FP} said, \"Let's go and look.\""), 60},
 };
@@ -326,7 +326,7 @@ static const wl_sg_step hurt_solve[] = {
     {WL_SG_ALTS("{F} ran to get {N}'s {M}.", "{F} helped {N} get up."), 100},
     {WL_SG_ALTS("{D} {M} [came running|gave {O} a big hug] and put a bandage on {D} {B}."), 100},
     {WL_SG_ALTS("\"Does it still hurt?\" asked {F}. \"Only a little,\" said {N}."), 50},
-    {WL_SG_ALTS("Soon {N} felt better and {P} [played with the {C} {T} again|smiled again]."), 100},
+    {WL_SG_ALTS("Soon {N} felt better and {P} [played with the {C} {T} again|smiled again]."), 80},
 };
 static const wl_sg_step hurt_moral[] = {
     {WL_SG_ALTS("{N} learned to be careful when {P} runs.",
@@ -336,7 +336,7 @@ static const wl_sg_step hurt_moral[] = {
 /* The hero wanders off and is brought back. */
 static const wl_sg_step away_problem[] = {
     {WL_SG_ALTS("{N} [ran after|followed] {a} {X} and went far away from {D} {M}."), 100},
-    {WL_SG_ALTS("When {P} looked around, {P} could not see {D} {M} anywhere."), 100},
+    {WL_SG_ALTS("When {P} looked around, {P} could not see {D} {M} anywhere."), 80},
     {WL_SG_ALTS("{N} was lost {AT}. {P} felt {sad}."), 100},
     {WL_SG_ALTS("\"[{^}{M}|Help]! Where are you?\" [cried|called] {N}."), 85},
 };
@@ -351,6 +351,95 @@ static const wl_sg_step away_moral[] = {
         "The moral of the story is: stay close to the people who take care of you."), 100},
 };
 
+/* A tower or castle falls down and is built again, together. */
+static const wl_sg_step build_problem[] = {
+    {WL_SG_ALTS(
+        "{N} and {F} wanted to build {a} [big|tall|huge] [sand castle|tower of blocks|fort|snowman|house of sticks].",
+        "{N} had an idea. \"Let's build {a} [big|tall] [sand castle|tower|fort] and put my {C} {T} on top!\""), 100},
+    {WL_SG_ALTS(
+        "They worked hard, and soon it was [very tall|almost done|the biggest one {AT}].",
+        "{N} put the {C} {T} on top, and {F} clapped."), 100},
+    {WL_SG_ALTS(
+        "But then, [a big wave came|the wind blew hard|a dog ran by|{F} sneezed], and it all fell down!",
+        "Then {a} {X} ran into it, and it all fell down!"), 100},
+    {WL_SG_ALTS("{N} felt {sad}. \"Now we have to start again,\" {P} said.",
+        "\"Oh no!\" cried {F}. \"All our work is gone!\""), 50},
+};
+static const wl_sg_step build_solve[] = {
+    {WL_SG_ALTS(
+        "\"Don't give up, {F},\" said {N}. \"We can build it again, even better!\"",
+        "{F} said, \"Let's try again, {N}. This time we will make it strong.\""), 100},
+    {WL_SG_ALTS("This time, {N} and {F} built it [slowly|carefully|together], one piece at a time."), 100},
+    {WL_SG_ALTS("When it was done, it was even [bigger|taller|prettier] than before, and the {C} {T} sat right on top.",
+        "Soon they had the best [castle|tower|fort] {AT}."), 100},
+    {WL_SG_ALTS("{N} and {F} [cheered|laughed|gave each other a high five]."), 40},
+};
+static const wl_sg_step build_moral[] = {
+    {WL_SG_ALTS("{N} learned that if you keep trying, you can do it.",
+        "The moral of the story is: never give up, and work together."), 100},
+};
+
+/* A seed is planted, cared for, and grows. */
+static const wl_sg_step seed_problem[] = {
+    {WL_SG_ALTS("{D} {M} gave {N} a little seed. \"Plant it, and see what grows,\" {MP} said.",
+        "{N} found a tiny seed {near} {a} {look} {thing}."), 100},
+    {WL_SG_ALTS("{N} and {F} planted the seed {AT} and gave it some water."), 100},
+    {WL_SG_ALTS("Every day, {N} looked at the ground, but nothing grew.",
+        "{N} waited and waited, but nothing happened."), 100},
+    {WL_SG_ALTS("\"Why is it not growing?\" {N} asked. {P} felt {sad}."), 50},
+};
+static const wl_sg_step seed_solve[] = {
+    {WL_SG_ALTS("\"Be patient, {N},\" said {F}. \"Seeds need time, water and sun.\"",
+        "{D} {M} said, \"Good things take time, {N}.\""), 100},
+    {WL_SG_ALTS("So {N} gave the seed water every day and sang it {a} {song} song."), 60},
+    {WL_SG_ALTS("One morning, {N} saw a little green sprout. Soon it grew into a tall plant with {a} big {C} flower!"), 100},
+    {WL_SG_ALTS("\"Look, {F}! My {C} flower!\" said {N}.", "{N} and {F} smiled at the {C} flower."), 80},
+};
+static const wl_sg_step seed_moral[] = {
+    {WL_SG_ALTS("{N} learned that good things take time.",
+        "The moral of the story is: be patient, and take care of what you love."), 100},
+};
+
+/* A new friend is shy and sad until the hero is kind. */
+static const wl_sg_step shy_problem[] = {
+    {WL_SG_ALTS("{F} did not want to play. {FP} sat alone {near} {a} {look} {thing}.",
+        "{F} looked {sad}. {FP} was new in {W} and had no friends."), 100},
+    {WL_SG_ALTS("\"What is wrong, {F}?\" asked {N}."), 100},
+    {WL_SG_ALTS("\"I miss my old home,\" said {F}. \"I don't know anyone here.\"",
+        "\"I am shy,\" {F} said quietly. \"I don't know how to make friends.\""), 100},
+};
+static const wl_sg_step shy_solve[] = {
+    {WL_SG_ALTS("{N} sat down next to {F}. \"You can play with my {C} {T},\" {P} said.",
+        "{N} gave {F} {D} {C} {T} to hold. \"Now you know me,\" {P} said with a smile."), 100},
+    {WL_SG_ALTS("{F} [smiled a little|looked up|wiped {FD} eyes]. {FP} held the {C} {T} and started to laugh."), 100},
+    {WL_SG_ALTS("Soon {N} and {F} were playing {game} together {AT}.", "{N} showed {F} all of {W}."), 50},
+    {WL_SG_ALTS("\"Thank you, {N},\" said {F}. \"You are my first friend here.\""), 70},
+};
+static const wl_sg_step shy_moral[] = {
+    {WL_SG_ALTS("{N} learned that a little kindness can make a big difference.",
+        "The moral of the story is: be kind to someone who is new."), 100},
+};
+
+/* A present for the parent is made in secret. */
+static const wl_sg_step gift_problem[] = {
+    {WL_SG_ALTS("{N} remembered that tomorrow was {D} {M}'s birthday.",
+        "{N} wanted to give {D} {M} a special present, but {P} had no money."), 100},
+    {WL_SG_ALTS("\"What can I give {MO}?\" {N} asked {F}. \"I have nothing to give.\""), 100},
+    {WL_SG_ALTS("{N} thought and thought, but {P} did not know what to do."), 30},
+};
+static const wl_sg_step gift_solve[] = {
+    {WL_SG_ALTS("{F} had an idea. \"You can make something!\" {FP} said.",
+        "\"Let's make a card,\" said {F}. \"Everybody loves cards.\""), 100},
+    {WL_SG_ALTS("{N} and {F} made a card with {C} paper and drew {a} {S} {C} {T} on it.",
+        "They picked {flowers} and tied them with {a} {C} ribbon."), 100},
+    {WL_SG_ALTS("The next day, {N} gave the present to {D} {M}. {^}{D} {M} smiled and gave {O} a big hug."), 100},
+    {WL_SG_ALTS("\"This is the best present ever, {N},\" said {D} {M}."), 50},
+};
+static const wl_sg_step gift_moral[] = {
+    {WL_SG_ALTS("{N} learned that the best presents come from the heart.",
+        "The moral of the story is: a gift made with love is worth more than money."), 100},
+};
+
 const wl_sg_plot wl_sg_plots[] = {
     {WL_SG_STAGE(lost_problem), WL_SG_STAGE(lost_solve), WL_SG_STAGE(lost_moral)},
     {WL_SG_STAGE(stuck_problem), WL_SG_STAGE(stuck_solve), WL_SG_STAGE(stuck_moral)},
@@ -360,6 +449,10 @@ const wl_sg_plot wl_sg_plots[] = {
     {WL_SG_STAGE(fear_problem), WL_SG_STAGE(fear_solve), WL_SG_STAGE(fear_moral)},
     {WL_SG_STAGE(hurt_problem), WL_SG_STAGE(hurt_solve), WL_SG_STAGE(hurt_moral)},
     {WL_SG_STAGE(away_problem), WL_SG_STAGE(away_solve), WL_SG_STAGE(away_moral)},
+    {WL_SG_STAGE(build_problem), WL_SG_STAGE(build_solve), WL_SG_STAGE(build_moral)},
+    {WL_SG_STAGE(seed_problem), WL_SG_STAGE(seed_solve), WL_SG_STAGE(seed_moral)},
+    {WL_SG_STAGE(shy_problem), WL_SG_STAGE(shy_solve), WL_SG_STAGE(shy_moral)},
+    {WL_SG_STAGE(gift_problem), WL_SG_STAGE(gift_solve), WL_SG_STAGE(gift_moral)},
 };
 const size_t wl_sg_nplots = sizeof wl_sg_plots / sizeof wl_sg_plots[0];
 
@@ -375,6 +468,6 @@ static const wl_sg_step ending[] = {
         "{N} was very {happy}. It was the best day ever.",
         "{N} and {F} played together {AT} every day after that.",
         "{P} could not wait to go back {TO} with {F}.",
-        "{N} knew that {F} was {a} {kind} friend."), 35},
+        "{N} knew that {F} was {a} {kind} friend."), 30},
 };
 const wl_sg_stage wl_sg_ending = WL_SG_STAGE(ending);

@@ -77,7 +77,7 @@ static void test_surface(char **texts)
                 if ((p[1] == ' ' || an)) {
                     const char *w = p + (an ? 3 : 2);
                     int vowel = *w && strchr("aeioAEIO", *w);
-                    if (strncmp(w, "hour", 4) == 0 || strncmp(w, "hon", 3) == 0) vowel = 1;
+                    if (strncmp(w, "hour", 4) == 0 || strncmp(w, "honest", 6) == 0 || strncmp(w, "honor", 5) == 0) vowel = 1;
                     if (strncmp(w, "one", 3) == 0) vowel = 0;
                     if (an != vowel && *w != 'u') bad_article++;
                 }
