@@ -1,52 +1,146 @@
-/* wl_layers.c: the models' layers: embeddings, Linear (OpenBLAS sgemm), ReLU, softmax cross-entropy, attention. */
+/* wl_layers.c: the models' layers: embeddings, Linear (OpenBLAS sgemm), ReLU, softmax cross-entropy, attention.
+ *
+ * The per-example loops use 8-wide GCC vector types; the hot ones are compiled twice (x86-64-v3 and baseline)
+ * and picked at load time. Multiplies and adds stay separate (no FMA contraction in C11 mode), and every sum
+ * has a fixed order, so both versions give the same bits. */
 #include "wl_layers.h"
 
 #include <cblas.h>
 #include <math.h>
 #include <string.h>
 
-void embed_forward(float *X, const int32_t *ids, const float *tok, const float *pos, int B, int T, int D)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define HOT
+#endif
+
+/* The 8-wide helpers below are static inline: their vector arguments never cross an ABI boundary. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef float v8 __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+
+static inline v8 ld8(const float *p)
 {
-    for (int b = 0; b < B; b++) {
-        for (int t = 0; t < T; t++) {
-            float *x = X + ((size_t)b * T + t) * D;
-            const float *e = tok + (size_t)ids[(size_t)b * T + t] * D;
-            if (pos) {
-                const float *p = pos + (size_t)t * D;
-                for (int i = 0; i < D; i++) x[i] = e[i] + p[i];
-            } else {
-                memcpy(x, e, sizeof(float) * D);
-            }
+    v8 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+#define st8(p, v) do { v8 st8_v = (v); memcpy((p), &st8_v, sizeof st8_v); } while (0)
+
+static inline v8 splat(float x)
+{
+    return (v8){x, x, x, x, x, x, x, x};
+}
+
+/* The helpers take vectors by address: a by-value 32-byte vector parameter draws a GCC ABI note without AVX. */
+static inline float hsum8(const v8 *p)
+{
+    v8 v = *p;
+    return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
+}
+
+static inline v8 vmax(const v8 *pa, const v8 *pb)
+{
+    v8 a = *pa, b = *pb;
+    v8i m = a > b;
+    return (v8)(((v8i)a & m) | ((v8i)b & ~m));
+}
+
+/* e^x for x <= 0 (softmax arguments), relative error about 2e-7; x below -87 gives e^-87 (about 1.6e-38).
+ * Cephes' expf: x = n ln2 + r with |r| <= ln2/2, a degree-6 polynomial for e^r, times 2^n. */
+static inline v8 vexp(const v8 *px)
+{
+    v8 lo = splat(-87.0f), x = vmax(px, &lo);
+    v8 n = x * splat(1.44269504f) + splat(0x1.8p23f);
+    n = n - splat(0x1.8p23f);   /* round to nearest */
+    v8 r = x - n * splat(0.693359375f) - n * splat(-2.12194440e-4f);
+    v8 p = splat(1.9875691500e-4f);
+    p = p * r + splat(1.3981999507e-3f);
+    p = p * r + splat(8.3334519073e-3f);
+    p = p * r + splat(4.1665795894e-2f);
+    p = p * r + splat(1.6666665459e-1f);
+    p = p * r + splat(5.0000001201e-1f);
+    p = p * r * r + r + splat(1.0f);
+    v8i e = (__builtin_convertvector(n, v8i) + 127) << 23;
+    return p * (v8)e;
+}
+
+/* Dot product of n floats, n a multiple of 16. */
+static inline float dot16(const float *a, const float *b, int n)
+{
+    v8 s0 = splat(0.0f), s1 = splat(0.0f);
+    for (int i = 0; i < n; i += 16) {
+        s0 += ld8(a + i) * ld8(b + i);
+        s1 += ld8(a + i + 8) * ld8(b + i + 8);
+    }
+    s0 += s1;
+    return hsum8(&s0);
+}
+
+/* y[n] += a x[n], n a multiple of 8. */
+static inline void axpy8(float *y, float a, const float *x, int n)
+{
+    v8 va = splat(a);
+    for (int i = 0; i < n; i += 8) st8(y + i, ld8(y + i) + va * ld8(x + i));
+}
+
+/* C[M,N] = alpha op(A) op(B) + beta C, row-major; a single row goes through sgemv (sgemm would pack all of B). */
+static void gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
+                 float beta, float *C, int ldc)
+{
+    if (M == 1)   /* c = op(B)^T a, with a the one row of op(A) */
+        cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? N : K, tb ? K : N, alpha, B, ldb, A,
+                    ta ? lda : 1, beta, C, 1);
+    else
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A,
+                    lda, B, ldb, beta, C, ldc);
+}
+
+HOT void embed_forward(float *X, const int32_t *ids, const float *tok, const float *pos, int B, int T, int D)
+{
+    for (size_t r = 0; r < (size_t)B * T; r++) {
+        float *x = X + r * D;
+        const float *e = tok + (size_t)ids[r] * D;
+        if (!pos) {
+            memcpy(x, e, sizeof(float) * D);
+            continue;
         }
+        const float *p = pos + (r % (size_t)T) * D;
+        for (int i = 0; i < D; i += 8) st8(x + i, ld8(e + i) + ld8(p + i));
     }
 }
 
-void embed_backward(float *dtok, float *dpos, const float *dX, const int32_t *ids, int B, int T, int D)
+HOT void embed_backward(float *dtok, float *dpos, const float *dX, const int32_t *ids, int B, int T, int D)
 {
-    for (int b = 0; b < B; b++) {
-        for (int t = 0; t < T; t++) {
-            const float *g = dX + ((size_t)b * T + t) * D;
-            int id = ids[(size_t)b * T + t];
-            if (id != 0) {   /* X = tok[ids] + pos: every row of tok but PAD collects its slots' gradient */
-                float *e = dtok + (size_t)id * D;
-                for (int i = 0; i < D; i++) e[i] += g[i];
-            }
-            if (dpos) {
-                float *p = dpos + (size_t)t * D;
-                for (int i = 0; i < D; i++) p[i] += g[i];
-            }
-        }
+    for (size_t r = 0; r < (size_t)B * T; r++) {
+        const float *g = dX + r * D;
+        /* X = tok[ids] + pos: every row of tok but PAD collects its slots' gradient */
+        if (ids[r] != 0) axpy8(dtok + (size_t)ids[r] * D, 1.0f, g, D);
+        if (dpos) axpy8(dpos + (r % (size_t)T) * D, 1.0f, g, D);
     }
 }
 
 void matmul_forward(float *out, const float *inp, const float *weight, const float *bias, int N, int C, int OC)
 {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, OC, C, 1.0f, inp, C, weight, C, 0.0f, out, OC);
-    if (bias) {
-        for (int n = 0; n < N; n++) {
-            float *o = out + (size_t)n * OC;
-            for (int j = 0; j < OC; j++) o[j] += bias[j];
-        }
+    if (bias)
+        for (int n = 0; n < N; n++) memcpy(out + (size_t)n * OC, bias, sizeof(float) * OC);
+    gemm(0, 1, N, OC, C, 1.0f, inp, C, weight, C, bias ? 1.0f : 0.0f, out, OC);
+}
+
+HOT static void column_sums(float *sum, const float *x, int N, int C)
+{
+    int j = 0;
+    for (; j + 8 <= C; j += 8) {
+        v8 s = splat(0.0f);
+        for (int n = 0; n < N; n++) s += ld8(x + (size_t)n * C + j);
+        st8(sum + j, s);
+    }
+    for (; j < C; j++) {
+        float s = 0.0f;
+        for (int n = 0; n < N; n++) s += x[(size_t)n * C + j];
+        sum[j] = s;
     }
 }
 
@@ -54,166 +148,206 @@ void matmul_backward(float *dinp, float *dweight, float *dbias, const float *dou
                      const float *weight, int N, int C, int OC)
 {
     /* out = inp weight^T + bias */
-    if (dinp)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, C, OC, 1.0f, dout, OC, weight, C, 0.0f, dinp, C);
+    if (dinp) gemm(0, 0, N, C, OC, 1.0f, dout, OC, weight, C, 0.0f, dinp, C);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, C, N, 1.0f, dout, OC, inp, C, 0.0f, dweight, C);
-    if (dbias) {
-        memset(dbias, 0, sizeof(float) * OC);
-        for (int n = 0; n < N; n++) {
-            const float *g = dout + (size_t)n * OC;
-            for (int j = 0; j < OC; j++) dbias[j] += g[j];
-        }
-    }
+    if (dbias) column_sums(dbias, dout, N, OC);
 }
 
-void relu_forward(float *out, const float *inp, size_t n)
+HOT void relu_forward(float *out, const float *inp, size_t n)
 {
     for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
 }
 
-void relu_backward(float *dinp, const float *dout, const float *out, size_t n)
+HOT void relu_backward(float *dinp, const float *dout, const float *out, size_t n)
 {
     for (size_t i = 0; i < n; i++) dinp[i] = out[i] > 0.0f ? dout[i] : 0.0f;
 }
 
-void crossentropy_forward(float *losses, float *dlogits, const float *logits, const int32_t *tgt, float scale,
-                          int N, int V)
+HOT void crossentropy_forward(float *losses, float *dlogits, float *dsum, const float *logits, const int32_t *tgt,
+                              float scale, int N, int V)
 {
+    int V8 = V & ~7;
     for (int n = 0; n < N; n++) {
         const float *x = logits + (size_t)n * V;
-        float mx = x[0];
-        for (int j = 1; j < V; j++) mx = x[j] > mx ? x[j] : mx;
-        double sum = 0.0;
-        for (int j = 0; j < V; j++) sum += expf(x[j] - mx);
-        losses[n] = (float)(log(sum) - (double)(x[tgt[n]] - mx));
-        if (dlogits) {
-            float *g = dlogits + (size_t)n * V;
-            float inv = (float)(1.0 / sum) * scale;
-            for (int j = 0; j < V; j++) g[j] = expf(x[j] - mx) * inv;
-            g[tgt[n]] -= scale;
+        float *g = dlogits ? dlogits + (size_t)n * V : NULL;
+        float xt = x[tgt[n]], tail[8];   /* read before g (which may be x) is written */
+        v8 m = splat(-INFINITY);
+        for (int j = 0; j < V8; j += 8) {
+            v8 xj = ld8(x + j);
+            m = vmax(&m, &xj);
+        }
+        float mx = m[0];
+        for (int i = 1; i < 8; i++) mx = m[i] > mx ? m[i] : mx;
+        for (int j = V8; j < V; j++) mx = x[j] > mx ? x[j] : mx;
+        v8 vm = splat(mx), s = splat(0.0f);
+        for (int j = 0; j < V8; j += 8) {
+            v8 z = ld8(x + j) - vm, e = vexp(&z);
+            s += e;
+            if (g) st8(g + j, e);
+        }
+        if (V8 < V) {   /* the last V % 8 logits, padded with -inf (e = 0) */
+            for (int i = 0; i < 8; i++) tail[i] = V8 + i < V ? x[V8 + i] - mx : -INFINITY;
+            v8 z = ld8(tail), e = vexp(&z);
+            for (int i = V - V8; i < 8; i++) e[i] = 0.0f;
+            s += e;
+            st8(tail, e);
+        }
+        float sum = hsum8(&s);
+        losses[n] = logf(sum) - (xt - mx);
+        if (!g) continue;
+        if (V8 < V) memcpy(g + V8, tail, sizeof(float) * (V - V8));
+        v8 inv = splat(scale / sum);
+        for (int j = 0; j < V8; j += 8) st8(g + j, ld8(g + j) * inv);
+        for (int j = V8; j < V; j++) g[j] *= inv[0];
+        g[tgt[n]] -= scale;
+        if (dsum) {
+            for (int j = 0; j < V8; j += 8) st8(dsum + j, ld8(dsum + j) + ld8(g + j));
+            for (int j = V8; j < V; j++) dsum[j] += g[j];
         }
     }
 }
 
-/* Softmax of s [n] in place over the entries with keep[t] != 0; the others become exactly 0. */
-static void masked_softmax(float *s, const unsigned char *keep, int n)
+/* Softmax of s [T] in place over the entries with keep[t] != 0; the others become exactly 0. T % 8 == 0. */
+static inline void masked_softmax(float *s, const int32_t *keep, int T)
 {
     float mx = -INFINITY;
-    for (int t = 0; t < n; t++)
+    for (int t = 0; t < T; t++)
         if (keep[t] && s[t] > mx) mx = s[t];
-    float sum = 0.0f;
-    for (int t = 0; t < n; t++) {
-        s[t] = keep[t] ? expf(s[t] - mx) : 0.0f;
-        sum += s[t];
+    v8 vm = splat(mx), sum = splat(0.0f);
+    for (int t = 0; t < T; t += 8) {
+        v8i k;
+        memcpy(&k, keep + t, sizeof k);
+        v8 z = ld8(s + t) - vm, e = (v8)((v8i)vexp(&z) & k);
+        st8(s + t, e);
+        sum += e;
     }
-    float inv = 1.0f / sum;
-    for (int t = 0; t < n; t++) s[t] *= inv;
+    v8 inv = splat(1.0f / hsum8(&sum));
+    for (int t = 0; t < T; t += 8) st8(s + t, ld8(s + t) * inv);
 }
 
-void attention_last_forward(float *q, float *u, float *a, float *mx, float *msg, const float *X,
-                            const int32_t *ids, const float *wq, const float *wk, const float *wv,
-                            int B, int T, int D, int H)
+/* keep[t] = -1 where the final query may look at key t (every key when the last slot is PAD), else 0. */
+static inline void final_row_keep(int32_t *keep, const int32_t *id, int T)
+{
+    for (int t = 0; t < T; t++) keep[t] = (id[T - 1] == 0 || id[t] != 0) ? -1 : 0;
+}
+
+void attention_query_forward(float *xl, float *q, float *u, const int32_t *ids, const float *tok, const float *pos,
+                             const float *wq, const float *wk, int B, int T, int D, int H)
 {
     int d = D / H;
-    float c = 1.0f / sqrtf((float)d);
-    const float *xl = X + (size_t)(T - 1) * D;   /* x = X[b,T-1], rows T*D apart */
-    /* q = x W_Q^T */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, D, D, 1.0f, xl, T * D, wq, D, 0.0f, q, D);
-    /* u_h = c W_K_h^T q_h: [B,d] x [d,D] per head */
-    for (int h = 0; h < H; h++)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, D, d, c, q + h * d, D, wk + (size_t)h * d * D, D,
-                    0.0f, u + (size_t)h * D, H * D);
-    unsigned char keep[T];
+    for (int b = 0; b < B; b++)   /* x = X[b,T-1] */
+        embed_forward(xl + (size_t)b * D, ids + (size_t)b * T + T - 1, tok, pos + (size_t)(T - 1) * D, 1, 1, D);
+    gemm(0, 1, B, D, D, 1.0f, xl, D, wq, D, 0.0f, q, D);   /* q = x W_Q^T */
+    for (int h = 0; h < H; h++)                             /* u_h = W_K_h^T q_h / sqrt(d) */
+        gemm(0, 0, B, D, d, 1.0f / sqrtf((float)d), q + h * d, D, wk + (size_t)h * d * D, D, 0.0f, u + (size_t)h * D,
+             H * D);
+}
+
+HOT void attention_weights_forward(float *a, float *mx, float *xs, const int32_t *ids, const float *tok,
+                                   const float *pos, const float *u, int B, int T, int D, int H)
+{
+    int32_t keep[T];
     for (int b = 0; b < B; b++) {
-        const float *Xb = X + (size_t)b * T * D;
         const int32_t *id = ids + (size_t)b * T;
-        for (int t = 0; t < T; t++) keep[t] = id[T - 1] == 0 || id[t] != 0;
+        embed_forward(xs, id, tok, pos, 1, T, D);
+        final_row_keep(keep, id, T);
         for (int h = 0; h < H; h++) {
-            const float *uh = u + ((size_t)b * H + h) * D;
-            float *ah = a + ((size_t)b * H + h) * T;
-            for (int t = 0; t < T; t++) {   /* scores_h = X u_h */
-                const float *x = Xb + (size_t)t * D;
-                float s = 0.0f;
-                for (int k = 0; k < D; k++) s += x[k] * uh[k];
-                ah[t] = s;
-            }
+            size_t bh = (size_t)b * H + h;
+            const float *uh = u + bh * D;
+            float *ah = a + bh * T, *m = mx + bh * D;
+            for (int t = 0; t < T; t++) ah[t] = keep[t] ? dot16(xs + (size_t)t * D, uh, D) : 0.0f;  /* X u_h */
             masked_softmax(ah, keep, T);
-            float *m = mx + ((size_t)b * H + h) * D;   /* mx_h = sum_t a_t X_t */
-            memset(m, 0, sizeof(float) * D);
-            for (int t = 0; t < T; t++) {
-                const float *x = Xb + (size_t)t * D;
-                float w = ah[t];
-                for (int k = 0; k < D; k++) m[k] += w * x[k];
-            }
+            memset(m, 0, sizeof(float) * D);   /* mx_h = sum_t a_t X_t (zero weights add nothing) */
+            for (int t = 0; t < T; t++)
+                if (ah[t] != 0.0f) axpy8(m, ah[t], xs + (size_t)t * D, D);
         }
     }
-    /* message_h = mx_h W_V_h^T: [B,D] x [D,d] per head */
-    for (int h = 0; h < H; h++)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, d, D, 1.0f, mx + (size_t)h * D, H * D,
-                    wv + (size_t)h * d * D, D, 0.0f, msg + h * d, D);
 }
 
-void attention_last_backward(float *dX, float *dwq, float *dwk, float *dwv, float *dq, float *du, float *dmx,
-                             const float *dmsg, const float *X, const float *q, const float *u, const float *a,
-                             const float *mx, const float *wq, const float *wk, const float *wv,
-                             int B, int T, int D, int H)
+void attention_message_forward(float *msg, const float *mx, const float *wv, int B, int D, int H)
 {
     int d = D / H;
-    float c = 1.0f / sqrtf((float)d);
-    const float *xl = X + (size_t)(T - 1) * D;
+    for (int h = 0; h < H; h++)   /* message_h = mx_h W_V_h^T */
+        gemm(0, 1, B, d, D, 1.0f, mx + (size_t)h * D, H * D, wv + (size_t)h * d * D, D, 0.0f, msg + h * d, D);
+}
+
+void attention_message_backward(float *dmx, float *dwv, const float *dmsg, const float *mx, const float *wv,
+                                int B, int D, int H)
+{
+    int d = D / H;
     for (int h = 0; h < H; h++) {
         /* message_h = mx_h W_V_h^T: dW_V_h = dmsg_h^T mx_h, dmx_h = dmsg_h W_V_h */
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d, D, B, 1.0f, dmsg + h * d, D, mx + (size_t)h * D,
                     H * D, 0.0f, dwv + (size_t)h * d * D, D);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, D, d, 1.0f, dmsg + h * d, D,
-                    wv + (size_t)h * d * D, D, 0.0f, dmx + (size_t)h * D, H * D);
+        gemm(0, 0, B, D, d, 1.0f, dmsg + h * d, D, wv + (size_t)h * d * D, D, 0.0f, dmx + (size_t)h * D, H * D);
     }
+}
+
+HOT void attention_weights_backward(float *du, float *dtok, float *dpos, float *xs, float *dxs, const float *dmx,
+                                    const float *a, const float *u, const int32_t *ids, const float *tok,
+                                    const float *pos, int B, int T, int D, int H)
+{
     float da[T];
+    unsigned char used[T];
     for (int b = 0; b < B; b++) {
-        const float *Xb = X + (size_t)b * T * D;
-        float *dXb = dX + (size_t)b * T * D;
+        const int32_t *id = ids + (size_t)b * T;
+        embed_forward(xs, id, tok, pos, 1, T, D);
+        memset(dxs, 0, sizeof(float) * T * D);
+        memset(used, 0, sizeof used);
         for (int h = 0; h < H; h++) {
             size_t bh = (size_t)b * H + h;
             const float *ah = a + bh * T, *uh = u + bh * D, *dm = dmx + bh * D;
             float *duh = du + bh * D;
-            /* mx_h = sum_t a_t X_t: da_t = dmx_h . X_t, dX_t += a_t dmx_h */
+            /* mx_h = sum_t a_t X_t: da_t = dmx_h . X_t (a zero weight, masked or underflowed, passes nothing back) */
             float dot = 0.0f;
             for (int t = 0; t < T; t++) {
-                const float *x = Xb + (size_t)t * D;
-                float *dx = dXb + (size_t)t * D;
-                float s = 0.0f;
-                for (int k = 0; k < D; k++) {
-                    s += dm[k] * x[k];
-                    dx[k] += ah[t] * dm[k];
-                }
-                da[t] = s;
-                dot += ah[t] * s;
+                da[t] = ah[t] != 0.0f ? dot16(dm, xs + (size_t)t * D, D) : 0.0f;
+                dot += ah[t] * da[t];
             }
-            /* a = softmax(scores): ds_t = a_t (da_t - sum a da); scores_t = X_t . u_h: dX_t += ds_t u_h,
-             * du_h = sum_t ds_t X_t */
+            /* a = softmax(scores): ds_t = a_t (da_t - sum a da); scores_t = X_t . u_h:
+             * dX_t += a_t dmx_h + ds_t u_h, du_h = sum_t ds_t X_t */
             memset(duh, 0, sizeof(float) * D);
             for (int t = 0; t < T; t++) {
+                if (ah[t] == 0.0f) continue;
                 float ds = ah[t] * (da[t] - dot);
-                const float *x = Xb + (size_t)t * D;
-                float *dx = dXb + (size_t)t * D;
-                for (int k = 0; k < D; k++) {
-                    dx[k] += ds * uh[k];
-                    duh[k] += ds * x[k];
+                float *dx = dxs + (size_t)t * D;
+                const float *x = xs + (size_t)t * D;
+                v8 va = splat(ah[t]), vs = splat(ds);
+                for (int k = 0; k < D; k += 8) {
+                    st8(dx + k, ld8(dx + k) + (va * ld8(dm + k) + vs * ld8(uh + k)));
+                    st8(duh + k, ld8(duh + k) + vs * ld8(x + k));
                 }
+                used[t] = 1;
             }
         }
+        for (int t = 0; t < T; t++) {   /* X = tok[ids] + pos */
+            if (!used[t]) continue;
+            if (id[t] != 0) axpy8(dtok + (size_t)id[t] * D, 1.0f, dxs + (size_t)t * D, D);
+            axpy8(dpos + (size_t)t * D, 1.0f, dxs + (size_t)t * D, D);
+        }
     }
+}
+
+void attention_query_backward(float *dtok, float *dpos, float *dwq, float *dwk, float *dq, float *dxl,
+                              const float *du, const float *xl, const float *q, const int32_t *ids,
+                              const float *wq, const float *wk, int B, int T, int D, int H)
+{
+    int d = D / H;
+    float c = 1.0f / sqrtf((float)d);
     for (int h = 0; h < H; h++) {
         /* u_h = c W_K_h^T q_h: dq_h = c du_h W_K_h^T, dW_K_h = c q_h^T du_h */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, d, D, c, du + (size_t)h * D, H * D,
-                    wk + (size_t)h * d * D, D, 0.0f, dq + h * d, D);
+        gemm(0, 1, B, d, D, c, du + (size_t)h * D, H * D, wk + (size_t)h * d * D, D, 0.0f, dq + h * d, D);
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d, D, B, c, q + h * d, D, du + (size_t)h * D, H * D,
                     0.0f, dwk + (size_t)h * d * D, D);
     }
     /* q = x W_Q^T: dW_Q = dq^T x, dx += dq W_Q */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, D, D, B, 1.0f, dq, D, xl, T * D, 0.0f, dwq, D);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, D, D, 1.0f, dq, D, wq, D, 1.0f, dX + (size_t)(T - 1) * D,
-                T * D);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, D, D, B, 1.0f, dq, D, xl, D, 0.0f, dwq, D);
+    gemm(0, 0, B, D, D, 1.0f, dq, D, wq, D, 1.0f, dxl, D);
+    for (int b = 0; b < B; b++) {   /* x = tok[ids[b,T-1]] + pos[T-1] */
+        int id = ids[(size_t)b * T + T - 1];
+        if (id != 0) axpy8(dtok + (size_t)id * D, 1.0f, dxl + (size_t)b * D, D);
+        axpy8(dpos + (size_t)(T - 1) * D, 1.0f, dxl + (size_t)b * D, D);
+    }
 }
 
 void attention_full_forward(float *Q, float *K, float *V, float *scores, float *weights, float *messages,
@@ -222,7 +356,7 @@ void attention_full_forward(float *Q, float *K, float *V, float *scores, float *
 {
     int d = D / H;
     float c = 1.0f / sqrtf((float)d);
-    unsigned char keep[T];
+    int32_t keep[T];
     for (int b = 0; b < B; b++) {
         const int32_t *id = ids + (size_t)b * T;
         for (int h = 0; h < H; h++) {
@@ -238,9 +372,10 @@ void attention_full_forward(float *Q, float *K, float *V, float *scores, float *
                 float *s = scores + (bh * T + t) * T, *w = weights + (bh * T + t) * T;
                 const float *qt = Qh + (size_t)t * d;
                 for (int j = 0; j < T; j++) {
-                    keep[j] = j <= t && (id[t] == 0 || id[j] != 0);
+                    keep[j] = j <= t && (id[t] == 0 || id[j] != 0) ? -1 : 0;
                     float acc = 0.0f;
-                    for (int k = 0; k < d; k++) acc += qt[k] * Kh[(size_t)j * d + k];
+                    if (keep[j])
+                        for (int k = 0; k < d; k++) acc += qt[k] * Kh[(size_t)j * d + k];
                     s[j] = keep[j] ? acc * c : -INFINITY;
                     w[j] = acc * c;
                 }

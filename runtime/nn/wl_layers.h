@@ -2,17 +2,20 @@
  *
  * Shapes: B batch, T context, D width, H heads, d = D/H head width, F hidden, V vocab, N rows, C in, OC out.
  * Matrices are row-major; a Linear weight is [OC, C] as in PyTorch. Unless a comment says "accumulates",
- * every output is overwritten. Results depend only on the inputs and the thread count (no racy sums). */
+ * every output is overwritten. D must be a multiple of 16. Functions marked "per example" treat each example
+ * on its own, so a caller may run them on disjoint batch slices in parallel (each with its own scratch and
+ * accumulators); the big products go through OpenBLAS sgemm. Sums run in a fixed order: the same inputs and
+ * thread count give bit-identical results. */
 #ifndef WL_LAYERS_H
 #define WL_LAYERS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* X[b,t,:] = tok[ids[b,t],:] + pos[t,:] (pos may be NULL: no positions). X [B,T,D]. */
+/* Per example. X[b,t,:] = tok[ids[b,t],:] + pos[t,:] (pos may be NULL: no positions). X [B,T,D]. */
 void embed_forward(float *X, const int32_t *ids, const float *tok, const float *pos, int B, int T, int D);
-/* Accumulates dX [B,T,D] into the rows of dtok [V,D] (the PAD row 0 is skipped: it never learns) and,
- * when dpos is non-NULL, into dpos [T,D]. */
+/* Per example. Accumulates dX [B,T,D] into the rows of dtok [V,D] (the PAD row 0 is skipped: it never learns)
+ * and, when dpos is non-NULL, into dpos [T,D]. */
 void embed_backward(float *dtok, float *dpos, const float *dX, const int32_t *ids, int B, int T, int D);
 
 /* out[N,OC] = inp[N,C] weight[OC,C]^T + bias[OC] (bias may be NULL). */
@@ -27,29 +30,43 @@ void relu_forward(float *out, const float *inp, size_t n);
 /* dinp = dout where out > 0, else 0; dinp may equal dout. */
 void relu_backward(float *dinp, const float *dout, const float *out, size_t n);
 
-/* Softmax cross-entropy of logits [N,V] against tgt [N]: losses[n] = -ln softmax(logits[n])[tgt[n]].
- * When dlogits is non-NULL it receives (softmax - onehot(tgt)) * scale (dlogits may equal logits). */
-void crossentropy_forward(float *losses, float *dlogits, const float *logits, const int32_t *tgt, float scale,
-                          int N, int V);
+/* Per example. Softmax cross-entropy of logits [N,V] against tgt [N]: losses[n] = -ln softmax(logits[n])[tgt[n]].
+ * When dlogits is non-NULL it receives (softmax - onehot(tgt)) * scale (dlogits may equal logits) and, when
+ * dsum is non-NULL, the column sums of dlogits are accumulated into dsum [V]. */
+void crossentropy_forward(float *losses, float *dlogits, float *dsum, const float *logits, const int32_t *tgt,
+                          float scale, int N, int V);
 
 /* The final query row of causal attention with H heads, folded through W_K and W_V so that K and V are never
- * formed: with x = X[b,T-1] and q = W_Q x, each head uses u_h = W_K_h^T q_h / sqrt(d) (scores_h = X u_h),
- * weights a_h = softmax(scores_h) and mx_h = sum_t a_h[t] X[b,t] (message_h = W_V_h mx_h).
+ * formed. With x = X[b,T-1] and q = W_Q x, head h uses u_h = W_K_h^T q_h / sqrt(d) (scores_h = X u_h),
+ * weights a_h = softmax(scores_h), mx_h = sum_t a_h[t] X[b,t] and message_h = W_V_h mx_h.
  * Mask: when ids[b,T-1] is a real token, PAD keys are masked; a PAD last slot keeps every key (causal prefix).
- * Outputs q [B,D], u [B,H,D], a [B,H,T], mx [B,H,D], msg [B,D]; inputs X [B,T,D], ids [B,T], wq, wk, wv [D,D]. */
-void attention_last_forward(float *q, float *u, float *a, float *mx, float *msg, const float *X,
-                            const int32_t *ids, const float *wq, const float *wk, const float *wv,
-                            int B, int T, int D, int H);
-/* Backward of attention_last_forward given dmsg [B,D]: accumulates into dX [B,T,D] (the query path lands in
- * dX[b,T-1]); writes dwq, dwk, dwv [D,D]. Scratch: dq [B,D], du [B,H,D], dmx [B,H,D]. */
-void attention_last_backward(float *dX, float *dwq, float *dwk, float *dwv, float *dq, float *du, float *dmx,
-                             const float *dmsg, const float *X, const float *q, const float *u, const float *a,
-                             const float *mx, const float *wq, const float *wk, const float *wv,
-                             int B, int T, int D, int H);
+ * X = tok[ids] + pos is rebuilt per example and never stored whole. Three steps, each with its backward:
+ *   query:   xl [B,D] = x, q [B,D], u [B,H,D]                       (batched sgemm)
+ *   weights: a [B,H,T], mx [B,H,D]                                  (per example)
+ *   message: msg [B,D]                                              (batched sgemm) */
+void attention_query_forward(float *xl, float *q, float *u, const int32_t *ids, const float *tok, const float *pos,
+                             const float *wq, const float *wk, int B, int T, int D, int H);
+/* Per example; scratch xs [T,D]. */
+void attention_weights_forward(float *a, float *mx, float *xs, const int32_t *ids, const float *tok,
+                               const float *pos, const float *u, int B, int T, int D, int H);
+void attention_message_forward(float *msg, const float *mx, const float *wv, int B, int D, int H);
+/* dmx [B,H,D] and dwv [D,D] from dmsg [B,D]. */
+void attention_message_backward(float *dmx, float *dwv, const float *dmsg, const float *mx, const float *wv,
+                                int B, int D, int H);
+/* Per example: du [B,H,D]; accumulates the gradient of X (through the weights and mx) into dtok (PAD row skipped)
+ * and dpos. Scratch xs, dxs [T,D]. */
+void attention_weights_backward(float *du, float *dtok, float *dpos, float *xs, float *dxs, const float *dmx,
+                                const float *a, const float *u, const int32_t *ids, const float *tok,
+                                const float *pos, int B, int T, int D, int H);
+/* dwq, dwk [D,D]; dxl [B,D] holds x's gradient from elsewhere (the residual) on entry and gets the query path
+ * added; then the total is accumulated into dtok[ids[b,T-1]] (unless PAD) and dpos[T-1]. Scratch dq [B,D]. */
+void attention_query_backward(float *dtok, float *dpos, float *dwq, float *dwk, float *dq, float *dxl,
+                              const float *du, const float *xl, const float *q, const int32_t *ids,
+                              const float *wq, const float *wk, int B, int T, int D, int H);
 
 /* Every query row of causal attention with H heads (the inspection path).
  * Mask for query t: keys after t; and, when ids[b,t] is real, PAD keys. A PAD query keeps its causal prefix.
- * Inputs X [B,T,D] and Qf, Kf, Vf [B,T,D] (= X W^T); outputs Q, K, V [B,H,T,d] (the heads split out),
+ * Inputs Qf, Kf, Vf [B,T,D] (= X W^T); outputs Q, K, V [B,H,T,d] (the heads split out),
  * scores [B,H,T,T] (masked entries -INFINITY), weights [B,H,T,T], messages [B,T,D] (heads concatenated). */
 void attention_full_forward(float *Q, float *K, float *V, float *scores, float *weights, float *messages,
                             const float *Qf, const float *Kf, const float *Vf, const int32_t *ids,

@@ -1,7 +1,9 @@
 /* wl_model.c: the three models: parameters in one buffer, initialisation, forward, loss with backward, details. */
 #include "wl_model.h"
 
+#include <cblas.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,19 +168,109 @@ void wl_model_free(wl_model *m)
     memset(m, 0, sizeof *m);
 }
 
-/* ---- workspace ---- */
+/* ---- workspace and its threads ---- */
+
+#define WL_MAX_THREADS 16
+
+/* One thread's share of the per-example loops: scratch and private accumulators (part 0 accumulates straight
+ * into the gradients; the others are added to them in part order afterwards, so the sums are deterministic). */
+typedef struct ws_part {
+    float *xs, *dxs;      /* [T,D] one example's X and dX */
+    float *dtok, *dpos;   /* [V,D], [T,D] (parts 1..) */
+    float *dsum;          /* [V] column sums of dlogits (parts 1..) */
+} ws_part;
+
+typedef struct ws_worker {
+    wl_model_ws *ws;
+    int index;
+} ws_worker;
+
+/* A parallel job: fn(job, part, b0, b1) for each part's rows [b0, b1) of n. */
+typedef struct job job;
+typedef void (*job_fn)(const job *j, int p, int b0, int b1);
+
+struct job {
+    job_fn fn;
+    int n;
+    const wl_model *m;
+    wl_model_ws *ws;
+    const int32_t *ctx, *tgt;
+    float scale;
+    float *grads;
+    int parts;   /* job_reduce: how many parts accumulated */
+};
 
 struct wl_model_ws {
     wl_model_kind kind;
     int V, H, Bmax;
-    /* forward: X [B,T,D]; attention: q [B,D], u [B,H,D], a [B,H,T], mx [B,H,D], msg, ctx [B,D];
-     * hid [B,F] (after ReLU), logits [B,V] (softmax gradient in place), losses [B] */
-    float *X, *q, *u, *a, *mx, *msg, *ctx, *hid, *logits, *losses;
-    /* backward */
-    float *dX, *dq, *du, *dmx, *dmsg, *dctx, *dhid;
+    /* mlp: X [B,T*D] the concatenated embeddings, dX likewise.
+     * attention: xl [B,D] the last slot's X, q [B,D], u [B,H,D], a [B,H,T], mx [B,H,D], msg, ctx [B,D].
+     * both: hid [B,F] (after ReLU), logits [B,V] (softmax gradient in place), losses [B] */
+    float *X, *xl, *q, *u, *a, *mx, *msg, *ctx, *hid, *logits, *losses;
+    float *dX, *dxl, *dq, *du, *dmx, *dmsg, *dctx, *dhid;
+    int nthreads, nworkers;
+    ws_part parts[WL_MAX_THREADS];
+    ws_worker workers[WL_MAX_THREADS];
+    pthread_t threads[WL_MAX_THREADS];
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    unsigned generation;
+    int pending, quit, sync_ready;
+    const job *current;
 };
 
-wl_model_ws *wl_model_ws_new(const wl_model *m, int Bmax)
+/* Rows of part p when n rows are split into parts: contiguous, in order, a function of n and nthreads only. */
+static int nparts(const wl_model_ws *ws, int n)
+{
+    return n < ws->nthreads ? n : ws->nthreads;
+}
+
+static void run_part(const job *j, int p)
+{
+    int k = nparts(j->ws, j->n);
+    if (p < k) j->fn(j, p, (int)((long)j->n * p / k), (int)((long)j->n * (p + 1) / k));
+}
+
+static void *worker_main(void *arg)
+{
+    ws_worker *w = arg;
+    wl_model_ws *ws = w->ws;
+    unsigned seen = 0;
+    pthread_mutex_lock(&ws->mu);
+    for (;;) {
+        while (ws->generation == seen && !ws->quit) pthread_cond_wait(&ws->go, &ws->mu);
+        if (ws->quit) break;
+        seen = ws->generation;
+        const job *j = ws->current;
+        pthread_mutex_unlock(&ws->mu);
+        run_part(j, w->index);
+        pthread_mutex_lock(&ws->mu);
+        if (--ws->pending == 0) pthread_cond_signal(&ws->done);
+    }
+    pthread_mutex_unlock(&ws->mu);
+    return NULL;
+}
+
+/* Runs j on every part (the calling thread takes part 0) and returns when all are done. */
+static void run_job(wl_model_ws *ws, const job *j)
+{
+    if (nparts(ws, j->n) <= 1) {
+        run_part(j, 0);
+        return;
+    }
+    pthread_mutex_lock(&ws->mu);
+    ws->current = j;
+    ws->pending = ws->nworkers;
+    ws->generation++;
+    pthread_cond_broadcast(&ws->go);
+    pthread_mutex_unlock(&ws->mu);
+    run_part(j, 0);
+    pthread_mutex_lock(&ws->mu);
+    while (ws->pending > 0) pthread_cond_wait(&ws->done, &ws->mu);
+    pthread_mutex_unlock(&ws->mu);
+}
+
+static wl_model_ws *ws_create(const wl_model *m, int Bmax, int nthreads)
 {
     if (Bmax < 1) return NULL;
     wl_model_ws *ws = calloc(1, sizeof *ws);
@@ -187,31 +279,90 @@ wl_model_ws *wl_model_ws_new(const wl_model *m, int Bmax)
     ws->V = m->V;
     ws->H = m->H;
     ws->Bmax = Bmax;
+    ws->nthreads = nthreads < 1 ? 1 : nthreads > WL_MAX_THREADS ? WL_MAX_THREADS : nthreads;
     size_t B = (size_t)Bmax, T = WL_T, D = WL_D, H = (size_t)m->H, F = WL_F, V = (size_t)m->V;
     int attn = m->kind == WL_KIND_ATTENTION;
-    float **slots[] = {&ws->X, &ws->hid, &ws->logits, &ws->losses, &ws->dX, &ws->dhid,
-                       &ws->q, &ws->u, &ws->a, &ws->mx, &ws->msg, &ws->ctx,
-                       &ws->dq, &ws->du, &ws->dmx, &ws->dmsg, &ws->dctx};
-    size_t sizes[] = {B * T * D, B * F, B * V, B, B * T * D, B * F,
-                      B * D, B * H * D, B * H * T, B * H * D, B * D, B * D,
-                      B * D, B * H * D, B * H * D, B * D, B * D};
-    size_t nslots = attn ? sizeof sizes / sizeof sizes[0] : 6;
-    for (size_t i = 0; i < nslots; i++) {
-        *slots[i] = malloc(sizeof(float) * sizes[i]);
-        if (!*slots[i]) {
+    struct { float **p; size_t n; } bufs[64];
+    int nb = 0;
+#define WS_BUF(ptr, count) (bufs[nb].p = &(ptr), bufs[nb++].n = (count))
+    WS_BUF(ws->hid, B * F);
+    WS_BUF(ws->dhid, B * F);
+    WS_BUF(ws->logits, B * V);
+    WS_BUF(ws->losses, B);
+    if (attn) {
+        float **one[] = {&ws->xl, &ws->q, &ws->msg, &ws->ctx, &ws->dxl, &ws->dq, &ws->dmsg, &ws->dctx};
+        for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) WS_BUF(*one[i], B * D);
+        WS_BUF(ws->u, B * H * D);
+        WS_BUF(ws->mx, B * H * D);
+        WS_BUF(ws->du, B * H * D);
+        WS_BUF(ws->dmx, B * H * D);
+        WS_BUF(ws->a, B * H * T);
+    } else {
+        WS_BUF(ws->X, B * T * D);
+        WS_BUF(ws->dX, B * T * D);
+    }
+    for (int p = 0; p < ws->nthreads; p++) {
+        WS_BUF(ws->parts[p].xs, T * D);
+        WS_BUF(ws->parts[p].dxs, T * D);
+        if (p > 0) {
+            WS_BUF(ws->parts[p].dtok, V * D);
+            WS_BUF(ws->parts[p].dpos, T * D);
+            WS_BUF(ws->parts[p].dsum, V);
+        }
+    }
+#undef WS_BUF
+    for (int i = 0; i < nb; i++) {
+        *bufs[i].p = malloc(sizeof(float) * bufs[i].n);
+        if (!*bufs[i].p) {
             wl_model_ws_free(ws);
             return NULL;
         }
     }
+    pthread_mutex_init(&ws->mu, NULL);
+    pthread_cond_init(&ws->go, NULL);
+    pthread_cond_init(&ws->done, NULL);
+    ws->sync_ready = 1;
+    for (int i = 1; i < ws->nthreads; i++) {
+        ws->workers[i] = (ws_worker){ws, i};
+        if (pthread_create(&ws->threads[i], NULL, worker_main, &ws->workers[i]) != 0) {
+            wl_model_ws_free(ws);
+            return NULL;
+        }
+        ws->nworkers = i;
+    }
     return ws;
+}
+
+wl_model_ws *wl_model_ws_new(const wl_model *m, int Bmax)
+{
+    return ws_create(m, Bmax, openblas_get_num_threads());   /* as many threads as OpenBLAS uses */
 }
 
 void wl_model_ws_free(wl_model_ws *ws)
 {
     if (!ws) return;
-    float *bufs[] = {ws->X, ws->q, ws->u, ws->a, ws->mx, ws->msg, ws->ctx, ws->hid, ws->logits, ws->losses,
-                     ws->dX, ws->dq, ws->du, ws->dmx, ws->dmsg, ws->dctx, ws->dhid};
+    if (ws->nworkers > 0) {
+        pthread_mutex_lock(&ws->mu);
+        ws->quit = 1;
+        pthread_cond_broadcast(&ws->go);
+        pthread_mutex_unlock(&ws->mu);
+        for (int i = 1; i <= ws->nworkers; i++) pthread_join(ws->threads[i], NULL);
+    }
+    if (ws->sync_ready) {
+        pthread_mutex_destroy(&ws->mu);
+        pthread_cond_destroy(&ws->go);
+        pthread_cond_destroy(&ws->done);
+    }
+    float *bufs[] = {ws->X, ws->xl, ws->q, ws->u, ws->a, ws->mx, ws->msg, ws->ctx, ws->hid, ws->logits, ws->losses,
+                     ws->dX, ws->dxl, ws->dq, ws->du, ws->dmx, ws->dmsg, ws->dctx, ws->dhid};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
+    for (int p = 0; p < WL_MAX_THREADS; p++) {
+        free(ws->parts[p].xs);
+        free(ws->parts[p].dxs);
+        free(ws->parts[p].dtok);
+        free(ws->parts[p].dpos);
+        free(ws->parts[p].dsum);
+    }
     free(ws);
 }
 
@@ -237,71 +388,185 @@ static int check_call(const wl_model *m, const wl_model_ws *ws, const int32_t *c
     return check_ids("context", ctx, (size_t)B * WL_T, WL_T, m->V, err);
 }
 
-/* The final-row forward into logits [B,V]; fills the workspace's activations for backward. */
-static void forward_core(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, int B, float *logits)
+/* The parallel pieces: each handles rows [b0, b1) with part p's scratch. */
+
+static void job_embed(const job *j, int p, int b0, int b1)
 {
-    const int T = WL_T, D = WL_D, F = WL_F, V = m->V, H = m->H;
+    (void)p;
+    embed_forward(j->ws->X + (size_t)b0 * WL_T * WL_D, j->ctx + (size_t)b0 * WL_T, j->m->tok_emb, NULL, b1 - b0,
+                  WL_T, WL_D);
+}
+
+static void job_attention(const job *j, int p, int b0, int b1)
+{
+    wl_model_ws *ws = j->ws;
+    int H = j->m->H;
+    attention_weights_forward(ws->a + (size_t)b0 * H * WL_T, ws->mx + (size_t)b0 * H * WL_D, ws->parts[p].xs,
+                              j->ctx + (size_t)b0 * WL_T, j->m->tok_emb, j->m->pos_emb, ws->u + (size_t)b0 * H * WL_D,
+                              b1 - b0, WL_T, WL_D, H);
+}
+
+/* Where part p accumulates: the gradients themselves for part 0, its own buffers for the others. */
+static float *part_dtok(const job *j, int p)
+{
+    return p ? j->ws->parts[p].dtok : tensors_at(j->m, j->grads).tok;
+}
+
+static float *part_dpos(const job *j, int p)
+{
+    return p ? j->ws->parts[p].dpos : tensors_at(j->m, j->grads).pos;
+}
+
+static float *part_dsum(const job *j, int p)
+{
+    return p ? j->ws->parts[p].dsum : tensors_at(j->m, j->grads).head_b;
+}
+
+static void job_crossentropy(const job *j, int p, int b0, int b1)
+{
+    wl_model_ws *ws = j->ws;
+    size_t V = (size_t)j->m->V;
+    float *dlogits = j->grads ? ws->logits + b0 * V : NULL, *dsum = j->grads ? part_dsum(j, p) : NULL;
+    if (dsum) memset(dsum, 0, sizeof(float) * V);
+    crossentropy_forward(ws->losses + b0, dlogits, dsum, ws->logits + b0 * V, j->tgt + b0, j->scale, b1 - b0, (int)V);
+}
+
+static void job_embed_backward(const job *j, int p, int b0, int b1)
+{
+    embed_backward(part_dtok(j, p), NULL, j->ws->dX + (size_t)b0 * WL_T * WL_D, j->ctx + (size_t)b0 * WL_T, b1 - b0,
+                   WL_T, WL_D);
+}
+
+static void job_attention_backward(const job *j, int p, int b0, int b1)
+{
+    wl_model_ws *ws = j->ws;
+    const wl_model *m = j->m;
+    size_t H = (size_t)m->H;
+    attention_weights_backward(ws->du + b0 * H * WL_D, part_dtok(j, p), part_dpos(j, p), ws->parts[p].xs,
+                               ws->parts[p].dxs, ws->dmx + b0 * H * WL_D, ws->a + b0 * H * WL_T,
+                               ws->u + b0 * H * WL_D, j->ctx + (size_t)b0 * WL_T, m->tok_emb, m->pos_emb, b1 - b0,
+                               WL_T, WL_D, m->H);
+}
+
+/* Adds the other parts' accumulators to part 0's, in part order; runs in parallel over vocabulary rows. */
+static void job_reduce(const job *j, int p, int r0, int r1)
+{
+    (void)p;
+    const wl_model_ws *ws = j->ws;
+    float *tok = tensors_at(j->m, j->grads).tok;
+    for (int q = 1; q < j->parts; q++) {
+        const float *src = ws->parts[q].dtok;
+        for (size_t i = (size_t)r0 * WL_D; i < (size_t)r1 * WL_D; i++) tok[i] += src[i];
+    }
+}
+
+/* Zeroes the accumulators of the k parts that the per-example job over B rows will use. */
+static void zero_accumulators(const wl_model *m, wl_model_ws *ws, tensors *g, int k)
+{
+    memset(g->tok, 0, sizeof(float) * (size_t)m->V * WL_D);
+    if (g->pos) memset(g->pos, 0, sizeof(float) * WL_T * WL_D);
+    for (int p = 1; p < k; p++) {
+        memset(ws->parts[p].dtok, 0, sizeof(float) * (size_t)m->V * WL_D);
+        memset(ws->parts[p].dpos, 0, sizeof(float) * WL_T * WL_D);
+    }
+}
+
+/* Sums the parts' accumulators (embedding rows in parallel; positions and vocab-head biases in order). */
+static void reduce_accumulators(const wl_model *m, wl_model_ws *ws, job *j, tensors *g, int k, int with_pos)
+{
+    for (int p = 1; p < k; p++) {
+        for (int i = 0; i < m->V; i++) g->head_b[i] += ws->parts[p].dsum[i];
+        if (with_pos)
+            for (int i = 0; i < WL_T * WL_D; i++) g->pos[i] += ws->parts[p].dpos[i];
+    }
+    if (k <= 1) return;
+    job r = *j;
+    r.fn = job_reduce;
+    r.n = m->V;
+    r.parts = k;
+    run_job(ws, &r);
+}
+
+/* The final-row forward into logits [B,V]; fills the workspace's activations for backward. */
+static void forward_core(const wl_model *m, wl_model_ws *ws, const job *j, float *logits)
+{
+    const int T = WL_T, D = WL_D, F = WL_F, B = j->n, H = m->H;
     if (m->kind == WL_KIND_MLP) {
-        embed_forward(ws->X, ctx, m->tok_emb, NULL, B, T, D);                    /* [B,T*D] slots in order */
+        job e = *j;
+        e.fn = job_embed;
+        run_job(ws, &e);                                                          /* [B,T*D] slots in order */
         matmul_forward(ws->hid, ws->X, m->hid_w, m->hid_b, B, T * D, F);
     } else {
-        embed_forward(ws->X, ctx, m->tok_emb, m->pos_emb, B, T, D);
-        attention_last_forward(ws->q, ws->u, ws->a, ws->mx, ws->msg, ws->X, ctx, m->wq, m->wk, m->wv, B, T, D, H);
+        attention_query_forward(ws->xl, ws->q, ws->u, j->ctx, m->tok_emb, m->pos_emb, m->wq, m->wk, B, T, D, H);
+        job a = *j;
+        a.fn = job_attention;
+        run_job(ws, &a);
+        attention_message_forward(ws->msg, ws->mx, m->wv, B, D, H);
         matmul_forward(ws->ctx, ws->msg, m->wo, NULL, B, D, D);                 /* contextual = x + msg W_O^T */
-        for (int b = 0; b < B; b++) {
-            const float *x = ws->X + ((size_t)b * T + T - 1) * D;
-            float *c = ws->ctx + (size_t)b * D;
-            for (int i = 0; i < D; i++) c[i] += x[i];
-        }
+        for (size_t i = 0; i < (size_t)B * D; i++) ws->ctx[i] += ws->xl[i];
         matmul_forward(ws->hid, ws->ctx, m->hid_w, m->hid_b, B, D, F);
     }
     relu_forward(ws->hid, ws->hid, (size_t)B * F);
-    matmul_forward(logits, ws->hid, m->head_w, m->head_b, B, F, V);
+    matmul_forward(logits, ws->hid, m->head_w, m->head_b, B, F, m->V);
+}
+
+static job make_job(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, const int32_t *tgt, int B, float *grads)
+{
+    job j = {NULL, B, m, ws, ctx, tgt, 1.0f / (float)B, grads, 0};
+    return j;
 }
 
 int wl_model_forward(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, int B, float *logits, wl_err *err)
 {
     if (check_call(m, ws, ctx, B, err)) return -1;
-    forward_core(m, ws, ctx, B, logits);
+    job j = make_job(m, ws, ctx, NULL, B, NULL);
+    forward_core(m, ws, &j, logits);
     return 0;
 }
 
-static void backward(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, int B, float *grads)
+/* Backward of the mean loss; the softmax gradient is in ws->logits and vocab_head.bias's part-0 share in grads. */
+static void backward(const wl_model *m, wl_model_ws *ws, job *j)
 {
-    const int T = WL_T, D = WL_D, F = WL_F, V = m->V, H = m->H;
-    tensors g = tensors_at(m, grads);
+    const int T = WL_T, D = WL_D, F = WL_F, V = m->V, H = m->H, B = j->n;
+    tensors g = tensors_at(m, j->grads);
+    int k = nparts(ws, B);
     /* logits = hid W_head^T + b_head; hid = ReLU(pre) */
-    matmul_backward(ws->dhid, g.head_w, g.head_b, ws->logits, ws->hid, m->head_w, B, F, V);
+    matmul_backward(ws->dhid, g.head_w, NULL, ws->logits, ws->hid, m->head_w, B, F, V);
     relu_backward(ws->dhid, ws->dhid, ws->hid, (size_t)B * F);
+    job e = *j;
     if (m->kind == WL_KIND_MLP) {
         matmul_backward(ws->dX, g.hid_w, g.hid_b, ws->dhid, ws->X, m->hid_w, B, T * D, F);
-        memset(g.tok, 0, sizeof(float) * (size_t)V * D);
-        embed_backward(g.tok, NULL, ws->dX, ctx, B, T, D);
+        zero_accumulators(m, ws, &g, k);
+        e.fn = job_embed_backward;
+        run_job(ws, &e);
+        reduce_accumulators(m, ws, j, &g, k, 0);
         return;
     }
     /* pre = contextual W_hid^T + b_hid; contextual = x + msg W_O^T */
     matmul_backward(ws->dctx, g.hid_w, g.hid_b, ws->dhid, ws->ctx, m->hid_w, B, D, F);
     matmul_backward(ws->dmsg, g.wo, NULL, ws->dctx, ws->msg, m->wo, B, D, D);
-    memset(ws->dX, 0, sizeof(float) * (size_t)B * T * D);
-    for (int b = 0; b < B; b++)
-        memcpy(ws->dX + ((size_t)b * T + T - 1) * D, ws->dctx + (size_t)b * D, sizeof(float) * D);
-    attention_last_backward(ws->dX, g.wq, g.wk, g.wv, ws->dq, ws->du, ws->dmx, ws->dmsg, ws->X, ws->q, ws->u, ws->a,
-                            ws->mx, m->wq, m->wk, m->wv, B, T, D, H);
-    memset(g.tok, 0, sizeof(float) * (size_t)V * D);
-    memset(g.pos, 0, sizeof(float) * (size_t)T * D);
-    embed_backward(g.tok, g.pos, ws->dX, ctx, B, T, D);
+    attention_message_backward(ws->dmx, g.wv, ws->dmsg, ws->mx, m->wv, B, D, H);
+    zero_accumulators(m, ws, &g, k);
+    e.fn = job_attention_backward;
+    run_job(ws, &e);
+    reduce_accumulators(m, ws, j, &g, k, 1);
+    memcpy(ws->dxl, ws->dctx, sizeof(float) * (size_t)B * D);   /* the residual's share of x's gradient */
+    attention_query_backward(g.tok, g.pos, g.wq, g.wk, ws->dq, ws->dxl, ws->du, ws->xl, ws->q, j->ctx, m->wq, m->wk,
+                             B, T, D, H);
 }
 
 int wl_model_loss(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, const int32_t *tgt, int B,
                   double *loss, float *grads, wl_err *err)
 {
     if (check_call(m, ws, ctx, B, err) || check_ids("target", tgt, (size_t)B, 1, m->V, err)) return -1;
-    forward_core(m, ws, ctx, B, ws->logits);
-    crossentropy_forward(ws->losses, grads ? ws->logits : NULL, ws->logits, tgt, 1.0f / (float)B, B, m->V);
+    job j = make_job(m, ws, ctx, tgt, B, grads);
+    forward_core(m, ws, &j, ws->logits);
+    j.fn = job_crossentropy;
+    run_job(ws, &j);
     double sum = 0.0;
     for (int b = 0; b < B; b++) sum += ws->losses[b];
     *loss = sum / B;
-    if (grads) backward(m, ws, ctx, B, grads);
+    if (grads) backward(m, ws, &j);
     return 0;
 }
 
@@ -330,12 +595,13 @@ int wl_model_details(const wl_model *m, const int32_t *ctx, int B, wl_details *o
     out->logits = malloc(sizeof(float) * B * V);
     if (!out->logits) return wl_fail(err, "model %s: out of memory for details of %d contexts", m->kind_name, B);
     if (m->kind == WL_KIND_MLP) {
-        wl_model_ws *ws = wl_model_ws_new(m, B);
+        wl_model_ws *ws = ws_create(m, B, 1);
         if (!ws) {
             wl_details_free(out);
             return wl_fail(err, "model %s: out of memory for details of %d contexts", m->kind_name, B);
         }
-        forward_core(m, ws, ctx, B, out->logits);
+        job j = make_job(m, ws, ctx, NULL, B, NULL);
+        forward_core(m, ws, &j, out->logits);
         wl_model_ws_free(ws);
         return 0;
     }
@@ -344,14 +610,14 @@ int wl_model_details(const wl_model *m, const int32_t *ctx, int B, wl_details *o
     float **slots[] = {&out->E, &out->Q, &out->K, &out->Vv, &out->scores, &out->weights, &out->messages,
                        &out->contextual, &out->logits_all};
     size_t sizes[] = {N * D, N * D, N * D, N * D, N * H * T, N * H * T, N * D, N * D, N * V};
-    float *Qf = malloc(sizeof(float) * N * D), *Kf = malloc(sizeof(float) * N * D),
-          *Vf = malloc(sizeof(float) * N * D), *hid = malloc(sizeof(float) * N * F);
-    int ok = Qf && Kf && Vf && hid;
+    float *QKV = malloc(sizeof(float) * N * 3 * D), *hid = malloc(sizeof(float) * N * F);
+    int ok = QKV && hid;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         *slots[i] = malloc(sizeof(float) * sizes[i]);
         ok = ok && *slots[i];
     }
     if (ok) {
+        float *Qf = QKV, *Kf = QKV + N * D, *Vf = QKV + 2 * N * D;
         embed_forward(out->E, ctx, m->tok_emb, m->pos_emb, B, WL_T, WL_D);
         matmul_forward(Qf, out->E, m->wq, NULL, (int)N, WL_D, WL_D);
         matmul_forward(Kf, out->E, m->wk, NULL, (int)N, WL_D, WL_D);
@@ -366,9 +632,7 @@ int wl_model_details(const wl_model *m, const int32_t *ctx, int B, wl_details *o
         for (int b = 0; b < B; b++)
             memcpy(out->logits + b * V, out->logits_all + ((size_t)b * T + T - 1) * V, sizeof(float) * V);
     }
-    free(Qf);
-    free(Kf);
-    free(Vf);
+    free(QKV);
     free(hid);
     if (!ok) {
         wl_details_free(out);

@@ -1,0 +1,108 @@
+/* nn_bench.c: times the models (training step, one-context forward, forward_details, evaluation) and prints JSON.
+ *
+ * Usage: nn_bench [V] [B]   (defaults 4000 and 512). Each figure is the median of repeated runs after a warm-up,
+ * on windows like the corpus's (left padding of random length, a real last token). Used by tests/bench/bench_nn.py. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "wl_model.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void make_windows(int32_t *ctx, int32_t *tgt, int B, int V, wl_rng *r)
+{
+    for (int b = 0; b < B; b++) {
+        int pads = (int)(wl_rng_next(r) % WL_T);
+        for (int t = 0; t < WL_T; t++)
+            ctx[b * WL_T + t] = t < pads ? WL_PAD : 1 + (int32_t)(wl_rng_next(r) % (uint64_t)(V - 1));
+        tgt[b] = (int32_t)(wl_rng_next(r) % (uint64_t)V);
+    }
+}
+
+enum { TRAIN, FORWARD1, DETAILS1, EVAL };
+
+/* Median seconds of one call of the given kind of work. */
+static double time_it(int what, const wl_model *m, wl_model_ws *ws, const int32_t *ctx, const int32_t *tgt, int B,
+                      float *grads, float *logits, int reps, wl_err *err)
+{
+    double t[1000];
+    double loss;
+    for (int i = -3; i < reps; i++) {
+        double t0 = now();
+        int rc = 0;
+        wl_details d;
+        switch (what) {
+        case TRAIN: rc = wl_model_loss(m, ws, ctx, tgt, B, &loss, grads, err); break;
+        case FORWARD1: rc = wl_model_forward(m, ws, ctx, 1, logits, err); break;
+        case DETAILS1:
+            rc = wl_model_details(m, ctx, 1, &d, err);
+            wl_details_free(&d);
+            break;
+        case EVAL: rc = wl_model_forward(m, ws, ctx, B, logits, err); break;
+        }
+        if (rc) return -1;
+        if (i >= 0) t[i] = now() - t0;
+    }
+    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+    return t[reps / 2];
+}
+
+int main(int argc, char **argv)
+{
+    int V = argc > 1 ? atoi(argv[1]) : 4000, B = argc > 2 ? atoi(argv[2]) : 512;
+    static const char *kinds[] = {"mlp", "attention", "multihead"};
+    static const char *labels[] = {"train_step_ms", "forward_one_ms", "details_one_ms", "eval_batch_ms"};
+    static const int reps[] = {30, 500, 200, 30};
+    if (V < 4 || B < 1) {
+        fprintf(stderr, "usage: nn_bench [V>=4] [B>=1]\n");
+        return 2;
+    }
+    int32_t *ctx = malloc(sizeof(int32_t) * B * WL_T), *tgt = malloc(sizeof(int32_t) * B);
+    float *logits = malloc(sizeof(float) * B * V);
+    wl_rng r;
+    wl_rng_seed(&r, 2024);
+    make_windows(ctx, tgt, B, V, &r);
+    printf("{\"V\": %d, \"B\": %d", V, B);
+    for (int k = 0; k < 3; k++) {
+        wl_model m;
+        wl_err err = {""};
+        if (wl_model_init(&m, kinds[k], V, 0, 11, &err)) {
+            fprintf(stderr, "nn_bench: %s\n", err.msg);
+            return 1;
+        }
+        wl_model_ws *ws = wl_model_ws_new(&m, B);
+        float *grads = malloc(sizeof(float) * m.nparams);
+        printf(", \"%s\": {", kinds[k]);
+        for (int w = TRAIN; w <= EVAL; w++) {
+            double s = time_it(w, &m, ws, ctx, tgt, B, grads, logits, reps[w], &err);
+            if (s < 0) {
+                fprintf(stderr, "nn_bench: %s\n", err.msg);
+                return 1;
+            }
+            printf("%s\"%s\": %.5f", w ? ", " : "", labels[w], s * 1e3);
+        }
+        printf("}");
+        fflush(stdout);
+        free(grads);
+        wl_model_ws_free(ws);
+        wl_model_free(&m);
+    }
+    printf("}\n");
+    free(ctx);
+    free(tgt);
+    free(logits);
+    return 0;
+}
