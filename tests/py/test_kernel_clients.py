@@ -1,0 +1,104 @@
+"""test_kernel_clients.py: the wordlab kernel under real front ends: nbclient runs a notebook, jupyter-console in a pseudo-terminal."""
+import os
+import re
+import shutil
+
+import nbformat
+import pexpect
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+import kernel_util as ku
+
+CELLS = [
+    ("markdown", "# A tiny lesson\nCross-entropy and perplexity, step by step."),
+    ("code", 'print "hello, notebook"'),
+    ("code", "perplexity 0.5 0.25 0.125"),
+    ("code", "p = perplexity 0.25 0.25\nprint $p.perplexity"),
+    ("code", 'warn "a warning"\nmean 1 2\nexp 0'),
+    ("code", 'print "gone"\nclear\nprint "kept"'),
+    ("code", "?mean"),
+]
+
+
+def notebook(cells):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "wordlab", "display_name": "wordlab", "language": "wordlab"}
+    for kind, src in cells:
+        nb.cells.append(nbformat.v4.new_markdown_cell(src) if kind == "markdown" else nbformat.v4.new_code_cell(src))
+    return nb
+
+
+def test_nbclient_runs_a_notebook(tmp_path):
+    nb = notebook(CELLS)
+    NotebookClient(nb, timeout=60, kernel_name="wordlab", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nbformat.validate(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert [c.execution_count for c in code] == list(range(1, len(code) + 1))
+    assert code[0].outputs == [{"output_type": "stream", "name": "stdout", "text": "hello, notebook\n"}]
+    res = code[1].outputs[0]
+    assert res.output_type == "execute_result" and {"text/plain", "text/html", "application/json"} <= set(res.data)
+    assert res.data["application/json"]["perplexity"] == pytest.approx(4.0)
+    assert code[2].outputs[0].text == "4.0\n"
+    kinds = [o.output_type for o in code[3].outputs]
+    assert kinds == ["stream", "display_data", "execute_result"], kinds
+    assert code[3].outputs[0].name == "stderr"
+    # clear_output removed what came before it
+    assert [o.get("text") for o in code[4].outputs] == ["kept\n"]
+    # the pager payload is not an output
+    assert code[5].outputs == []
+    # the notebook round-trips through nbformat
+    path = tmp_path / "lesson.ipynb"
+    nbformat.write(nb, str(path))
+    assert nbformat.read(str(path), as_version=4).cells[1].outputs[0]["text"] == "hello, notebook\n"
+
+
+def test_nbclient_reports_errors(tmp_path):
+    nb = notebook([("code", "mean 1 2"), ("code", "nosuchcommand 3"), ("code", 'print "never"')])
+    with pytest.raises(CellExecutionError) as e:
+        NotebookClient(nb, timeout=60, kernel_name="wordlab").execute()
+    assert "UnknownCommand" in str(e.value)
+    nb = notebook([("code", "nosuchcommand 3"), ("code", 'print "after"')])
+    NotebookClient(nb, timeout=60, kernel_name="wordlab", allow_errors=True).execute()
+    err = nb.cells[0].outputs[0]
+    assert err.output_type == "error" and err.ename == "UnknownCommand" and isinstance(err.traceback, list)
+    assert nb.cells[1].outputs[0].text == "after\n"
+
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[>=]|\r")
+
+
+def test_jupyter_console_in_a_pty(tmp_path):
+    console = shutil.which("jupyter-console")
+    assert console, "jupyter-console is not installed (Debian package jupyter-console)"
+    env = dict(os.environ, TERM="xterm", HOME=str(tmp_path), COLUMNS="120", LINES="40",
+               JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTER_DATA_DIR=str(tmp_path / "data"))
+    child = pexpect.spawn(console, ["--kernel", "wordlab", "--simple-prompt"], env=env, encoding="utf-8",
+                          timeout=30, dimensions=(40, 120))
+    try:
+        child.expect(r"In \[1\]: ")
+        assert "wordlab" in ANSI.sub("", child.before)   # the banner
+        child.sendline('print "hello from the console"')
+        child.expect("hello from the console")
+        child.expect(r"In \[2\]: ")
+        child.sendline("mean 2 4")
+        child.expect(r"Out\[2\]: 3\.0")
+        child.expect(r"In \[3\]: ")
+        child.sendline("nosuchcommand")
+        child.expect("UnknownCommand")
+        child.expect(r"In \[4\]: ")
+        child.sendline('name = input "who? "')
+        child.expect("who\\? ")
+        child.sendline("Grace")
+        child.expect(r"In \[5\]: ")
+        child.sendline('print "hi $name"')
+        child.expect("hi Grace")
+        child.expect(r"In \[6\]: ")
+        child.sendeof()   # Ctrl-D: the console asks, then shuts the kernel down
+        if child.expect([r"exit.*\?", pexpect.EOF]) == 0:
+            child.sendline("y")
+            child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0, (child.exitstatus, child.signalstatus)
