@@ -1,0 +1,144 @@
+/* adamwcheck.c: test helper for tests/py/test_torch_adamw.py: a few training steps (loss, clipping, AdamW) on raw files.
+ *
+ * Usage: nn_adamwcheck DIR. DIR/manifest.json is {"kind": "multihead", "heads": 4, "V": 50, "B": 16, "steps": 5,
+ * "lr": 0.003, "weight_decay": 0.001, "clip": 1.0}; DIR holds param.<name>.bin (float32 little-endian, PyTorch
+ * names and shapes), ctx.bin (int32 [steps,B,64]) and tgt.bin (int32 [steps,B]). Each step runs wl_model_loss
+ * with gradients, wl_clip_factor and wl_adamw_step on that step's batch. With "given_grads": true in the manifest
+ * the gradients are read from grad.<step>.<name>.bin instead (the optimizer alone is checked); with "write_grads":
+ * true each step's gradients before clipping go to out.grad.<step>.<name>.bin. Writes
+ * out.param.<name>.bin (the parameters after the last step), out.loss.bin and out.norm.bin (float64 [steps]:
+ * batch loss and gradient norm before clipping) into DIR. Exit status 0 on success; errors go to stderr. */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wl_train.h"
+
+static char path[4096];
+
+static const char *in_dir(const char *dir, const char *prefix, const char *name)
+{
+    snprintf(path, sizeof path, "%s/%s%s.bin", dir, prefix, name);
+    return path;
+}
+
+/* Reads exactly n bytes of a raw file into out. */
+static int read_raw(const char *file, void *out, size_t n, wl_err *err)
+{
+    char *data;
+    size_t len;
+    if (wl_read_file(file, &data, &len, err)) return -1;
+    int rc = len == n ? 0 : wl_fail(err, "%s: %zu bytes, expected %zu", file, len, n);
+    if (rc == 0) memcpy(out, data, n);
+    free(data);
+    return rc;
+}
+
+static int write_raw(const char *file, const void *data, size_t n, wl_err *err)
+{
+    FILE *f = fopen(file, "wb");
+    if (!f) return wl_fail(err, "cannot write %s", file);
+    size_t w = fwrite(data, 1, n, f);
+    if (fclose(f) != 0 || w != n) return wl_fail(err, "cannot write %s", file);
+    return 0;
+}
+
+static double number(const cJSON *j, const char *key, int *ok)
+{
+    const cJSON *v = cJSON_GetObjectItem(j, key);
+    if (!cJSON_IsNumber(v)) *ok = 0;
+    return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
+static int run(const char *dir, wl_err *err)
+{
+    char *text;
+    size_t len;
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    if (wl_read_file(path, &text, &len, err)) return -1;
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    int ok = 1;
+    const cJSON *kind = cJSON_GetObjectItem(j, "kind");
+    int heads = (int)number(j, "heads", &ok), V = (int)number(j, "V", &ok), B = (int)number(j, "B", &ok);
+    int steps = (int)number(j, "steps", &ok);
+    double lr = number(j, "lr", &ok), wd = number(j, "weight_decay", &ok), clip = number(j, "clip", &ok);
+    int given = cJSON_IsTrue(cJSON_GetObjectItem(j, "given_grads"));
+    int dump = cJSON_IsTrue(cJSON_GetObjectItem(j, "write_grads"));
+    wl_model m;
+    int rc = -1;
+    if (!cJSON_IsString(kind) || !ok || B < 1 || steps < 1) {
+        cJSON_Delete(j);
+        return wl_fail(err, "%s/manifest.json needs kind, heads, V, B, steps, lr, weight_decay and clip", dir);
+    }
+    rc = wl_model_init(&m, kind->valuestring, V, heads, 0, err);
+    cJSON_Delete(j);
+    if (rc) return -1;
+    size_t nctx = (size_t)steps * B * WL_T, ntgt = (size_t)steps * B;
+    int32_t *ctx = malloc(sizeof(int32_t) * nctx), *tgt = malloc(sizeof(int32_t) * ntgt);
+    float *grads = malloc(sizeof(float) * m.nparams);
+    double *loss = malloc(sizeof(double) * steps), *norm = malloc(sizeof(double) * steps);
+    wl_model_ws *ws = wl_model_ws_new(&m, B);
+    wl_adamw opt = {0};
+    rc = -1;
+    if (!ctx || !tgt || !grads || !loss || !norm || !ws) {
+        wl_fail(err, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < m.nviews; i++)
+        if (read_raw(in_dir(dir, "param.", m.views[i].name), m.params + m.views[i].offset,
+                     sizeof(float) * m.views[i].size, err))
+            goto done;
+    if (read_raw(in_dir(dir, "", "ctx"), ctx, sizeof(int32_t) * nctx, err) ||
+        read_raw(in_dir(dir, "", "tgt"), tgt, sizeof(int32_t) * ntgt, err) ||
+        wl_adamw_init(&opt, m.nparams, lr, wd, err))
+        goto done;
+    for (int s = 0; s < steps; s++) {
+        if (wl_model_loss(&m, ws, ctx + (size_t)s * B * WL_T, tgt + (size_t)s * B, B, &loss[s], grads, err))
+            goto done;
+        for (int i = 0; (given || dump) && i < m.nviews; i++) {
+            char prefix[32];
+            snprintf(prefix, sizeof prefix, given ? "grad.%d." : "out.grad.%d.", s);
+            const char *file = in_dir(dir, prefix, m.views[i].name);
+            float *g = grads + m.views[i].offset;
+            if (given ? read_raw(file, g, sizeof(float) * m.views[i].size, err)
+                      : write_raw(file, g, sizeof(float) * m.views[i].size, err))
+                goto done;
+        }
+        float f = wl_clip_factor(grads, m.nparams, clip, &norm[s]);
+        wl_adamw_step(&opt, m.params, grads, f);
+    }
+    for (int i = 0; i < m.nviews; i++)
+        if (write_raw(in_dir(dir, "out.param.", m.views[i].name), m.params + m.views[i].offset,
+                      sizeof(float) * m.views[i].size, err))
+            goto done;
+    if (write_raw(in_dir(dir, "out.", "loss"), loss, sizeof(double) * steps, err) ||
+        write_raw(in_dir(dir, "out.", "norm"), norm, sizeof(double) * steps, err))
+        goto done;
+    rc = 0;
+done:
+    wl_adamw_free(&opt);
+    wl_model_ws_free(ws);
+    free(ctx);
+    free(tgt);
+    free(grads);
+    free(loss);
+    free(norm);
+    wl_model_free(&m);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: nn_adamwcheck DIR\n");
+        return 2;
+    }
+    wl_err err = {""};
+    if (run(argv[1], &err)) {
+        fprintf(stderr, "nn_adamwcheck: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
