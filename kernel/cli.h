@@ -14,6 +14,7 @@ int wl_cmd_install_kernel(int argc, char **argv);  /* kernel_spec.c */
 int cli_repl(int argc, char **argv);               /* repl.c: the REPL, or commands from a pipe; --json */
 int cli_run(int argc, char **argv);                /* repl.c: wordlab run FILE.wlab */
 int cli_code(int argc, char **argv);               /* repl.c: wordlab -c 'COMMANDS' */
+int cli_tokenize(int argc, char **argv);           /* cli_tokenize.c: wordlab tokenize --jsonl */
 
 
 #endif

@@ -12,6 +12,7 @@ static const wl_subcommand SUBCOMMANDS[] = {
     {"run", "run FILE.wlab", "run a script; stops at the first error (FILE:LINE)", cli_run},
     {"-c", "-c 'COMMANDS'", "run the commands given on the command line", cli_code},
     {"--json", "--json [run|-c] ...", "show each command's value as one JSON line", cli_repl},
+    {"tokenize", "tokenize --jsonl", "tokenize JSON lines with \"text\" from stdin", cli_tokenize},
     {"install-kernel", "install-kernel [--user|--prefix DIR]", "install the Jupyter kernel spec", wl_cmd_install_kernel},
 };
 
