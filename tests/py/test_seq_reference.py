@@ -94,3 +94,34 @@ def test_round_and_repr_match_python():
         got = float.fromhex(hexed)
         assert got == want and math.copysign(1, got) == math.copysign(1, want), f"round({x!r}, 3): {got!r} != {want!r}"
         assert text == repr(want), f"repr({want!r}): {text}"
+
+
+def wordlab_run(*args):
+    exe = os.environ.get("WORDLAB") or os.path.join(os.environ.get("WL_BUILD_DIR", "build"), "wordlab")
+    assert os.path.exists(exe), f"{exe} is missing: build the wordlab target"
+    p = subprocess.run([exe] + list(args), capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def test_commands_print_the_lesson():
+    """The lesson's commands print its sections, and seq_lesson all of it, as seq_dump (the seed's lines)."""
+    whole = run_dump(["--text"])
+    assert wordlab_run("-c", "seq_lesson") == whole
+    assert wordlab_run("-c", "seq_data\nseq_heads\nseq_centers\nseq_order") == whole
+    opts = "seed=12345 n=90 train=43 test=30 epochs=25 runs=3"
+    assert wordlab_run("-c", f"seq_lesson {opts} heads=4,2 order_heads=4") == run_dump(dump_args(CASES[1]) + ["--text"])
+
+
+@pytest.mark.parametrize("cmd", ["seq_train", "seq_weights"])
+def test_net_commands_match_reference(cmd):
+    """seq_train / seq_weights heads=2 run=2 give the reference's second two-head net, number for number."""
+    c = CASES[0]
+    ref = seq_reference.lesson(c["seed"], c["n"], c["ntrain"], c["ntest"], c["epochs"], heads=[2], runs=2)
+    want = ref["heads"][1]
+    got = json.loads(wordlab_run("--json", "-c", f"{cmd} heads=2 run=2 epochs={c['epochs']} n={c['n']} "
+                                 f"train={c['ntrain']} test={c['ntest']} seed={c['seed']}"))
+    assert (got["heads"], got["run"], got["positions"]) == (2, 2, True)
+    for key, ref_key in (("accuracy", "acc"), ("separation", "separation"), ("centers", "centers"),
+                         ("mean_weights", "mean_weights"), ("params", "params")):
+        same(got[key], want[ref_key], key)
