@@ -722,7 +722,7 @@ const wl_command wl_cmds_train[] = {
     {.name = "results", .topic = "training", .synopsis = "results DIR|FILE", .summary = "show a saved comparison.json",
      .help = "Reads comparison.json (from `compare`, or the course's artifacts) and shows each model's\n"
              "test loss, test perplexity and runtime as mean ± sample std, and each run's selected step.",
-     .example = "stories = corpus profile=smoke\ncompare $stories dir=demo-comparison steps=2 batch=8 seeds=5\n"
-                "results demo-comparison", .min_args = 1, .max_args = 1, .flags = WL_CMD_FILES, .fn = cmd_results},
+     .example = "stories = corpus profile=smoke\ncompare $stories dir=demo-results steps=2 batch=8 seeds=5\n"
+                "results demo-results", .min_args = 1, .max_args = 1, .flags = WL_CMD_FILES, .fn = cmd_results},
     {0},
 };

@@ -1,0 +1,166 @@
+/* test_errors.c: every error class of the language says what and where: the name, the message, the line and a caret. */
+#include "lang_test.h"
+#include "wl_test.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Runs code, expects failure with ename at line:col, and a message containing what. */
+static void expect_error(const char *code, const char *ename, int line, int col, const char *what)
+{
+    lt_run *r = lt_eval(NULL, code, NULL);
+    CHECK_MSG(r->rc == -1, "code %s should fail", code);
+    CHECK_MSG(!strcmp(r->err.ename, ename), "code %s: ename %s, expected %s (%s)", code, r->err.ename, ename, r->err.evalue);
+    CHECK_MSG(r->err.line == line && r->err.col == col, "code %s: at %d:%d, expected %d:%d (%s)", code, r->err.line, r->err.col,
+              line, col, r->err.evalue);
+    CHECK_MSG(strstr(r->err.evalue, what) != NULL, "code %s: message '%s' lacks '%s'", code, r->err.evalue, what);
+    CHECK(r->result.text_plain == NULL);
+    lt_free(r);
+}
+
+static void test_traceback_has_caret(void)
+{
+    lt_run *r = lt_eval(NULL, "print 1\ntokenize \"a little dog", NULL);
+    CHECK(r->rc == -1);
+    CHECK(r->err.ntraceback == 3);
+    if (r->err.ntraceback == 3) {
+        CHECK_MSG(!strcmp(r->err.traceback[0], "cell:2:10: ParseError: unterminated string: this \" has no closing \""),
+                  "%s", r->err.traceback[0]);
+        CHECK(!strcmp(r->err.traceback[1], "    tokenize \"a little dog"));
+        CHECK(!strcmp(r->err.traceback[2], "             ^"));
+    }
+    CHECK(r->nout == 0); /* a parse error runs nothing */
+    lt_free(r);
+
+    /* columns count code points, not bytes */
+    r = lt_eval(NULL, "print \"é\" $nope", NULL);
+    CHECK(r->err.col == 11);
+    if (r->err.ntraceback == 3) CHECK(!strcmp(r->err.traceback[2], "              ^"));
+    lt_free(r);
+}
+
+static void test_parse_errors(void)
+{
+    expect_error("tokenize \"abc", "ParseError", 1, 10, "unterminated string");
+    expect_error("print [mean 1 2", "ParseError", 1, 7, "unclosed [");
+    expect_error("print 1 ]", "ParseError", 1, 9, "unexpected ]");
+    expect_error("print \"a\\qb\"", "ParseError", 1, 9, "unknown escape \\q");
+    expect_error("print \"\\u{110000}\"", "ParseError", 1, 8, "bad \\u escape");
+    expect_error("x=3", "ParseError", 1, 1, "write `x = ...`");
+    expect_error("x =", "ParseError", 1, 4, "expected a command or value after `x =`");
+    expect_error("\"x\" = print 1", "ParseError", 1, 1, "only a name");
+    expect_error("print []", "ParseError", 1, 7, "empty [ ]");
+    expect_error("print \xff", "ParseError", 1, 7, "invalid UTF-8");
+    char deep[200] = "print ";
+    for (int i = 0; i < 40; i++) strcat(deep, "[");
+    expect_error(deep, "ParseError", 1, 39, "nested deeper than 32");
+}
+
+static void test_unknown_command(void)
+{
+    expect_error("perplx 0.5", "UnknownCommand", 1, 1, "did you mean perplexity?");
+    expect_error("print 1\n  tokenise \"a\"", "UnknownCommand", 2, 3, "did you mean tokenize?");
+    expect_error("zzzzzz", "UnknownCommand", 1, 1, "type `help`");
+    expect_error("x = mean 1 2\nx", "UnknownCommand", 2, 1, "write $x");
+}
+
+static void test_argument_errors(void)
+{
+    expect_error("nll", "ArgumentError", 1, 5, "`nll` needs at least 1 argument, got 0; usage: nll P [P ...]");
+    expect_error("exp 1 2", "ArgumentError", 1, 7, "`exp` takes 1 argument, got 2");
+    expect_error("help help help", "ArgumentError", 1, 11, "takes at most 1 argument");
+    expect_error("corpus profile=smoke stepz=3", "ArgumentError", 1, 22, "no option stepz=");
+    expect_error("corpus profil=smoke", "ArgumentError", 1, 8, "did you mean profile?");
+    expect_error("corpus seed=1 seed=2", "ArgumentError", 1, 15, "given twice");
+    expect_error("nll 0.5 x=1", "ArgumentError", 1, 9, "takes no options");
+    expect_error("model nwe vocab=10", "ArgumentError", 1, 7, "did you mean new?");
+    expect_error("nll 0.5 0", "ArgumentError", 1, 9, "greater than 0");
+    expect_error("1 2", "ArgumentError", 1, 1, "starts with a command name");
+    expect_error("help perplexty", "ArgumentError", 1, 6, "did you mean perplexity?");
+    expect_error("corpus profile=huge", "ArgumentError", 1, 8, "huge");
+}
+
+static void test_type_errors(void)
+{
+    expect_error("mean 1 abc", "TypeError", 1, 8, "the second argument of `mean` must be a number, not a string");
+    expect_error("x = perplexity 0.5\nexp $x", "TypeError", 2, 5, "must be a number, not a perplexity");
+    expect_error("heads 3", "TypeError", 1, 7, "must be a details, not a number");
+    expect_error("corpus seed=abc", "TypeError", 1, 8, "option seed= of `corpus` must be a number");
+    expect_error("mean [tokenize \"a b\"]", "TypeError", 1, 6, "numbers");
+}
+
+static void test_name_errors(void)
+{
+    expect_error("print $nothing", "NameError", 1, 7, "no variable $nothing; give it a value first");
+    expect_error("total = mean 1 2\nprint $totl", "NameError", 2, 7, "did you mean $total?");
+    expect_error("p = perplexity 0.5\nprint $p.perplexty", "NameError", 2, 7, "no field .perplexty");
+    expect_error("x = mean 1 2\nprint $x.y", "NameError", 2, 7, "has no fields");
+    expect_error("l = nll 0.5\nprint $l.3", "IndexError", 2, 7, "has 1 items");
+}
+
+static void test_limits(void)
+{
+    /* command nesting through `time` (each level evaluates the rest of the line) */
+    char code[600] = "";
+    for (int i = 0; i < 40; i++) strcat(code, "time ");
+    strcat(code, "mean 1");
+    lt_run *r = lt_eval(NULL, code, NULL);
+    CHECK(r->rc == -1 && !strcmp(r->err.ename, "LimitError"));
+    CHECK(strstr(r->err.evalue, "nested deeper than 32") != NULL);
+    lt_free(r);
+
+    size_t big = (1 << 20) + 10;
+    char *huge = malloc(big + 1);
+    memset(huge, ' ', big);
+    huge[big] = 0;
+    r = lt_eval(NULL, huge, NULL);
+    CHECK(r->rc == -1 && !strcmp(r->err.ename, "LimitError"));
+    lt_free(r);
+    free(huge);
+}
+
+static void test_interrupt(void)
+{
+    volatile sig_atomic_t flag = 1;
+    lt_run *r = lt_eval(NULL, "print 1", &flag);
+    CHECK(r->rc == -1 && !strcmp(r->err.ename, "Interrupted"));
+    CHECK(r->nout == 0);
+    lt_free(r);
+}
+
+static void test_files_disabled(void)
+{
+    wl_interp_opts o = {.allow_files = 0};
+    wl_interp *in = wl_interp_new(&o);
+    lt_run *r = lt_eval(in, "results somewhere", NULL);
+    CHECK(r->rc == -1 && !strcmp(r->err.ename, "PermissionError"));
+    lt_free(r);
+    r = lt_eval(in, "corpus file=/etc/passwd", NULL);
+    CHECK(r->rc == -1 && !strcmp(r->err.ename, "PermissionError"));
+    lt_free(r);
+    wl_interp_free(in);
+}
+
+static void test_runtime_error_keeps_earlier_output(void)
+{
+    lt_run *r = lt_eval(NULL, "print before\nvocab /no/such/vocab.json\nprint after", NULL);
+    CHECK(r->rc == -1);
+    CHECK(!strcmp(r->out, "before\n"));
+    CHECK(r->err.line == 2 && r->err.col == 7);
+    CHECK(strstr(r->err.evalue, "/no/such/vocab.json") != NULL);
+    lt_free(r);
+}
+
+void wl_test_main(void)
+{
+    test_traceback_has_caret();
+    test_parse_errors();
+    test_unknown_command();
+    test_argument_errors();
+    test_type_errors();
+    test_name_errors();
+    test_limits();
+    test_interrupt();
+    test_files_disabled();
+    test_runtime_error_keeps_earlier_output();
+}

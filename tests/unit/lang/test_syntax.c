@@ -1,0 +1,206 @@
+/* test_syntax.c: words, quotes, escapes, variables, fields, brackets, comments, continuation, display rules, JSON. */
+#include "lang_test.h"
+#include "wl_test.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+static void expect_text(wl_interp *in, const char *code, const char *want)
+{
+    lt_run *r = lt_eval(in, code, NULL);
+    CHECK_MSG(r->rc == 0, "code %s failed: %s: %s", code, r->err.ename, r->err.evalue);
+    CHECK_MSG(!strcmp(lt_text(r), want), "code %s gave '%s', expected '%s'", code, lt_text(r), want);
+    lt_free(r);
+}
+
+static void expect_out(wl_interp *in, const char *code, const char *want)
+{
+    lt_run *r = lt_eval(in, code, NULL);
+    CHECK_MSG(r->rc == 0, "code %s failed: %s: %s", code, r->err.ename, r->err.evalue);
+    CHECK_MSG(!strcmp(r->out, want), "code %s printed '%s', expected '%s'", code, r->out, want);
+    lt_free(r);
+}
+
+static void test_numbers_and_strings(void)
+{
+    expect_text(NULL, "exp 0", "1.0");
+    expect_text(NULL, "mean 1 2", "1.5");
+    expect_text(NULL, "mean 300", "300.0");
+    expect_text(NULL, "300", "300");
+    expect_text(NULL, "-2.5e1", "-25.0");
+    expect_text(NULL, "0.000012345", "1.234e-05");
+    expect_text(NULL, "\"007\"", "007");
+    expect_text(NULL, "nll 0.5 0.25 0.125", "[0.6931, 1.3863, 2.0794]");
+    expect_text(NULL, "exp [mean [nll 0.5 0.25 0.125]]", "4.0");
+    expect_text(NULL, "\"tab\\there\\n\\\"q\\\" \\$x \\u00e9\\u{1F600}\"", "tab\there\n\"q\" $x é😀");
+    expect_text(NULL, "tokenize \"Don't stop, Lily's dog!\"", "[\"don't\", \"stop\", \",\", \"lily's\", \"dog\", \"!\"]");
+    expect_out(NULL, "print a b   c", "a b c\n");
+    expect_out(NULL, "print costs $5 and 100%", "costs $5 and 100%\n");
+}
+
+static void test_perplexity_example(void)
+{
+    lt_run *r = lt_eval(NULL, "perplexity 0.5 0.25 0.125", NULL);
+    CHECK(r->rc == 0);
+    const char *t = lt_text(r);
+    CHECK(strstr(t, "0.6931") && strstr(t, "1.3863") && strstr(t, "2.0794"));
+    CHECK(strstr(t, "mean cross-entropy: 1.3863 nats per token") != NULL);
+    CHECK(strstr(t, "perplexity: exp(1.3863) = 4.0") != NULL);
+    cJSON *j = cJSON_Parse(r->result.app_json);
+    CHECK(j != NULL);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "perplexity");
+    CHECK(cJSON_IsNumber(p) && p->valuedouble > 4 - 1e-10 && p->valuedouble < 4 + 1e-10);
+    cJSON_Delete(j);
+    lt_free(r);
+}
+
+static void test_variables_and_fields(void)
+{
+    wl_interp *in = wl_interp_new(NULL);
+    expect_text(in, "p = perplexity 0.25 0.25", "");
+    expect_text(in, "$p.perplexity", "4.0");
+    expect_text(in, "$p.losses.1", "1.3863");
+    expect_text(in, "$p.losses.count", "2");
+    expect_out(in, "print \"ppl=$p.perplexity;\"", "ppl=4.0;\n");
+    expect_out(in, "n = 3\nprint \"${n}rd\" \"$n.\"", "3rd 3.\n");
+    expect_text(in, "x = 0.5; y = [nll $x]; $y.0", "0.6931");
+    expect_text(in, "x = 2\nx = 3\n$x", "3");
+    wl_interp_free(in);
+}
+
+static void test_comments_and_continuation(void)
+{
+    expect_out(NULL, "# a comment\nprint a # trailing\n  # indented\nprint b#c", "a\nb#c\n");
+    expect_out(NULL, "print one \\\n  two", "one two\n");
+    expect_out(NULL, "print [mean\n  1\n  3]", "2.0\n");
+    expect_out(NULL, "print \"two\nlines\"", "two\nlines\n");
+    expect_out(NULL, "print a; print b ;print c", "a\nb\nc\n");
+    expect_text(NULL, "", "");
+    expect_text(NULL, "   \n# only a comment\n", "");
+}
+
+static void test_display_rules(void)
+{
+    /* every unbound value is shown: the last as the result, earlier ones as displays, in order */
+    lt_run *r = lt_eval(NULL, "mean 1 2\nx = mean 3 4\nprint hi\nmean 5 6", NULL);
+    CHECK(r->rc == 0);
+    CHECK(r->ndisplays == 1 && !strcmp(r->displays, "1.5\n"));
+    CHECK(!strcmp(r->out, "hi\n"));
+    CHECK(!strcmp(lt_text(r), "5.5"));
+    lt_free(r);
+    /* a command without a value leaves no result */
+    r = lt_eval(NULL, "mean 1\nprint done", NULL);
+    CHECK(r->rc == 0 && r->result.text_plain == NULL && r->ndisplays == 1);
+    lt_free(r);
+    /* corpus is shown even when kept */
+    r = lt_eval(NULL, "s = corpus profile=smoke", NULL);
+    CHECK(r->rc == 0 && strstr(lt_text(r), "documents") != NULL);
+    lt_free(r);
+}
+
+static void test_is_complete(void)
+{
+    CHECK(!strcmp(wl_lang_is_complete("print 1"), "complete"));
+    CHECK(!strcmp(wl_lang_is_complete(""), "complete"));
+    CHECK(!strcmp(wl_lang_is_complete("print \"open"), "incomplete"));
+    CHECK(!strcmp(wl_lang_is_complete("print [mean 1"), "incomplete"));
+    CHECK(!strcmp(wl_lang_is_complete("print [mean 1\n 2"), "incomplete"));
+    CHECK(!strcmp(wl_lang_is_complete("print 1 \\\n"), "complete"));
+    CHECK(!strcmp(wl_lang_is_complete("print 1 \\"), "incomplete"));
+    CHECK(!strcmp(wl_lang_is_complete("print 1 ]"), "invalid"));
+    CHECK(!strcmp(wl_lang_is_complete("print \"\\q\""), "invalid"));
+    CHECK(!strcmp(wl_lang_is_complete("# \"quote in a comment"), "complete"));
+}
+
+static int has(char **m, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(m[i], s)) return 1;
+    return 0;
+}
+
+static void complete_check(wl_interp *in, const char *code, const char *want, size_t want_start)
+{
+    char **m;
+    size_t s, e;
+    int n = wl_interp_complete(in, code, strlen(code), &m, &s, &e);
+    CHECK_MSG(has(m, n, want), "completing '%s': no %s among %d matches", code, want, n);
+    CHECK_MSG(s == want_start && e == strlen(code), "completing '%s': range %zu..%zu", code, s, e);
+    for (int i = 0; i < n; i++) free(m[i]);
+    free(m);
+}
+
+static void test_complete(void)
+{
+    wl_interp *in = wl_interp_new(NULL);
+    lt_free(lt_eval(in, "stories = corpus profile=smoke\np = perplexity 0.5", NULL));
+    complete_check(in, "perp", "perplexity", 0);
+    complete_check(in, "x = tok", "tokenize", 4);
+    complete_check(in, "print [tok", "tokenize", 7);
+    complete_check(in, "print $sto", "$stories", 6);
+    complete_check(in, "print $p.per", "$p.perplexity", 6);
+    complete_check(in, "print $stories.vo", "$stories.vocab", 6);
+    complete_check(in, "train $m $stories st", "steps=", 18);
+    complete_check(in, "model n", "new", 6);
+    complete_check(in, "help perp", "perplexity", 5);
+    complete_check(in, "help lang", "language", 5);
+    char **m;
+    size_t s, e;
+    int n = wl_interp_complete(in, "zzz", 3, &m, &s, &e);
+    CHECK(n == 0);
+    free(m);
+    /* the cursor in the middle of the line */
+    n = wl_interp_complete(in, "perp 1 2", 4, &m, &s, &e);
+    CHECK(n == 1 && s == 0 && e == 4 && !strcmp(m[0], "perplexity"));
+    for (int i = 0; i < n; i++) free(m[i]);
+    free(m);
+    wl_interp_free(in);
+}
+
+static void test_inspect(void)
+{
+    wl_interp *in = wl_interp_new(NULL);
+    lt_free(lt_eval(in, "p = perplexity 0.5", NULL));
+    wl_mime m;
+    CHECK(wl_interp_inspect(in, "perplexity 0.5", 3, &m) == 1);
+    CHECK(m.text_plain && strstr(m.text_plain, "perplexity P [P ...]") && strstr(m.text_plain, "example:"));
+    wl_mime_free(&m);
+    CHECK(wl_interp_inspect(in, "train $m $s steps=3", 16, &m) == 1); /* an option: the command's help */
+    CHECK(m.text_plain && strstr(m.text_plain, "train MODEL CORPUS"));
+    wl_mime_free(&m);
+    CHECK(wl_interp_inspect(in, "print $p", 7, &m) == 1);
+    CHECK(m.text_plain && strstr(m.text_plain, "perplexity: exp"));
+    wl_mime_free(&m);
+    CHECK(wl_interp_inspect(in, "nothing here", 2, &m) == 0);
+    wl_interp_free(in);
+}
+
+/* Every value renders valid JSON (numbers, lists, objects). */
+static void test_json(void)
+{
+    const char *codes[] = {"mean 1 2", "\"a \\\"q\\\"\"", "nll 0.5 0.25", "tokenize \"a b\"", "perplexity 0.5", "help",
+                           "help nll", "s = corpus profile=smoke\nencode \"a dog\" vocab=$s context=8",
+                           "s = corpus profile=smoke\nvocab $s"};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        lt_run *r = lt_eval(NULL, codes[i], NULL);
+        CHECK(r->rc == 0);
+        cJSON *j = r->result.app_json ? cJSON_Parse(r->result.app_json) : NULL;
+        CHECK_MSG(j != NULL, "code %s: bad JSON %s", codes[i], r->result.app_json ? r->result.app_json : "(none)");
+        cJSON_Delete(j);
+        lt_free(r);
+    }
+}
+
+void wl_test_main(void)
+{
+    test_numbers_and_strings();
+    test_perplexity_example();
+    test_variables_and_fields();
+    test_comments_and_continuation();
+    test_display_rules();
+    test_is_complete();
+    test_complete();
+    test_inspect();
+    test_json();
+}
