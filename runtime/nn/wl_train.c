@@ -45,41 +45,74 @@ void wl_adamw_free(wl_adamw *o)
     o->m = o->v = NULL;
 }
 
-/* The constants are rounded to float once, as PyTorch rounds its Python scalars for a float32 tensor. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define HOT
+#endif
+
+/* The step's constants, rounded to float once as PyTorch rounds its Python scalars for a float32 tensor. */
+typedef struct adamw_consts {
+    float gscale, decay, w1, b2, w2, bc2_sqrt, eps, neg_step;
+} adamw_consts;
+
+static inline void adamw_elem(float *restrict p, float *restrict m, float *restrict v, const float *restrict gr,
+                              size_t i, adamw_consts k)
+{
+    float g = gr[i] * k.gscale;                    /* clip_grad_norm_: grads.mul_(clip_coef) */
+    float pi = p[i] * k.decay;                     /* p.mul_(1 - lr*wd) */
+    float mi = m[i] + k.w1 * (g - m[i]);           /* m.lerp_(g, 1 - b1) */
+    float vi = v[i] * k.b2 + k.w2 * g * g;        /* v.mul_(b2).addcmul_(g, g, value=1-b2) */
+    float denom = sqrtf(vi) / k.bc2_sqrt + k.eps; /* (v.sqrt() / sqrt(bc2)).add_(eps) */
+    p[i] = pi + k.neg_step * mi / denom;           /* p.addcdiv_(m, denom, value=-lr/bc1) */
+    m[i] = mi;
+    v[i] = vi;
+}
+
+/* Blocks of 8 so that the compiler turns each block into vector instructions (CMakeLists.txt compiles this
+ * file with -fno-math-errno: sqrtf's argument is never negative, and errno would keep it scalar). */
+HOT static void adamw_loop(float *restrict p, float *restrict m, float *restrict v, const float *restrict gr, size_t n,
+                           const adamw_consts *kp)
+{
+    const adamw_consts k = *kp;
+    size_t n8 = n & ~(size_t)7;
+    for (size_t b = 0; b < n8; b += 8)
+        for (size_t j = 0; j < 8; j++) adamw_elem(p, m, v, gr, b + j, k);
+    for (size_t i = n8; i < n; i++) adamw_elem(p, m, v, gr, i, k);
+}
+
 void wl_adamw_step(wl_adamw *o, float *params, const float *grads, float gscale)
 {
     o->t++;
     double bc1 = 1.0 - pow(o->beta1, (double)o->t);
     double bc2 = 1.0 - pow(o->beta2, (double)o->t);
-    const float decay = (float)(1.0 - o->lr * o->wd);
-    const float w1 = (float)(1.0 - o->beta1);
-    const float b2 = (float)o->beta2, w2 = (float)(1.0 - o->beta2);
-    const float neg_step = (float)(-(o->lr / bc1));
-    const float bc2_sqrt = (float)sqrt(bc2);
-    const float eps = (float)o->eps;
-    float *restrict p = params, *restrict m = o->m, *restrict v = o->v;
-    const float *restrict gr = grads;
-    for (size_t i = 0; i < o->n; i++) {
-        float g = gr[i] * gscale;                   /* clip_grad_norm_: grads.mul_(clip_coef) */
-        float pi = p[i] * decay;                    /* p.mul_(1 - lr*wd) */
-        float mi = m[i] + w1 * (g - m[i]);          /* m.lerp_(g, 1 - b1) */
-        float vi = v[i] * b2 + w2 * g * g;          /* v.mul_(b2).addcmul_(g, g, value=1-b2) */
-        float denom = sqrtf(vi) / bc2_sqrt + eps;   /* (v.sqrt() / sqrt(bc2)).add_(eps) */
-        p[i] = pi + neg_step * mi / denom;          /* p.addcdiv_(m, denom, value=-lr/bc1) */
-        m[i] = mi;
-        v[i] = vi;
-    }
+    adamw_consts k = {
+        .gscale = gscale,
+        .decay = (float)(1.0 - o->lr * o->wd),
+        .w1 = (float)(1.0 - o->beta1),
+        .b2 = (float)o->beta2,
+        .w2 = (float)(1.0 - o->beta2),
+        .bc2_sqrt = (float)sqrt(bc2),
+        .eps = (float)o->eps,
+        .neg_step = (float)(-(o->lr / bc1)),
+    };
+    adamw_loop(params, o->m, o->v, grads, o->n, &k);
+}
+
+/* Eight double accumulators, one per lane of a block, summed in a fixed order: the same bits in both builds. */
+HOT static double sum_squares(const float *g, size_t n)
+{
+    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    size_t n8 = n & ~(size_t)7;
+    for (size_t b = 0; b < n8; b += 8)
+        for (int k = 0; k < 8; k++) acc[k] += (double)g[b + k] * g[b + k];
+    for (size_t i = n8; i < n; i++) acc[i - n8] += (double)g[i] * g[i];
+    return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
 }
 
 float wl_clip_factor(const float *grads, size_t n, double max_norm, double *total)
 {
-    /* Four independent accumulators keep the sum fast and its order fixed. */
-    double acc[4] = {0, 0, 0, 0};
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int k = 0; k < 4; k++) acc[k] += (double)grads[i + k] * grads[i + k];
-    for (; i < n; i++) acc[0] += (double)grads[i] * grads[i];
-    double t = sqrt((acc[0] + acc[1]) + (acc[2] + acc[3]));
+    double t = sqrt(sum_squares(grads, n));
     if (total) *total = t;
     double coef = max_norm / (t + 1e-6);
     return coef < 1.0 ? (float)coef : 1.0f;
