@@ -1,5 +1,6 @@
 /* wl_seq.c: the sequence lesson's generator, data, 33-parameter multi-head attention model, training and measures. */
 #include "wl_seq.h"
+#include "wl_seq_exp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -253,11 +254,11 @@ static void fold_query(const wl_seq_net *net, int h, double u[WL_SEQ_C])
     }
 }
 
-/* exp of each lane, as libm computes it; exp(0) is exactly 1, so the maximum's own step needs no call.
+/* exp of each lane, as libm computes it (see wl_seq_exp.h); exp(0) is exactly 1, so the maximum's own step needs no call.
  * The lanes are assembled in registers: storing them one by one would stall the vector load after. */
 HOT double exp1(double v)
 {
-    return v == 0 ? 1.0 : exp(v);
+    return v == 0 ? 1.0 : wl_seq_exp(v);
 }
 
 HOT vd exp_lanes(vd v)
@@ -340,6 +341,7 @@ HOT void weights_lanes(const wl_seq_net *net, const lanes_x x, int h, vd a[WL_SE
 /* Lane l of the logits (prob = 0) or probabilities (prob = 1) of up to LANES sequences. */
 static void outputs(const wl_seq_net *net, const double (*const *x)[WL_SEQ_C], int k, int prob, double *out)
 {
+    wl_seq_exp_init();
     lanes_x xp;
     pack(x, k, xp);
     vd o = forward_lanes(net, (const vd (*)[WL_SEQ_C])xp);
@@ -349,6 +351,7 @@ static void outputs(const wl_seq_net *net, const double (*const *x)[WL_SEQ_C], i
 
 void wl_seq_weights(const wl_seq_net *net, const double (*x)[WL_SEQ_C], int h, double a[WL_SEQ_T])
 {
+    wl_seq_exp_init();
     lanes_x xp;
     vd av[WL_SEQ_T];
     pack(&x, 1, xp);
@@ -385,10 +388,11 @@ HOT void add_lanes(double *g, vd v, int lanes)
 
 /* The AVX2 clone runs the same operations four lanes wide; no instruction fuses a multiply and an add
  * (ISO C mode compiles with -ffp-contract=off), so both clones give the same bits. */
-__attribute__((target_clones("avx2", "default")))
+__attribute__((target_clones("arch=x86-64-v3", "default")))
 int wl_seq_train(wl_seq_net *net, const wl_seq_set *tr, int64_t seed, int H, const wl_seq_train_opts *o,
                  volatile sig_atomic_t *interrupt, wl_err *err)
 {
+    wl_seq_exp_init();
     if (wl_seq_net_init(net, seed, H, err)) return -1;
     if (tr->n < 1) return wl_fail(err, "sequence training: the training set is empty");
     const int d = net->d, ngroups = (tr->n + LANES - 1) / LANES;
@@ -485,6 +489,7 @@ int wl_seq_train(wl_seq_net *net, const wl_seq_set *tr, int64_t seed, int H, con
 
 double wl_seq_accuracy(const wl_seq_net *net, const wl_seq_set *s)
 {
+    wl_seq_exp_init();
     int right = 0;
     for (int n = 0; n < s->n; n += LANES) {
         lanes_x x;
@@ -497,6 +502,7 @@ double wl_seq_accuracy(const wl_seq_net *net, const wl_seq_set *s)
 
 double wl_seq_center(const wl_seq_net *net, const wl_seq_set *s, int h)
 {
+    wl_seq_exp_init();
     double total = 0.0;
     for (int n = 0; n < s->n; n += LANES) {
         lanes_x x;
@@ -512,6 +518,7 @@ double wl_seq_center(const wl_seq_net *net, const wl_seq_set *s, int h)
 
 double wl_seq_separation(const wl_seq_net *net, const wl_seq_set *s)
 {
+    wl_seq_exp_init();
     const int H = net->H;
     if (H < 2) return 0.0;
     double sum = 0.0;
@@ -533,6 +540,7 @@ double wl_seq_separation(const wl_seq_net *net, const wl_seq_set *s)
 
 void wl_seq_mean_weights(const wl_seq_net *net, const wl_seq_set *s, double *out)
 {
+    wl_seq_exp_init();
     for (int h = 0; h < net->H; h++) {
         double *m = out + h * WL_SEQ_T;
         for (int t = 0; t < WL_SEQ_T; t++) m[t] = 0.0;

@@ -1,5 +1,6 @@
 /* test_seq.c: the sequence lesson prints every number of seed 002 with the same digits; rounding, repr and errors. */
 #include "wl_seq.h"
+#include "wl_seq_exp.h"
 #include "wl_test.h"
 
 #include <math.h>
@@ -205,6 +206,34 @@ static void test_float_repr(void)
     }
 }
 
+/* The inline exp gives libm's exp bit for bit (when this libm allows it; else it is libm's exp). */
+static void test_exp_matches_libm(void)
+{
+    wl_seq_exp_init();
+    wl_seq_gen g;
+    wl_seq_gen_init(&g, 99);
+    int bad = 0;
+    for (int i = 0; i < 1000000; i++) {
+        double u = wl_seq_gen_next(&g), x;
+        switch (i % 4) {
+        case 0: x = (u - 0.8) * 80; break;                                  /* the lesson's arguments */
+        case 1: x = (u - 0.5) * 1500; break;                                /* beyond the table range too */
+        case 2: x = ldexp(u - 0.5, (int)(wl_seq_gen_next(&g) * 70) - 60); break;   /* tiny to moderate */
+        default: x = (double)(int64_t)(u * 20000 - 10000) * M_LN2 / 128; break;   /* near table points */
+        }
+        double a = wl_seq_exp(x), b = exp(x);
+        if (memcmp(&a, &b, sizeof a) != 0 && bad++ < 5) CHECK_MSG(0, "exp(%a): inline %a, libm %a", x, a, b);
+    }
+    CHECK(bad == 0);
+    double specials[] = {0.0, -0.0, INFINITY, -INFINITY, 709.8, -745.2, 1e-300};
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) {
+        double a = wl_seq_exp(specials[i]), b = exp(specials[i]);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+    }
+    double a = wl_seq_exp(NAN);
+    CHECK(isnan(a));
+}
+
 static void test_shuffle(void)
 {
     double x[WL_SEQ_T][WL_SEQ_C], y[WL_SEQ_T][WL_SEQ_C];
@@ -299,6 +328,7 @@ void wl_test_main(void)
     test_threads_agree();
     test_round3();
     test_float_repr();
+    test_exp_matches_libm();
     test_shuffle();
     test_errors();
     test_order_only();
