@@ -15,6 +15,7 @@ int cli_repl(int argc, char **argv);               /* repl.c: the REPL, or comma
 int cli_run(int argc, char **argv);                /* repl.c: wordlab run FILE.wlab */
 int cli_code(int argc, char **argv);               /* repl.c: wordlab -c 'COMMANDS' */
 int cli_tokenize(int argc, char **argv);           /* cli_tokenize.c: wordlab tokenize --jsonl */
+int cli_notebook(int argc, char **argv);           /* cli_notebook.c: wordlab notebook LESSON.wlab -o NB.ipynb */
 
 
 #endif

@@ -13,6 +13,7 @@ static const wl_subcommand SUBCOMMANDS[] = {
     {"-c", "-c 'COMMANDS'", "run the commands given on the command line", cli_code},
     {"--json", "--json [run|-c] ...", "show each command's value as one JSON line", cli_repl},
     {"tokenize", "tokenize --jsonl", "tokenize JSON lines with \"text\" from stdin", cli_tokenize},
+    {"notebook", "notebook LESSON -o NB", "run a .wlab lesson, write an .ipynb with outputs", cli_notebook},
     {"install-kernel", "install-kernel [--user|--prefix DIR]", "install the Jupyter kernel spec", wl_cmd_install_kernel},
 };
 
