@@ -144,3 +144,41 @@ def test_interrupt_while_waiting_for_input(kernel):
     assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "Interrupted"
     ku.collect(kc, msg_id)
     assert answers_quickly(kc)
+
+
+def test_training_shows_live_progress_and_interrupt_keeps_the_best(kernel):
+    km, kc = kernel
+    reply, _ = ku.run(kc, "stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11")
+    assert reply["content"]["status"] == "ok"
+    msg_id = kc.execute("train $m $stories steps=1000000 batch=32 eval_every=15", stop_on_error=False)
+    display_id, updates, text = None, 0, ""
+    # While it trains: one display_data with a display_id, then updates of that same display
+    while updates < 3 or text.count("validation loss") < 3:
+        m = kc.get_iopub_msg(timeout=60)
+        if m["parent_header"].get("msg_id") != msg_id:
+            continue
+        if m["msg_type"] == "display_data":
+            assert display_id is None
+            display_id = m["content"]["transient"]["display_id"]
+            assert {"text/plain", "text/html", "image/svg+xml"} <= set(m["content"]["data"])
+        elif m["msg_type"] == "update_display_data":
+            assert m["content"]["transient"]["display_id"] == display_id
+            updates += 1
+        elif m["msg_type"] == "stream":
+            text += m["content"]["text"]
+        assert m["msg_type"] != "status" or m["content"]["execution_state"] == "busy", "training ended too soon"
+    t = time.monotonic()
+    km.interrupt_kernel()
+    reply = ku.shell_reply(kc, msg_id, timeout=10)
+    assert time.monotonic() - t < 1.0, "training took more than 1 s to stop"
+    assert reply["content"]["status"] == "ok" or reply["content"]["ename"] == "Interrupted"
+    text += ku.stdout_text(ku.collect(kc, msg_id))
+    assert answers_quickly(kc)
+    # the best validation step is the one the model keeps
+    evals = [(float(line.rsplit(" ", 1)[1]), int(line.split()[1].split("/")[0].rstrip(":")))
+             for line in text.splitlines() if "validation loss" in line]
+    best_loss, best_step = min(evals)
+    assert f"keeps the weights of step {best_step}" in text, text[-300:]
+    time.sleep(0.2)
+    reply, msgs = ku.run(kc, "e = evaluate $m $stories split=validation\nprint $e.loss")
+    assert abs(float(ku.stdout_text(msgs)) - best_loss) < 2e-4
