@@ -137,6 +137,17 @@ static int sg_is(const char *name, size_t n, const char *want)
     return strlen(want) == n && memcmp(name, want, n) == 0;
 }
 
+/* A word drawn from the list called name[0..n), or NULL if there is no such list. */
+static const char *sg_draw(sg_story *st, const char *name, size_t n)
+{
+    for (size_t i = 0; i < wl_sg_nlists; i++) {
+        const wl_sg_list *l = &wl_sg_lists[i];
+        if (sg_is(name, n, l->name))
+            return l->words.items[l->tail ? sg_pick_tail(st, l->words.n) : sg_pick(st, l->words.n)];
+    }
+    return NULL;
+}
+
 /* Writes the value of the slot {name}: a story slot or a draw from a word list. */
 static void sg_slot(sg_story *st, const char *name, size_t n, int depth)
 {
@@ -172,13 +183,7 @@ static void sg_slot(sg_story *st, const char *name, size_t n, int depth)
     else if (sg_is(name, n, "W")) v = st->town;
     else if (sg_is(name, n, "X")) v = st->animal;
     else if (sg_is(name, n, "B")) v = st->body;
-    else {
-        for (size_t i = 0; i < wl_sg_nlists && !v; i++) {
-            const wl_sg_list *l = &wl_sg_lists[i];
-            if (sg_is(name, n, l->name))
-                v = l->words.items[l->tail ? sg_pick_tail(st, l->words.n) : sg_pick(st, l->words.n)];
-        }
-    }
+    else v = sg_draw(st, name, n);
     if (!v) {
         if (!st->bad) { st->bad = name; st->bad_len = n; }
         return;
@@ -309,12 +314,8 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     st->size = wl_sg_sizes.items[sg_pick_tail(st, wl_sg_sizes.n)];
     st->place = &wl_sg_places[sg_pick_tail(st, wl_sg_nplaces)];
     st->town = wl_sg_towns.items[sg_pick_tail(st, wl_sg_towns.n)];
-    for (size_t i = 0; i < wl_sg_nlists; i++) {
-        if (strcmp(wl_sg_lists[i].name, "animal") == 0)
-            st->animal = wl_sg_lists[i].words.items[sg_pick_tail(st, wl_sg_lists[i].words.n)];
-        else if (strcmp(wl_sg_lists[i].name, "body") == 0)
-            st->body = wl_sg_lists[i].words.items[sg_pick_tail(st, wl_sg_lists[i].words.n)];
-    }
+    st->animal = sg_draw(st, "animal", 6);
+    st->body = sg_draw(st, "body", 4);
     const wl_sg_plot *plot = &wl_sg_plots[sg_pick(st, wl_sg_nplots)];
     st->brief = sg_chance(st, 25);
 
