@@ -5,7 +5,9 @@
  * names and shapes), ctx.bin (int32 [steps,B,64]) and tgt.bin (int32 [steps,B]). Each step runs wl_model_loss
  * with gradients, wl_clip_factor and wl_adamw_step on that step's batch. With "given_grads": true in the manifest
  * the gradients are read from grad.<step>.<name>.bin instead (the optimizer alone is checked); with "write_grads":
- * true each step's gradients before clipping go to out.grad.<step>.<name>.bin. Writes
+ * true each step's gradients before clipping go to out.grad.<step>.<name>.bin. With "load": "FILE.npz" the
+ * starting parameters come from that checkpoint (wl_checkpoint_load) instead of the .bin files, and with "save":
+ * "FILE.npz" the final parameters are also saved as a checkpoint (wl_checkpoint_save). Writes
  * out.param.<name>.bin (the parameters after the last step), out.loss.bin and out.norm.bin (float64 [steps]:
  * batch loss and gradient norm before clipping) into DIR. Exit status 0 on success; errors go to stderr. */
 #include <cJSON.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wl_checkpoint.h"
 #include "wl_train.h"
 
 static char path[4096];
@@ -66,13 +69,18 @@ static int run(const char *dir, wl_err *err)
     double lr = number(j, "lr", &ok), wd = number(j, "weight_decay", &ok), clip = number(j, "clip", &ok);
     int given = cJSON_IsTrue(cJSON_GetObjectItem(j, "given_grads"));
     int dump = cJSON_IsTrue(cJSON_GetObjectItem(j, "write_grads"));
+    const cJSON *load = cJSON_GetObjectItem(j, "load"), *save = cJSON_GetObjectItem(j, "save");
+    char load_path[4096] = "", save_path[4096] = "";
+    if (cJSON_IsString(load)) snprintf(load_path, sizeof load_path, "%s/%s", dir, load->valuestring);
+    if (cJSON_IsString(save)) snprintf(save_path, sizeof save_path, "%s/%s", dir, save->valuestring);
     wl_model m;
     int rc = -1;
     if (!cJSON_IsString(kind) || !ok || B < 1 || steps < 1) {
         cJSON_Delete(j);
         return wl_fail(err, "%s/manifest.json needs kind, heads, V, B, steps, lr, weight_decay and clip", dir);
     }
-    rc = wl_model_init(&m, kind->valuestring, V, heads, 0, err);
+    rc = load_path[0] ? wl_checkpoint_load(load_path, V, &m, NULL, err)
+                      : wl_model_init(&m, kind->valuestring, V, heads, 0, err);
     cJSON_Delete(j);
     if (rc) return -1;
     size_t nctx = (size_t)steps * B * WL_T, ntgt = (size_t)steps * B;
@@ -86,7 +94,7 @@ static int run(const char *dir, wl_err *err)
         wl_fail(err, "out of memory");
         goto done;
     }
-    for (int i = 0; i < m.nviews; i++)
+    for (int i = 0; !load_path[0] && i < m.nviews; i++)
         if (read_raw(in_dir(dir, "param.", m.views[i].name), m.params + m.views[i].offset,
                      sizeof(float) * m.views[i].size, err))
             goto done;
@@ -114,7 +122,9 @@ static int run(const char *dir, wl_err *err)
                       sizeof(float) * m.views[i].size, err))
             goto done;
     if (write_raw(in_dir(dir, "out.", "loss"), loss, sizeof(double) * steps, err) ||
-        write_raw(in_dir(dir, "out.", "norm"), norm, sizeof(double) * steps, err))
+        write_raw(in_dir(dir, "out.", "norm"), norm, sizeof(double) * steps, err) ||
+        (save_path[0] &&
+         wl_checkpoint_save(save_path, &m, 0, steps, loss[steps - 1], "{\"source\": \"nn_adamwcheck\"}", err)))
         goto done;
     rc = 0;
 done:
