@@ -390,7 +390,9 @@ HOT void add_lanes(double *g, vd v, int lanes)
  * (x86-64-v3: four lanes per instruction, the inline exp's fma() a single instruction) and the
  * default. Both give the same bits: fma() is exact either way, and no other multiply and add is
  * fused (ISO C mode compiles with -ffp-contract=off). */
+#if defined(__x86_64__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
 int wl_seq_train(wl_seq_net *net, const wl_seq_set *tr, int64_t seed, int H, const wl_seq_train_opts *o,
                  volatile sig_atomic_t *interrupt, wl_err *err)
 {
