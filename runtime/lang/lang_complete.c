@@ -144,7 +144,7 @@ int wl_interp_complete(wl_interp *in, const char *code, size_t cursor, char ***o
         if (cmd && cmd->subcommands && nw == first + 1) add_prefixed(&m, cmd->subcommands, word, "");
         if (cmd && cmd->options) add_prefixed(&m, cmd->options, word, "=");
     }
-    qsort(m.v, (size_t)m.n, sizeof(char *), cmp_str);
+    if (m.n) qsort(m.v, (size_t)m.n, sizeof(char *), cmp_str);
     *out = m.v;
     return m.n;
 }
