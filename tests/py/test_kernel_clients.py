@@ -1,11 +1,19 @@
 """test_kernel_clients.py: the wordlab kernel under real front ends: nbclient runs a notebook, jupyter-console in a pseudo-terminal."""
+import asyncio
+import json
 import os
 import re
 import shutil
+import socket
+import subprocess
+import time
+import uuid
 
 import nbformat
 import pexpect
 import pytest
+import requests
+from tornado.websocket import websocket_connect
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
@@ -102,3 +110,72 @@ def test_jupyter_console_in_a_pty(tmp_path):
     finally:
         child.close(force=True)
     assert child.exitstatus == 0, (child.exitstatus, child.signalstatus)
+
+
+def test_notebook_server_runs_the_kernel(tmp_path):
+    """Debian's Notebook server lists the spec with its logos and runs cells over its websocket."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    token = uuid.uuid4().hex
+    env = dict(os.environ, HOME=str(tmp_path), JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
+               JUPYTER_DATA_DIR=str(tmp_path / "data"))
+    args = ["jupyter-notebook", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+            f"--NotebookApp.token={token}", f"--notebook-dir={tmp_path}"]
+    if os.geteuid() == 0:
+        args.append("--allow-root")
+    server = subprocess.Popen(args,
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    auth = {"Authorization": f"token {token}"}
+    try:
+        for _ in range(600):
+            assert server.poll() is None, "the notebook server exited"
+            try:
+                if requests.get(f"{base}/api/status", headers=auth, timeout=1).ok:
+                    break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        specs = requests.get(f"{base}/api/kernelspecs", headers=auth, timeout=10).json()["kernelspecs"]
+        assert specs["wordlab"]["spec"]["language"] == "wordlab"
+        for logo in ("logo-32x32.png", "logo-64x64.png"):
+            r = requests.get(f"{base}/kernelspecs/wordlab/{logo}", headers=auth, timeout=10)
+            assert r.ok and r.content.startswith(b"\x89PNG")
+        kernel = requests.post(f"{base}/api/kernels", json={"name": "wordlab"}, headers=auth, timeout=30).json()
+
+        async def run_cells(cells):
+            ws = await websocket_connect(f"ws://127.0.0.1:{port}/api/kernels/{kernel['id']}/channels?token={token}")
+            results = []
+            for code in cells:
+                msg_id = uuid.uuid4().hex
+                await ws.write_message(json.dumps({
+                    "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "t", "session": "s",
+                               "version": "5.3", "date": ""},
+                    "parent_header": {}, "metadata": {}, "channel": "shell",
+                    "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
+                                "allow_stdin": False, "stop_on_error": True}}))
+                reply, outs = None, []
+                while True:
+                    msg = json.loads(await asyncio.wait_for(ws.read_message(), 30))
+                    if msg["parent_header"].get("msg_id") != msg_id:
+                        continue
+                    if msg["channel"] == "shell":
+                        reply = msg
+                    elif msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                        break
+                    elif msg["msg_type"] != "status":
+                        outs.append(msg)
+                results.append((reply, outs))
+            ws.close()
+            return results
+
+        results = asyncio.new_event_loop().run_until_complete(
+            run_cells(['print "hello, notebook server"', "perplexity 0.5 0.25 0.125"]))
+        (r1, o1), (r2, o2) = results
+        assert r1["content"]["status"] == "ok" and r2["content"]["execution_count"] == 2
+        assert [o["content"].get("text") for o in o1 if o["msg_type"] == "stream"] == ["hello, notebook server\n"]
+        assert any(o["msg_type"] == "execute_result" and "text/html" in o["content"]["data"] for o in o2)
+        requests.delete(f"{base}/api/kernels/{kernel['id']}", headers=auth, timeout=30)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
