@@ -203,24 +203,15 @@ int wl_seq_net_init(wl_seq_net *net, int64_t seed, int H, wl_err *err)
 }
 
 /* Up to four sequences side by side, one per vector lane: every lane does exactly the scalar
- * operations of the lesson (IEEE arithmetic is per lane), four sequences at a time. */
-#define LANES 4
-typedef double vd __attribute__((vector_size(8 * LANES)));
-typedef long long vm __attribute__((vector_size(8 * LANES)));   /* lane masks */
+ * operations of the lesson (IEEE arithmetic is per lane), four sequences at a time. The hot
+ * paths are inlined (WL_SEQ_HOT) into the functions that use them, so that the x86-64-v3
+ * build of the training loop runs them with 4-wide registers. */
+#define LANES WL_SEQ_LANES
+#define HOT WL_SEQ_HOT
+typedef wl_seq_vd vd;
+typedef wl_seq_vm vm;
 typedef vd lanes_x[WL_SEQ_T][WL_SEQ_C];   /* [T,C] x LANES */
-
-/* The hot paths are inlined into the functions that use them, so that the AVX2 clone of
- * the training loop runs them with 4-wide registers. */
-#define HOT static inline __attribute__((always_inline))
-/* Their 32-byte vector arguments never cross a call, so the AVX calling-convention note does not apply. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-
-HOT vd splat(double v)
-{
-    vd r;
-    for (int l = 0; l < LANES; l++) r[l] = v;
-    return r;
-}
+#define splat wl_seq_splat
 
 /* Packs sequences x[0..k-1] into the lanes (the last one repeated in unused lanes). */
 static void pack(const double (*const *x)[WL_SEQ_C], int k, lanes_x out)
@@ -254,19 +245,6 @@ static void fold_query(const wl_seq_net *net, int h, double u[WL_SEQ_C])
     }
 }
 
-/* exp of each lane, as libm computes it (see wl_seq_exp.h); exp(0) is exactly 1, so the maximum's own step needs no call.
- * The lanes are assembled in registers: storing them one by one would stall the vector load after. */
-HOT double exp1(double v)
-{
-    return v == 0 ? 1.0 : wl_seq_exp(v);
-}
-
-HOT vd exp_lanes(vd v)
-{
-    double e0 = exp1(v[0]), e1 = exp1(v[1]), e2 = exp1(v[2]), e3 = exp1(v[3]);
-    return (vd){e0, e1, e2, e3};
-}
-
 /* Softmax over the steps of (u . x_t) * scale. */
 HOT void attend(const double u[WL_SEQ_C], double scale, const lanes_x x, vd a[WL_SEQ_T])
 {
@@ -280,7 +258,7 @@ HOT void attend(const double u[WL_SEQ_C], double scale, const lanes_x x, vd a[WL
     }
     vd z = splat(0.0);
     for (int t = 0; t < WL_SEQ_T; t++) {
-        a[t] = exp_lanes(s[t] - mx);
+        a[t] = wl_seq_exp(s[t] - mx);
         z += a[t];
     }
     for (int t = 0; t < WL_SEQ_T; t++) a[t] /= z;
@@ -310,7 +288,7 @@ HOT vd sigmoid_clamped(vd o)
         double v = o[l] < 30.0 ? o[l] : 30.0;
         m[l] = -(v > -30.0 ? v : -30.0);
     }
-    return splat(1.0) / (splat(1.0) + exp_lanes(m));
+    return splat(1.0) / (splat(1.0) + wl_seq_exp(m));
 }
 
 /* The output logits: b plus each head's w . c in turn. */

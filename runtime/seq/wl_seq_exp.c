@@ -37,7 +37,11 @@ static int looks_like_exp_data(const unsigned char *p)
         uint64_t hi, lo;
         memcpy(&lo, tab + 16 * k, sizeof lo);
         memcpy(&hi, tab + 16 * k + 8, sizeof hi);
-        if (!near(wl_seq_exp_bits(hi + (k << 45)), exp2((double)k / 128), 1e-15) || !(fabs(wl_seq_exp_bits(lo)) < 1e-15))
+        double h, t;
+        hi += k << 45;
+        memcpy(&h, &hi, sizeof h);
+        memcpy(&t, &lo, sizeof t);
+        if (!near(h, exp2((double)k / 128), 1e-15) || !(fabs(t) < 1e-15))
             return 0;
     }
     return 1;
@@ -63,20 +67,27 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-/* The inline path against libm on every table index and a spread of the lesson's arguments. */
+/* The table path against libm on every table index and a spread of the lesson's arguments. */
 static int agrees_with_libm(const wl_seq_expdata *e)
 {
     wl_seq_gen g;
     wl_seq_gen_init(&g, 1);
-    for (int i = 0; i < 4096; i++) {
-        double u = wl_seq_gen_next(&g);
-        double x = i < 1024   ? (u - 0.9) * 60            /* softmax scores minus their maximum, clamped logits */
-                   : i < 2048 ? (u - 0.5) * 1000          /* the whole table range */
-                   : i < 3072 ? (u - 0.5) * 0x1p-20       /* small arguments */
-                              : ((i % 128) + u) * M_LN2 / 128 - 20 * M_LN2;   /* every table index */
-        if (!wl_seq_exp_in_table_range(x)) continue;
-        double a = wl_seq_exp_table(e, x), b = exp(x);
-        if (memcmp(&a, &b, sizeof a) != 0) return 0;
+    for (int i = 0; i < 4096; i += WL_SEQ_LANES) {
+        wl_seq_vd x;
+        for (int l = 0; l < WL_SEQ_LANES; l++) {
+            double u = wl_seq_gen_next(&g);
+            int k = i + l;
+            double v = k < 1024   ? (u - 0.9) * 60                                 /* scores minus their maximum, logits */
+                       : k < 2048 ? (u - 0.5) * 1000                               /* the whole table range and beyond */
+                       : k < 3072 ? (u - 0.5) * 0x1p-20                            /* small arguments */
+                                  : ((k % 128) + u) * M_LN2 / 128 - 20 * M_LN2;    /* every table index */
+            x[l] = v != 0 && wl_seq_exp_tableable(wl_seq_splat(v))[0] ? v : 1.0;   /* the path's own range only */
+        }
+        wl_seq_vd a = wl_seq_exp_table(e, x);
+        for (int l = 0; l < WL_SEQ_LANES; l++) {
+            double b = exp(x[l]);
+            if (memcmp(&a[l], &b, sizeof b) != 0) return 0;
+        }
     }
     return 1;
 }

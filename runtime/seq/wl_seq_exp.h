@@ -1,17 +1,26 @@
-/* wl_seq_exp.h: exp(x) inline and bit for bit as this process's libm computes it (the lesson's numbers must match Python's).
+/* wl_seq_exp.h: exp of four doubles at once, bit for bit as this process's libm computes exp (the lesson's numbers must match Python's).
  *
  * glibc (2.28 on) computes exp with a 128-entry table of 2^(k/128) and a degree-5 polynomial; on
  * CPUs with FMA and AVX2 it runs a build whose multiply-adds are fused. wl_seq_exp_init() finds
- * that table and its constants in libm's read-only memory, then checks wl_seq_exp() against
- * libm's exp on thousands of arguments; only when every one agrees bit for bit is the inline
- * path used, otherwise (another libm, another build) every call goes to libm's exp. Arguments
- * outside the table path's range (|x| < 2^-54 or >= 512, inf, nan) always go to libm. */
+ * that table and its constants in libm's read-only memory, then checks the table path below
+ * against libm's exp on thousands of arguments; only when every one agrees bit for bit is it
+ * used, otherwise (another libm, another build) every lane goes to libm's exp. Lanes outside the
+ * table path's range (|x| < 2^-54 or >= 512, inf, nan) go to libm too; exp(0) is exactly 1. */
 #ifndef WL_SEQ_EXP_H
 #define WL_SEQ_EXP_H
 
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
+
+/* Four lanes of doubles (and of 64-bit masks): each lane does exactly the scalar operations. */
+#define WL_SEQ_LANES 4
+typedef double wl_seq_vd __attribute__((vector_size(8 * WL_SEQ_LANES)));
+typedef long long wl_seq_vm __attribute__((vector_size(8 * WL_SEQ_LANES)));
+
+/* Always inlined: their 32-byte vector arguments never cross a call, so the AVX calling-convention
+ * note does not apply. */
+#define WL_SEQ_HOT static inline __attribute__((always_inline))
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 typedef struct wl_seq_expdata {
     double invln2n, negln2hin, negln2lon;   /* 128/ln2, -ln2/128 split in a high and a low part */
@@ -20,49 +29,65 @@ typedef struct wl_seq_expdata {
     const uint64_t *tab;                    /* [2*128]: 2^(k/128) ~ asdouble(tab[2k+1] + (k << 45)) * (1 + asdouble(tab[2k])) */
 } wl_seq_expdata;
 
-/* NULL until wl_seq_exp_init() has verified the inline path (and if it could not); pthread_once publishes it. */
+/* NULL until wl_seq_exp_init() has verified the table path (and if it could not); pthread_once publishes it. */
 extern const wl_seq_expdata *wl_seq_exp_fast;
 
 /* Thread-safe, runs once; call before computing. */
 void wl_seq_exp_init(void);
 
-static inline double wl_seq_exp_bits(uint64_t u)
+WL_SEQ_HOT wl_seq_vd wl_seq_splat(double v)
 {
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
+    wl_seq_vd r;
+    for (int l = 0; l < WL_SEQ_LANES; l++) r[l] = v;
+    return r;
+}
+
+/* a*b + c rounded once, per lane (one instruction per vector where the CPU has FMA). */
+WL_SEQ_HOT wl_seq_vd wl_seq_fma(wl_seq_vd a, wl_seq_vd b, wl_seq_vd c)
+{
+    wl_seq_vd r;
+    for (int l = 0; l < WL_SEQ_LANES; l++) r[l] = fma(a[l], b[l], c[l]);
+    return r;
 }
 
 /* The table path, operation for operation as libm's FMA build: x = k ln2/128 + r, exp(x) = 2^(k/128) exp(r). */
-static inline double wl_seq_exp_table(const wl_seq_expdata *e, double x)
+WL_SEQ_HOT wl_seq_vd wl_seq_exp_table(const wl_seq_expdata *e, wl_seq_vd x)
 {
-    double kd = fma(x, e->invln2n, e->shift);
-    uint64_t ki;
-    memcpy(&ki, &kd, sizeof ki);
-    kd -= e->shift;
-    double r = fma(kd, e->negln2hin, x);
-    r = fma(kd, e->negln2lon, r);
-    uint64_t idx = 2 * (ki % 128);
-    double tail = wl_seq_exp_bits(e->tab[idx]);
-    double scale = wl_seq_exp_bits(e->tab[idx + 1] + (ki << 45));
-    double r2 = r * r;
-    double tmp = fma(fma(r, e->c3, e->c2), r2, r + tail);
-    tmp = fma(r2 * r2, fma(r, e->c5, e->c4), tmp);
-    return fma(scale, tmp, scale);
+    wl_seq_vd kd = wl_seq_fma(x, wl_seq_splat(e->invln2n), wl_seq_splat(e->shift));
+    wl_seq_vm ki = (wl_seq_vm)kd, tail, scale;
+    kd -= wl_seq_splat(e->shift);
+    wl_seq_vd r = wl_seq_fma(kd, wl_seq_splat(e->negln2hin), x);
+    r = wl_seq_fma(kd, wl_seq_splat(e->negln2lon), r);
+    for (int l = 0; l < WL_SEQ_LANES; l++) {
+        uint64_t idx = 2 * ((uint64_t)ki[l] % 128);
+        tail[l] = (long long)e->tab[idx];
+        scale[l] = (long long)(e->tab[idx + 1] + ((uint64_t)ki[l] << 45));
+    }
+    wl_seq_vd r2 = r * r;
+    wl_seq_vd tmp = wl_seq_fma(wl_seq_fma(r, wl_seq_splat(e->c3), wl_seq_splat(e->c2)), r2, r + (wl_seq_vd)tail);
+    tmp = wl_seq_fma(r2 * r2, wl_seq_fma(r, wl_seq_splat(e->c5), wl_seq_splat(e->c4)), tmp);
+    return wl_seq_fma((wl_seq_vd)scale, tmp, (wl_seq_vd)scale);
 }
 
-static inline int wl_seq_exp_in_table_range(double x)
+/* Lanes that are 0 or in the table path's range 2^-54 <= |x| < 512 (exponent field 969..1031). */
+WL_SEQ_HOT wl_seq_vm wl_seq_exp_tableable(wl_seq_vd x)
 {
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return ((u >> 52) & 0x7ff) - 969u < 63u;   /* 2^-54 <= |x| < 512 */
+    wl_seq_vm top = ((wl_seq_vm)x >> 52) & 0x7ff;
+    return ((top >= 969) & (top < 1032)) | (wl_seq_vm)(x == wl_seq_splat(0.0));
 }
 
-static inline double wl_seq_exp(double x)
+/* exp of every lane, as libm's exp gives it. */
+WL_SEQ_HOT wl_seq_vd wl_seq_exp(wl_seq_vd x)
 {
     const wl_seq_expdata *e = wl_seq_exp_fast;
-    if (e && wl_seq_exp_in_table_range(x)) return wl_seq_exp_table(e, x);
-    return exp(x);
+    wl_seq_vm ok = wl_seq_exp_tableable(x), zero = (wl_seq_vm)(x == wl_seq_splat(0.0));
+    if (e && (ok[0] & ok[1] & ok[2] & ok[3])) {
+        wl_seq_vd out = wl_seq_exp_table(e, x);
+        return (wl_seq_vd)((zero & (wl_seq_vm)wl_seq_splat(1.0)) | (~zero & (wl_seq_vm)out));
+    }
+    /* Assembled from scalars in registers: storing lanes one by one would stall the vector load after. */
+    double e0 = exp(x[0]), e1 = exp(x[1]), e2 = exp(x[2]), e3 = exp(x[3]);
+    return (wl_seq_vd){e0, e1, e2, e3};
 }
 
 #endif
