@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/select.h>
 #include <unistd.h>
 
@@ -36,24 +37,51 @@ static void install_sigint(void)
 typedef struct term {
     int json;          /* --json: one JSON document per value on stdout; text goes to stderr */
     int tty, color;    /* stdout is a terminal; colour allowed (tty, no NO_COLOR, TERM not dumb) */
-    char last_id[128]; /* the display that was written last (in place updates) */
-    int last_lines;
+    char live_id[128]; /* on a terminal: the display shown last, which updates redraw in place */
+    char *live;        /* its text, NULL when there is none */
 } term;
+
+/* Terminal rows the text takes (long lines wrap). */
+static int screen_rows(const char *s)
+{
+    struct winsize ws;
+    int cols = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+    int rows = 0, w = 0;
+    for (;; s++) {
+        if (*s == '\n' || !*s) {
+            rows += w ? (w - 1) / cols + 1 : 1;
+            w = 0;
+            if (!*s) return rows;
+        } else if (((unsigned char)*s & 0xC0) != 0x80) {
+            w++;
+        }
+    }
+}
+
+static void live_erase(term *t)
+{
+    if (t->live) printf("\r\033[%dA\033[J", screen_rows(t->live));
+}
+
+static void live_end(term *t)
+{
+    free(t->live);
+    t->live = NULL;
+    t->live_id[0] = 0;
+}
 
 static void term_write(void *ud, const char *stream, const char *s, size_t n)
 {
     term *t = ud;
     FILE *f = t->json || !strcmp(stream, "stderr") ? stderr : stdout;
+    int keep = t->live && n && s[n - 1] == '\n';   /* text goes above a live display, which is redrawn */
+    live_erase(t);
+    fflush(stdout);
     fwrite(s, 1, n, f);
     fflush(f);
-    t->last_id[0] = 0;
-}
-
-static int count_lines(const char *s)
-{
-    int n = 1;
-    for (; *s; s++) n += *s == '\n';
-    return n;
+    if (keep) printf("%s\n", t->live);
+    else live_end(t);
+    fflush(stdout);
 }
 
 /* A JSON document on one line: raw newlines can only be whitespace between tokens. */
@@ -72,26 +100,17 @@ static void term_display(void *ud, const char *display_id, const wl_mime *m, int
         if (!update && m->app_json) print_json_line(m->app_json);
         return;
     }
-    if (update) {
-        /* Redraw in place on a terminal when this display was the last thing written;
-         * elsewhere an update is not printed (logs stay short). */
-        if (!t->tty || !display_id || strcmp(t->last_id, display_id)) return;
-        printf("\r\033[%dA", t->last_lines);
-        for (const char *p = m->text_plain; *p;) {
-            const char *nl = strchr(p, '\n');
-            size_t n = nl ? (size_t)(nl - p) : strlen(p);
-            printf("\r\033[K%.*s\n", (int)n, p);
-            p += n + (nl != NULL);
-        }
-        for (int k = count_lines(m->text_plain); k < t->last_lines; k++) printf("\033[K\n");
-        if (count_lines(m->text_plain) > t->last_lines) t->last_lines = count_lines(m->text_plain);
-        fflush(stdout);
-        return;
-    }
+    if (update && !t->tty) return;   /* a log keeps the first state of a live display only */
+    if (update && t->live && display_id && !strcmp(t->live_id, display_id)) live_erase(t);
+    else live_end(t);
     printf("%s\n", m->text_plain);
     fflush(stdout);
-    snprintf(t->last_id, sizeof t->last_id, "%s", display_id ? display_id : "");
-    t->last_lines = count_lines(m->text_plain);
+    free(t->live);
+    t->live = NULL;
+    if (t->tty && display_id) {
+        t->live = strdup(m->text_plain);
+        snprintf(t->live_id, sizeof t->live_id, "%s", display_id);
+    }
 }
 
 static void print_error(const term *t, const wl_lang_error *e)
@@ -135,6 +154,7 @@ static int run_code(wl_interp *in, term *t, const char *code, const char *origin
     g_interrupt = 0;
     int rc = wl_interp_eval(in, code, origin, first_line, &sink, &result, &err);
     if (rc == 0 && result.text_plain) term_display(t, NULL, &result, 0);
+    live_end(t);
     if (rc) print_error(t, &err);
     wl_mime_free(&result);
     wl_lang_error_clear(&err);
@@ -193,23 +213,18 @@ static char **repl_complete(const char *text, int start, int end)
     return rl_completion_matches(text, match_gen);
 }
 
+/* The cell being gathered over continuation lines; lines are handled inside readline's callback so
+ * that readline shows the right prompt after each one. */
 typedef struct repl_state {
-    char *cell;          /* lines gathered so far */
+    wl_interp *in;
+    term *t;
+    char hist[4096];     /* the history file ("" when there is no home directory) */
+    char *cell;
     size_t len;
-    char *line;          /* the line readline just delivered */
-    int got_line, eof;
+    int eof;
 } repl_state;
 
 static repl_state g_rs;
-
-static void on_line(char *line)
-{
-    if (!line) g_rs.eof = 1;
-    else {
-        g_rs.line = line;
-        g_rs.got_line = 1;
-    }
-}
 
 static const char PROMPT[] = "wordlab> ", PROMPT2[] = "     ...> ";
 
@@ -222,6 +237,38 @@ static void append_cell(const char *line)
     if (g_rs.len) g_rs.cell[g_rs.len++] = '\n';
     memcpy(g_rs.cell + g_rs.len, line, n + 1);
     g_rs.len += n;
+}
+
+static void drop_cell(void)
+{
+    free(g_rs.cell);
+    g_rs.cell = NULL;
+    g_rs.len = 0;
+}
+
+static void on_line(char *line)
+{
+    if (!line) {
+        g_rs.eof = 1;
+        rl_callback_handler_remove();
+        return;
+    }
+    append_cell(line);
+    free(line);
+    if (!strcmp(wl_lang_is_complete(g_rs.cell), "incomplete")) {
+        rl_set_prompt(PROMPT2);   /* readline shows it when this handler returns */
+        return;
+    }
+    rl_callback_handler_remove();
+    const char *p = g_rs.cell;
+    while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+    if (*p) {
+        add_history(g_rs.cell);
+        if (g_rs.hist[0]) append_history(1, g_rs.hist);
+        run_code(g_rs.in, g_rs.t, g_rs.cell, "input", 1);
+    }
+    drop_cell();
+    rl_callback_handler_install(PROMPT, on_line);
 }
 
 static void history_path(char *buf, size_t cap)
@@ -257,11 +304,13 @@ static int run_stdin(wl_interp *in, term *t)
 
 static int repl_loop(wl_interp *in, term *t)
 {
-    char hist[4096];
-    history_path(hist, sizeof hist);
+    memset(&g_rs, 0, sizeof g_rs);
+    g_rs.in = in;
+    g_rs.t = t;
+    history_path(g_rs.hist, sizeof g_rs.hist);
     using_history();
     stifle_history(2000);
-    if (hist[0]) read_history(hist);
+    if (g_rs.hist[0]) read_history(g_rs.hist);
     rl_readline_name = "wordlab";
     rl_attempted_completion_function = repl_complete;
     rl_completer_word_break_characters = " \t\n;[]\"";
@@ -271,7 +320,6 @@ static int repl_loop(wl_interp *in, term *t)
         printf("wordlab %s: type `help` to see every command, Tab to complete, Ctrl-C to stop, Ctrl-D to quit.\n",
                WL_VERSION);
     rl_callback_handler_install(PROMPT, on_line);
-    memset(&g_rs, 0, sizeof g_rs);
     while (!g_rs.eof) {
         fd_set fds;
         FD_ZERO(&fds);
@@ -279,9 +327,7 @@ static int repl_loop(wl_interp *in, term *t)
         int r = select(STDIN_FILENO + 1, &fds, NULL, NULL, NULL);
         if (g_interrupt) { /* Ctrl-C at the prompt: drop the line and any unfinished cell */
             g_interrupt = 0;
-            free(g_rs.cell);
-            g_rs.cell = NULL;
-            g_rs.len = 0;
+            drop_cell();
             rl_replace_line("", 0);
             rl_crlf();
             rl_set_prompt(PROMPT);
@@ -294,31 +340,10 @@ static int repl_loop(wl_interp *in, term *t)
             break;
         }
         rl_callback_read_char();
-        if (!g_rs.got_line) continue;
-        g_rs.got_line = 0;
-        append_cell(g_rs.line);
-        free(g_rs.line);
-        if (!strcmp(wl_lang_is_complete(g_rs.cell), "incomplete")) {
-            rl_set_prompt(PROMPT2);
-            continue;
-        }
-        rl_callback_handler_remove();
-        const char *p = g_rs.cell;
-        while (*p == ' ' || *p == '\t' || *p == '\n') p++;
-        if (*p) {
-            add_history(g_rs.cell);
-            if (hist[0]) append_history(1, hist);
-            run_code(in, t, g_rs.cell, "input", 1);
-        }
-        free(g_rs.cell);
-        g_rs.cell = NULL;
-        g_rs.len = 0;
-        rl_callback_handler_install(PROMPT, on_line);
     }
-    rl_callback_handler_remove();
     if (t->tty) printf("\n");
-    if (hist[0]) history_truncate_file(hist, 2000);
-    free(g_rs.cell);
+    if (g_rs.hist[0]) history_truncate_file(g_rs.hist, 2000);
+    drop_cell();
     free_matches();
     return 0;
 }

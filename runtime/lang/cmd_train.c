@@ -185,8 +185,8 @@ static int ui_counter;
 
 static void bar(wl_buf *b, int step, int steps)
 {
-    int fill = steps > 0 ? (int)(24.0 * step / steps) : 0;
-    for (int i = 0; i < 24; i++) wl_buf_puts(b, i < fill ? "█" : "░");
+    int fill = steps > 0 ? (int)(16.0 * step / steps) : 0;
+    for (int i = 0; i < 16; i++) wl_buf_puts(b, i < fill ? "█" : "░");
 }
 
 static void show_progress(progress_ui *ui, const wl_train_progress *p, int update)
@@ -195,8 +195,8 @@ static void show_progress(progress_ui *ui, const wl_train_progress *p, int updat
     wl_buf_printf(&b, "step %d/%d ", p->step, p->steps);
     bar(&b, p->step, p->steps);
     wl_buf_printf(&b, " loss %.4f", p->loss);
-    if (ui->best_step) wl_buf_printf(&b, "  best validation %.4f at step %d", ui->best, ui->best_step);
-    wl_buf_printf(&b, "  %.0f windows/s  %.0f s left", p->examples_per_s, p->eta_s);
+    if (ui->best_step) wl_buf_printf(&b, " | best val %.4f @%d", ui->best, ui->best_step);
+    wl_buf_printf(&b, " | %.0f/s | %.0f s left", p->examples_per_s, p->eta_s);
     wl_mime m = {0};
     m.text_plain = wl_buf_take(&b);
     m.image_svg = trace_chart(ui->trace, ui->ntrace, ui->xs, ui->ys, ui->n);

@@ -770,12 +770,13 @@ int wl_interp_eval(wl_interp *in, const char *code, const char *origin, int firs
             break;
         }
         int show = v && (!st->bind || (cmd && (cmd->flags & WL_CMD_SHOW_BOUND)));
+        int interrupted = wl_sink_interrupted(sink);   /* an error follows: what was reached is displayed */
         if (show) {
             wl_mime m = {0};
             wl_err err = {{0}};
             if (wl_value_render(v, &m, &err)) {
                 fail_at(in, "RuntimeError", st->line, st->col, "cannot show the value: %s", err.msg);
-            } else if (i == s->n - 1 && result) {
+            } else if (i == s->n - 1 && result && !interrupted) {
                 *result = m;
                 memset(&m, 0, sizeof m);
             } else if (sink && sink->display) {
@@ -784,8 +785,8 @@ int wl_interp_eval(wl_interp *in, const char *code, const char *origin, int firs
             wl_mime_free(&m);
         }
         wl_unref(v);
-        if (!in->failed && wl_sink_interrupted(sink))
-            fail_at(in, "Interrupted", st->line, st->col, "interrupted; the command stopped early");
+        if (!in->failed && interrupted)
+            fail_at(in, "Interrupted", st->line, st->col, "stopped by an interrupt (Ctrl-C); what the command reached is kept");
     }
     wl_script_free(s);
     int failed = in->failed;
