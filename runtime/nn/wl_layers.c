@@ -87,7 +87,7 @@ static inline void axpy8(float *y, float a, const float *x, int n)
 }
 
 /* C[M,N] = alpha op(A) op(B) + beta C, row-major; a single row goes through sgemv (sgemm would pack all of B). */
-static void gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
+static void gemm_blas(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
                  float beta, float *C, int ldc)
 {
     if (M == 1)   /* c = op(B)^T a, with a the one row of op(A) */
@@ -126,85 +126,134 @@ void matmul_forward(float *out, const float *inp, const float *weight, const flo
 {
     if (bias)
         for (int n = 0; n < N; n++) memcpy(out + (size_t)n * OC, bias, sizeof(float) * OC);
-    gemm(0, 1, N, OC, C, 1.0f, inp, C, weight, C, bias ? 1.0f : 0.0f, out, OC);
+    gemm_blas(0, 1, N, OC, C, 1.0f, inp, C, weight, C, bias ? 1.0f : 0.0f, out, OC);
 }
 
-HOT static void column_sums(float *sum, const float *x, int N, int C)
-{
-    int j = 0;
-    for (; j + 8 <= C; j += 8) {
-        v8 s = splat(0.0f);
-        for (int n = 0; n < N; n++) s += ld8(x + (size_t)n * C + j);
-        st8(sum + j, s);
-    }
-    for (; j < C; j++) {
-        float s = 0.0f;
-        for (int n = 0; n < N; n++) s += x[(size_t)n * C + j];
-        sum[j] = s;
-    }
-}
-
-void matmul_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,
-                     const float *weight, int N, int C, int OC)
+void matmul_backward(float *dinp, float *dweight, const float *dout, const float *inp, const float *weight, int N,
+                     int C, int OC)
 {
     /* out = inp weight^T + bias */
-    if (dinp) gemm(0, 0, N, C, OC, 1.0f, dout, OC, weight, C, 0.0f, dinp, C);
+    if (dinp) gemm_blas(0, 0, N, C, OC, 1.0f, dout, OC, weight, C, 0.0f, dinp, C);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, C, N, 1.0f, dout, OC, inp, C, 0.0f, dweight, C);
-    if (dbias) column_sums(dbias, dout, N, OC);
+}
+
+void linear_fm_forward(float *outT, const float *inp, const float *weight, const float *bias, int N, int C, int OC)
+{
+    for (int o = 0; o < OC; o++)
+        for (int n = 0; n < N; n++) outT[(size_t)o * N + n] = bias[o];
+    if (N == 1)
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, OC, C, 1.0f, weight, C, inp, 1, 1.0f, outT, 1);
+    else
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, OC, N, C, 1.0f, weight, C, inp, C, 1.0f, outT, N);
+}
+
+void linear_fm_backward(const wl_par *par, float *dinp, float *dweight, const float *doutT, const float *inp,
+                        const float *weight, int N, int C, int OC)
+{
+    /* outT = weight inp^T + bias: dweight = doutT inp, dinp = doutT^T weight */
+    gemm(par, dweight, C, 0, doutT, (size_t)N, 1, inp, C, NULL, 0, OC, C, N);
+    if (dinp) gemm(par, dinp, C, 0, doutT, 1, (size_t)N, weight, C, NULL, 0, N, C, OC);
+}
+
+void head_forward(const wl_par *par, float *outT, const float *inpT, const float *weight, const float *bias, int N,
+                  int C, int OC)
+{
+    gemm(par, outT, N, 0, weight, (size_t)C, 1, inpT, N, bias, 0, OC, N, C);
+}
+
+void head_backward(const wl_par *par, float *dinpT, float *dweight, const float *doutT, const float *inp,
+                   const float *weight, int N, int C, int OC)
+{
+    /* outT = weight inpT + bias: dweight = doutT inpT^T (as for linear_fm), dinpT = weight^T doutT */
+    linear_fm_backward(par, NULL, dweight, doutT, inp, weight, N, C, OC);
+    gemm(par, dinpT, N, 0, weight, 1, (size_t)C, doutT, N, NULL, 0, C, N, OC);
+}
+
+HOT void row_sums(float *sums, const float *x, int rows, int cols)
+{
+    int c8 = cols & ~7;
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * cols;
+        v8 s = splat(0.0f);
+        for (int j = 0; j < c8; j += 8) s += ld8(xr + j);
+        float t = hsum8(&s);
+        for (int j = c8; j < cols; j++) t += xr[j];
+        sums[r] = t;
+    }
+}
+
+void transpose(float *out, const float *in, int rows, int cols)
+{
+    for (int r0 = 0; r0 < rows; r0 += 32)   /* 32x32 tiles */
+        for (int c0 = 0; c0 < cols; c0 += 32)
+            for (int r = r0; r < rows && r < r0 + 32; r++)
+                for (int c = c0; c < cols && c < c0 + 32; c++) out[(size_t)c * rows + r] = in[(size_t)r * cols + c];
 }
 
 HOT void relu_forward(float *out, const float *inp, size_t n)
 {
-    for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
+    size_t n8 = n & ~(size_t)7;
+    v8 zero = splat(0.0f);
+    for (size_t i = 0; i < n8; i += 8) {
+        v8 x = ld8(inp + i);
+        st8(out + i, vmax(&x, &zero));
+    }
+    for (size_t i = n8; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
 }
 
 HOT void relu_backward(float *dinp, const float *dout, const float *out, size_t n)
 {
-    for (size_t i = 0; i < n; i++) dinp[i] = out[i] > 0.0f ? dout[i] : 0.0f;
+    size_t n8 = n & ~(size_t)7;
+    for (size_t i = 0; i < n8; i += 8) {
+        v8i live = ld8(out + i) > splat(0.0f);
+        st8(dinp + i, (v8)((v8i)ld8(dout + i) & live));
+    }
+    for (size_t i = n8; i < n; i++) dinp[i] = out[i] > 0.0f ? dout[i] : 0.0f;
 }
 
-HOT void crossentropy_forward(float *losses, float *dlogits, float *dsum, const float *logits, const int32_t *tgt,
-                              float scale, int N, int V)
+HOT void crossentropy_forward(float *losses, float *dlogitsT, const float *logitsT, const int32_t *tgt, float scale,
+                              float *stats, int N, int V, int ld)
 {
-    int V8 = V & ~7;
+    /* Row by row through the columns [0,N) of each row (streaming memory), with each column's running max m,
+     * then its sum s of e = exp(x - m); e is kept in dlogitsT and scaled by scale / s at the end. */
+    float *m = stats, *sum = stats + N;
+    int N8 = N & ~7;
     for (int n = 0; n < N; n++) {
-        const float *x = logits + (size_t)n * V;
-        float *g = dlogits ? dlogits + (size_t)n * V : NULL;
-        float xt = x[tgt[n]], tail[8];   /* read before g (which may be x) is written */
-        v8 m = splat(-INFINITY);
-        for (int j = 0; j < V8; j += 8) {
-            v8 xj = ld8(x + j);
-            m = vmax(&m, &xj);
+        losses[n] = logitsT[(size_t)tgt[n] * ld + n];   /* the target's logit, before dlogitsT overwrites it */
+        m[n] = -INFINITY;
+        sum[n] = 0.0f;
+    }
+    for (int v = 0; v < V; v++) {
+        const float *x = logitsT + (size_t)v * ld;
+        for (int n = 0; n < N8; n += 8) {
+            v8 a = ld8(m + n), b = ld8(x + n);
+            st8(m + n, vmax(&a, &b));
         }
-        float mx = m[0];
-        for (int i = 1; i < 8; i++) mx = m[i] > mx ? m[i] : mx;
-        for (int j = V8; j < V; j++) mx = x[j] > mx ? x[j] : mx;
-        v8 vm = splat(mx), s = splat(0.0f);
-        for (int j = 0; j < V8; j += 8) {
-            v8 z = ld8(x + j) - vm, e = vexp(&z);
-            s += e;
-            if (g) st8(g + j, e);
+        for (int n = N8; n < N; n++) m[n] = x[n] > m[n] ? x[n] : m[n];
+    }
+    for (int v = 0; v < V; v++) {
+        const float *x = logitsT + (size_t)v * ld;
+        float *g = dlogitsT ? dlogitsT + (size_t)v * ld : NULL;
+        for (int n = 0; n < N8; n += 8) {
+            v8 z = ld8(x + n) - ld8(m + n), e = vexp(&z);
+            st8(sum + n, ld8(sum + n) + e);
+            if (g) st8(g + n, e);
         }
-        if (V8 < V) {   /* the last V % 8 logits, padded with -inf (e = 0) */
-            for (int i = 0; i < 8; i++) tail[i] = V8 + i < V ? x[V8 + i] - mx : -INFINITY;
-            v8 z = ld8(tail), e = vexp(&z);
-            for (int i = V - V8; i < 8; i++) e[i] = 0.0f;
-            s += e;
-            st8(tail, e);
-        }
-        float sum = hsum8(&s);
-        losses[n] = logf(sum) - (xt - mx);
-        if (!g) continue;
-        if (V8 < V) memcpy(g + V8, tail, sizeof(float) * (V - V8));
-        v8 inv = splat(scale / sum);
-        for (int j = 0; j < V8; j += 8) st8(g + j, ld8(g + j) * inv);
-        for (int j = V8; j < V; j++) g[j] *= inv[0];
-        g[tgt[n]] -= scale;
-        if (dsum) {
-            for (int j = 0; j < V8; j += 8) st8(dsum + j, ld8(dsum + j) + ld8(g + j));
-            for (int j = V8; j < V; j++) dsum[j] += g[j];
+        for (int n = N8; n < N; n++) {
+            v8 z = splat(x[n] - m[n]), e = vexp(&z);
+            sum[n] += e[0];
+            if (g) g[n] = e[0];
         }
     }
+    for (int n = 0; n < N; n++) losses[n] = logf(sum[n]) - (losses[n] - m[n]);
+    if (!dlogitsT) return;
+    for (int n = 0; n < N; n++) sum[n] = scale / sum[n];
+    for (int v = 0; v < V; v++) {
+        float *g = dlogitsT + (size_t)v * ld;
+        for (int n = 0; n < N8; n += 8) st8(g + n, ld8(g + n) * ld8(sum + n));
+        for (int n = N8; n < N; n++) g[n] *= sum[n];
+    }
+    for (int n = 0; n < N; n++) dlogitsT[(size_t)tgt[n] * ld + n] -= scale;
 }
 
 /* Softmax of s [T] in place over the entries with keep[t] != 0; the others become exactly 0. T % 8 == 0. */
@@ -237,9 +286,9 @@ void attention_query_forward(float *xl, float *q, float *u, const int32_t *ids, 
     int d = D / H;
     for (int b = 0; b < B; b++)   /* x = X[b,T-1] */
         embed_forward(xl + (size_t)b * D, ids + (size_t)b * T + T - 1, tok, pos + (size_t)(T - 1) * D, 1, 1, D);
-    gemm(0, 1, B, D, D, 1.0f, xl, D, wq, D, 0.0f, q, D);   /* q = x W_Q^T */
+    gemm_blas(0, 1, B, D, D, 1.0f, xl, D, wq, D, 0.0f, q, D);   /* q = x W_Q^T */
     for (int h = 0; h < H; h++)                             /* u_h = W_K_h^T q_h / sqrt(d) */
-        gemm(0, 0, B, D, d, 1.0f / sqrtf((float)d), q + h * d, D, wk + (size_t)h * d * D, D, 0.0f, u + (size_t)h * D,
+        gemm_blas(0, 0, B, D, d, 1.0f / sqrtf((float)d), q + h * d, D, wk + (size_t)h * d * D, D, 0.0f, u + (size_t)h * D,
              H * D);
 }
 
@@ -268,7 +317,7 @@ void attention_message_forward(float *msg, const float *mx, const float *wv, int
 {
     int d = D / H;
     for (int h = 0; h < H; h++)   /* message_h = mx_h W_V_h^T */
-        gemm(0, 1, B, d, D, 1.0f, mx + (size_t)h * D, H * D, wv + (size_t)h * d * D, D, 0.0f, msg + h * d, D);
+        gemm_blas(0, 1, B, d, D, 1.0f, mx + (size_t)h * D, H * D, wv + (size_t)h * d * D, D, 0.0f, msg + h * d, D);
 }
 
 void attention_message_backward(float *dmx, float *dwv, const float *dmsg, const float *mx, const float *wv,
@@ -279,7 +328,7 @@ void attention_message_backward(float *dmx, float *dwv, const float *dmsg, const
         /* message_h = mx_h W_V_h^T: dW_V_h = dmsg_h^T mx_h, dmx_h = dmsg_h W_V_h */
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d, D, B, 1.0f, dmsg + h * d, D, mx + (size_t)h * D,
                     H * D, 0.0f, dwv + (size_t)h * d * D, D);
-        gemm(0, 0, B, D, d, 1.0f, dmsg + h * d, D, wv + (size_t)h * d * D, D, 0.0f, dmx + (size_t)h * D, H * D);
+        gemm_blas(0, 0, B, D, d, 1.0f, dmsg + h * d, D, wv + (size_t)h * d * D, D, 0.0f, dmx + (size_t)h * D, H * D);
     }
 }
 
@@ -336,13 +385,13 @@ void attention_query_backward(float *dtok, float *dpos, float *dwq, float *dwk, 
     float c = 1.0f / sqrtf((float)d);
     for (int h = 0; h < H; h++) {
         /* u_h = c W_K_h^T q_h: dq_h = c du_h W_K_h^T, dW_K_h = c q_h^T du_h */
-        gemm(0, 1, B, d, D, c, du + (size_t)h * D, H * D, wk + (size_t)h * d * D, D, 0.0f, dq + h * d, D);
+        gemm_blas(0, 1, B, d, D, c, du + (size_t)h * D, H * D, wk + (size_t)h * d * D, D, 0.0f, dq + h * d, D);
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d, D, B, c, q + h * d, D, du + (size_t)h * D, H * D,
                     0.0f, dwk + (size_t)h * d * D, D);
     }
     /* q = x W_Q^T: dW_Q = dq^T x, dx += dq W_Q */
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, D, D, B, 1.0f, dq, D, xl, D, 0.0f, dwq, D);
-    gemm(0, 0, B, D, D, 1.0f, dq, D, wq, D, 1.0f, dxl, D);
+    gemm_blas(0, 0, B, D, D, 1.0f, dq, D, wq, D, 1.0f, dxl, D);
     for (int b = 0; b < B; b++) {   /* x = tok[ids[b,T-1]] + pos[T-1] */
         int id = ids[(size_t)b * T + T - 1];
         if (id != 0) axpy8(dtok + (size_t)id * D, 1.0f, dxl + (size_t)b * D, D);

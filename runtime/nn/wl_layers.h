@@ -12,29 +12,49 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wl_gemm.h"
+
 /* Per example. X[b,t,:] = tok[ids[b,t],:] + pos[t,:] (pos may be NULL: no positions). X [B,T,D]. */
 void embed_forward(float *X, const int32_t *ids, const float *tok, const float *pos, int B, int T, int D);
 /* Per example. Accumulates dX [B,T,D] into the rows of dtok [V,D] (the PAD row 0 is skipped: it never learns)
  * and, when dpos is non-NULL, into dpos [T,D]. */
 void embed_backward(float *dtok, float *dpos, const float *dX, const int32_t *ids, int B, int T, int D);
 
-/* out[N,OC] = inp[N,C] weight[OC,C]^T + bias[OC] (bias may be NULL). */
+/* Row-major Linear (OpenBLAS): out[N,OC] = inp[N,C] weight[OC,C]^T + bias[OC] (bias may be NULL). */
 void matmul_forward(float *out, const float *inp, const float *weight, const float *bias, int N, int C, int OC);
-/* dinp[N,C] = dout weight (skipped when dinp is NULL); dweight[OC,C] = dout^T inp;
- * dbias[OC] = column sums of dout (skipped when dbias is NULL). */
-void matmul_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,
-                     const float *weight, int N, int C, int OC);
+/* dinp[N,C] = dout weight (skipped when dinp is NULL); dweight[OC,C] = dout^T inp. */
+void matmul_backward(float *dinp, float *dweight, const float *dout, const float *inp, const float *weight, int N,
+                     int C, int OC);
+
+/* Feature-major activations: a "T" array [features, N] holds example n in column n, so that the big products of
+ * the hidden layer and the vocabulary head run as wl_gemm's kernel likes them (par: the caller's threads).
+ * outT[OC,N] = weight[OC,C] inp[N,C]^T + bias[OC] (OpenBLAS). */
+void linear_fm_forward(float *outT, const float *inp, const float *weight, const float *bias, int N, int C, int OC);
+/* Backward of linear_fm_forward: dweight[OC,C] = doutT inp; dinp[N,C] = doutT^T weight (skipped when NULL). */
+void linear_fm_backward(const wl_par *par, float *dinp, float *dweight, const float *doutT, const float *inp,
+                        const float *weight, int N, int C, int OC);
+/* outT[OC,N] = weight[OC,C] inpT[C,N] + bias[OC]: both sides feature-major. */
+void head_forward(const wl_par *par, float *outT, const float *inpT, const float *weight, const float *bias, int N,
+                  int C, int OC);
+/* Backward of head_forward: dweight[OC,C] = doutT inp (inp [N,C], the row-major copy of inpT);
+ * dinpT[C,N] = weight^T doutT. */
+void head_backward(const wl_par *par, float *dinpT, float *dweight, const float *doutT, const float *inp,
+                   const float *weight, int N, int C, int OC);
+/* Per row: sums[r] = sum of x[r, 0..cols) (a bias gradient from a feature-major gradient). */
+void row_sums(float *sums, const float *x, int rows, int cols);
+/* out[cols,rows] = in[rows,cols]^T. */
+void transpose(float *out, const float *in, int rows, int cols);
 
 /* out = max(inp, 0) over n values; out may equal inp. */
 void relu_forward(float *out, const float *inp, size_t n);
 /* dinp = dout where out > 0, else 0; dinp may equal dout. */
 void relu_backward(float *dinp, const float *dout, const float *out, size_t n);
 
-/* Per example. Softmax cross-entropy of logits [N,V] against tgt [N]: losses[n] = -ln softmax(logits[n])[tgt[n]].
- * When dlogits is non-NULL it receives (softmax - onehot(tgt)) * scale (dlogits may equal logits) and, when
- * dsum is non-NULL, the column sums of dlogits are accumulated into dsum [V]. */
-void crossentropy_forward(float *losses, float *dlogits, float *dsum, const float *logits, const int32_t *tgt,
-                          float scale, int N, int V);
+/* Per example (column). Softmax cross-entropy of the N columns of logitsT (row stride ld, V rows):
+ * losses[n] = -ln softmax(column n)[tgt[n]]. When dlogitsT is non-NULL (it may equal logitsT) it receives
+ * (softmax - onehot(tgt)) * scale. Scratch stats [2N]. */
+void crossentropy_forward(float *losses, float *dlogitsT, const float *logitsT, const int32_t *tgt, float scale,
+                          float *stats, int N, int V, int ld);
 
 /* The final query row of causal attention with H heads, folded through W_K and W_V so that K and V are never
  * formed. With x = X[b,T-1] and q = W_Q x, head h uses u_h = W_K_h^T q_h / sqrt(d) (scores_h = X u_h),

@@ -168,107 +168,146 @@ void wl_model_free(wl_model *m)
     memset(m, 0, sizeof *m);
 }
 
-/* ---- workspace and its threads ---- */
+/* ---- threads ---- */
 
 #define WL_MAX_THREADS 16
 
-/* One thread's share of the per-example loops: scratch and private accumulators (part 0 accumulates straight
- * into the gradients; the others are added to them in part order afterwards, so the sums are deterministic). */
+/* A fixed set of threads that run one body at a time: part 0 on the caller, parts 1.. on the workers. */
+typedef struct pool pool;
+typedef struct pool_worker {
+    pool *p;
+    int index;
+} pool_worker;
+
+struct pool {
+    int nthreads, nworkers, ready;
+    pthread_t threads[WL_MAX_THREADS];
+    pool_worker workers[WL_MAX_THREADS];
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    unsigned generation;
+    int pending, quit;
+    void (*body)(void *arg, int part, int nparts);
+    void *arg;
+    int nparts;
+};
+
+static void *pool_main(void *arg)
+{
+    pool_worker *w = arg;
+    pool *p = w->p;
+    unsigned seen = 0;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->generation == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
+        if (p->quit) break;
+        seen = p->generation;
+        void (*body)(void *, int, int) = p->body;
+        void *arg2 = p->arg;
+        int nparts = p->nparts;
+        pthread_mutex_unlock(&p->mu);
+        if (w->index < nparts) body(arg2, w->index, nparts);
+        pthread_mutex_lock(&p->mu);
+        if (--p->pending == 0) pthread_cond_signal(&p->done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* Starts nthreads - 1 workers (fewer if the system refuses: the pool then has fewer threads). */
+static void pool_init(pool *p, int nthreads)
+{
+    memset(p, 0, sizeof *p);
+    p->nthreads = nthreads < 1 ? 1 : nthreads > WL_MAX_THREADS ? WL_MAX_THREADS : nthreads;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->go, NULL);
+    pthread_cond_init(&p->done, NULL);
+    p->ready = 1;
+    for (int i = 1; i < p->nthreads; i++) {
+        p->workers[i] = (pool_worker){p, i};
+        if (pthread_create(&p->threads[i], NULL, pool_main, &p->workers[i]) != 0) break;
+        p->nworkers = i;
+    }
+    p->nthreads = p->nworkers + 1;
+}
+
+static void pool_free(pool *p)
+{
+    if (!p->ready) return;
+    pthread_mutex_lock(&p->mu);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 1; i <= p->nworkers; i++) pthread_join(p->threads[i], NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->go);
+    pthread_cond_destroy(&p->done);
+    p->ready = 0;
+}
+
+/* Runs body(arg, part, nparts) for every part < nparts (<= the pool's threads) and returns when all are done. */
+static void pool_run(pool *p, void (*body)(void *, int, int), void *arg, int nparts)
+{
+    if (nparts > p->nthreads) nparts = p->nthreads;
+    if (nparts <= 1) {
+        body(arg, 0, 1);
+        return;
+    }
+    pthread_mutex_lock(&p->mu);
+    p->body = body;
+    p->arg = arg;
+    p->nparts = nparts;
+    p->pending = p->nworkers;
+    p->generation++;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    body(arg, 0, nparts);
+    pthread_mutex_lock(&p->mu);
+    while (p->pending > 0) pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void pool_par_run(void *ctx, void (*body)(void *, int, int), void *arg)
+{
+    pool *p = ctx;
+    pool_run(p, body, arg, p->nthreads);
+}
+
+static wl_par pool_par(pool *p)
+{
+    wl_par par = {p, p->nthreads, pool_par_run};
+    return par;
+}
+
+/* Part p's share [*i0, *i1) of n items split into nparts contiguous ranges (a function of n and nparts only). */
+static void split(int n, int part, int nparts, int *i0, int *i1)
+{
+    *i0 = (int)((long)n * part / nparts);
+    *i1 = (int)((long)n * (part + 1) / nparts);
+}
+
+/* ---- workspace ---- */
+
+/* One thread's scratch and private accumulators for the per-example loops (part 0 accumulates straight into
+ * the gradients; the others are added to them in part order afterwards, so the sums are deterministic). */
 typedef struct ws_part {
     float *xs, *dxs;      /* [T,D] one example's X and dX */
+    float *stats;         /* [2B] per-column softmax statistics */
     float *dtok, *dpos;   /* [V,D], [T,D] (parts 1..) */
-    float *dsum;          /* [V] column sums of dlogits (parts 1..) */
 } ws_part;
-
-typedef struct ws_worker {
-    wl_model_ws *ws;
-    int index;
-} ws_worker;
-
-/* A parallel job: fn(job, part, b0, b1) for each part's rows [b0, b1) of n. */
-typedef struct job job;
-typedef void (*job_fn)(const job *j, int p, int b0, int b1);
-
-struct job {
-    job_fn fn;
-    int n;
-    const wl_model *m;
-    wl_model_ws *ws;
-    const int32_t *ctx, *tgt;
-    float scale;
-    float *grads;
-    int parts;   /* job_reduce: how many parts accumulated */
-};
 
 struct wl_model_ws {
     wl_model_kind kind;
     int V, H, Bmax;
     /* mlp: X [B,T*D] the concatenated embeddings, dX likewise.
      * attention: xl [B,D] the last slot's X, q [B,D], u [B,H,D], a [B,H,T], mx [B,H,D], msg, ctx [B,D].
-     * both: hid [B,F] (after ReLU), logits [B,V] (softmax gradient in place), losses [B] */
-    float *X, *xl, *q, *u, *a, *mx, *msg, *ctx, *hid, *logits, *losses;
-    float *dX, *dxl, *dq, *du, *dmx, *dmsg, *dctx, *dhid;
-    int nthreads, nworkers;
+     * both, feature-major: hidT [F,B] (after ReLU), logitsT [V,B] (softmax gradient in place); hid [B,F] is
+     * hidT transposed for the head's weight gradient; losses [B] */
+    float *X, *xl, *q, *u, *a, *mx, *msg, *ctx, *hidT, *hid, *logitsT, *losses;
+    float *dX, *dxl, *dq, *du, *dmx, *dmsg, *dctx, *dhidT;
     ws_part parts[WL_MAX_THREADS];
-    ws_worker workers[WL_MAX_THREADS];
-    pthread_t threads[WL_MAX_THREADS];
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
-    unsigned generation;
-    int pending, quit, sync_ready;
-    const job *current;
+    pool pool;
 };
-
-/* Rows of part p when n rows are split into parts: contiguous, in order, a function of n and nthreads only. */
-static int nparts(const wl_model_ws *ws, int n)
-{
-    return n < ws->nthreads ? n : ws->nthreads;
-}
-
-static void run_part(const job *j, int p)
-{
-    int k = nparts(j->ws, j->n);
-    if (p < k) j->fn(j, p, (int)((long)j->n * p / k), (int)((long)j->n * (p + 1) / k));
-}
-
-static void *worker_main(void *arg)
-{
-    ws_worker *w = arg;
-    wl_model_ws *ws = w->ws;
-    unsigned seen = 0;
-    pthread_mutex_lock(&ws->mu);
-    for (;;) {
-        while (ws->generation == seen && !ws->quit) pthread_cond_wait(&ws->go, &ws->mu);
-        if (ws->quit) break;
-        seen = ws->generation;
-        const job *j = ws->current;
-        pthread_mutex_unlock(&ws->mu);
-        run_part(j, w->index);
-        pthread_mutex_lock(&ws->mu);
-        if (--ws->pending == 0) pthread_cond_signal(&ws->done);
-    }
-    pthread_mutex_unlock(&ws->mu);
-    return NULL;
-}
-
-/* Runs j on every part (the calling thread takes part 0) and returns when all are done. */
-static void run_job(wl_model_ws *ws, const job *j)
-{
-    if (nparts(ws, j->n) <= 1) {
-        run_part(j, 0);
-        return;
-    }
-    pthread_mutex_lock(&ws->mu);
-    ws->current = j;
-    ws->pending = ws->nworkers;
-    ws->generation++;
-    pthread_cond_broadcast(&ws->go);
-    pthread_mutex_unlock(&ws->mu);
-    run_part(j, 0);
-    pthread_mutex_lock(&ws->mu);
-    while (ws->pending > 0) pthread_cond_wait(&ws->done, &ws->mu);
-    pthread_mutex_unlock(&ws->mu);
-}
 
 static wl_model_ws *ws_create(const wl_model *m, int Bmax, int nthreads)
 {
@@ -279,17 +318,17 @@ static wl_model_ws *ws_create(const wl_model *m, int Bmax, int nthreads)
     ws->V = m->V;
     ws->H = m->H;
     ws->Bmax = Bmax;
-    ws->nthreads = nthreads < 1 ? 1 : nthreads > WL_MAX_THREADS ? WL_MAX_THREADS : nthreads;
+    pool_init(&ws->pool, nthreads);
     size_t B = (size_t)Bmax, T = WL_T, D = WL_D, H = (size_t)m->H, F = WL_F, V = (size_t)m->V;
-    int attn = m->kind == WL_KIND_ATTENTION;
-    struct { float **p; size_t n; } bufs[64];
+    struct { float **p; size_t n; } bufs[32 + 5 * WL_MAX_THREADS];
     int nb = 0;
 #define WS_BUF(ptr, count) (bufs[nb].p = &(ptr), bufs[nb++].n = (count))
+    WS_BUF(ws->hidT, B * F);
     WS_BUF(ws->hid, B * F);
-    WS_BUF(ws->dhid, B * F);
-    WS_BUF(ws->logits, B * V);
+    WS_BUF(ws->dhidT, B * F);
+    WS_BUF(ws->logitsT, B * V);
     WS_BUF(ws->losses, B);
-    if (attn) {
+    if (m->kind == WL_KIND_ATTENTION) {
         float **one[] = {&ws->xl, &ws->q, &ws->msg, &ws->ctx, &ws->dxl, &ws->dq, &ws->dmsg, &ws->dctx};
         for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) WS_BUF(*one[i], B * D);
         WS_BUF(ws->u, B * H * D);
@@ -301,13 +340,13 @@ static wl_model_ws *ws_create(const wl_model *m, int Bmax, int nthreads)
         WS_BUF(ws->X, B * T * D);
         WS_BUF(ws->dX, B * T * D);
     }
-    for (int p = 0; p < ws->nthreads; p++) {
+    for (int p = 0; p < ws->pool.nthreads; p++) {
         WS_BUF(ws->parts[p].xs, T * D);
         WS_BUF(ws->parts[p].dxs, T * D);
+        WS_BUF(ws->parts[p].stats, 2 * B);
         if (p > 0) {
             WS_BUF(ws->parts[p].dtok, V * D);
             WS_BUF(ws->parts[p].dpos, T * D);
-            WS_BUF(ws->parts[p].dsum, V);
         }
     }
 #undef WS_BUF
@@ -317,18 +356,6 @@ static wl_model_ws *ws_create(const wl_model *m, int Bmax, int nthreads)
             wl_model_ws_free(ws);
             return NULL;
         }
-    }
-    pthread_mutex_init(&ws->mu, NULL);
-    pthread_cond_init(&ws->go, NULL);
-    pthread_cond_init(&ws->done, NULL);
-    ws->sync_ready = 1;
-    for (int i = 1; i < ws->nthreads; i++) {
-        ws->workers[i] = (ws_worker){ws, i};
-        if (pthread_create(&ws->threads[i], NULL, worker_main, &ws->workers[i]) != 0) {
-            wl_model_ws_free(ws);
-            return NULL;
-        }
-        ws->nworkers = i;
     }
     return ws;
 }
@@ -341,27 +368,14 @@ wl_model_ws *wl_model_ws_new(const wl_model *m, int Bmax)
 void wl_model_ws_free(wl_model_ws *ws)
 {
     if (!ws) return;
-    if (ws->nworkers > 0) {
-        pthread_mutex_lock(&ws->mu);
-        ws->quit = 1;
-        pthread_cond_broadcast(&ws->go);
-        pthread_mutex_unlock(&ws->mu);
-        for (int i = 1; i <= ws->nworkers; i++) pthread_join(ws->threads[i], NULL);
-    }
-    if (ws->sync_ready) {
-        pthread_mutex_destroy(&ws->mu);
-        pthread_cond_destroy(&ws->go);
-        pthread_cond_destroy(&ws->done);
-    }
-    float *bufs[] = {ws->X, ws->xl, ws->q, ws->u, ws->a, ws->mx, ws->msg, ws->ctx, ws->hid, ws->logits, ws->losses,
-                     ws->dX, ws->dxl, ws->dq, ws->du, ws->dmx, ws->dmsg, ws->dctx, ws->dhid};
+    pool_free(&ws->pool);
+    float *bufs[] = {ws->X, ws->xl, ws->q, ws->u, ws->a, ws->mx, ws->msg, ws->ctx, ws->hidT, ws->hid, ws->logitsT,
+                     ws->losses, ws->dX, ws->dxl, ws->dq, ws->du, ws->dmx, ws->dmsg, ws->dctx, ws->dhidT};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
     for (int p = 0; p < WL_MAX_THREADS; p++) {
-        free(ws->parts[p].xs);
-        free(ws->parts[p].dxs);
-        free(ws->parts[p].dtok);
-        free(ws->parts[p].dpos);
-        free(ws->parts[p].dsum);
+        ws_part *q = &ws->parts[p];
+        float *own[] = {q->xs, q->dxs, q->stats, q->dtok, q->dpos};
+        for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) free(own[i]);
     }
     free(ws);
 }
@@ -388,185 +402,206 @@ static int check_call(const wl_model *m, const wl_model_ws *ws, const int32_t *c
     return check_ids("context", ctx, (size_t)B * WL_T, WL_T, m->V, err);
 }
 
-/* The parallel pieces: each handles rows [b0, b1) with part p's scratch. */
+/* One call's state, shared by the parallel bodies below. */
+typedef struct step {
+    const wl_model *m;
+    wl_model_ws *ws;
+    const int32_t *ctx, *tgt;
+    int B, nparts;   /* nparts: how many parts ran the per-example loops (and hold accumulators) */
+    tensors g;       /* gradients (NULL pointers without) */
+    wl_par par;
+} step;
 
-static void job_embed(const job *j, int p, int b0, int b1)
+static void body_embed(void *arg, int p, int np)
 {
-    (void)p;
-    embed_forward(j->ws->X + (size_t)b0 * WL_T * WL_D, j->ctx + (size_t)b0 * WL_T, j->m->tok_emb, NULL, b1 - b0,
-                  WL_T, WL_D);
+    const step *s = arg;
+    int b0, b1;
+    split(s->B, p, np, &b0, &b1);
+    embed_forward(s->ws->X + (size_t)b0 * WL_T * WL_D, s->ctx + (size_t)b0 * WL_T, s->m->tok_emb, NULL, b1 - b0, WL_T,
+                  WL_D);
 }
 
-static void job_attention(const job *j, int p, int b0, int b1)
+static void body_attention(void *arg, int p, int np)
 {
-    wl_model_ws *ws = j->ws;
-    int H = j->m->H;
-    attention_weights_forward(ws->a + (size_t)b0 * H * WL_T, ws->mx + (size_t)b0 * H * WL_D, ws->parts[p].xs,
-                              j->ctx + (size_t)b0 * WL_T, j->m->tok_emb, j->m->pos_emb, ws->u + (size_t)b0 * H * WL_D,
-                              b1 - b0, WL_T, WL_D, H);
+    const step *s = arg;
+    wl_model_ws *ws = s->ws;
+    size_t H = (size_t)s->m->H;
+    int b0, b1;
+    split(s->B, p, np, &b0, &b1);
+    attention_weights_forward(ws->a + b0 * H * WL_T, ws->mx + b0 * H * WL_D, ws->parts[p].xs,
+                              s->ctx + (size_t)b0 * WL_T, s->m->tok_emb, s->m->pos_emb, ws->u + b0 * H * WL_D,
+                              b1 - b0, WL_T, WL_D, s->m->H);
 }
 
-/* Where part p accumulates: the gradients themselves for part 0, its own buffers for the others. */
-static float *part_dtok(const job *j, int p)
+/* Columns in whole groups of 16 per part (64-byte lines), the remainder with the last part. */
+static void body_crossentropy(void *arg, int p, int np)
 {
-    return p ? j->ws->parts[p].dtok : tensors_at(j->m, j->grads).tok;
+    const step *s = arg;
+    wl_model_ws *ws = s->ws;
+    int g0, g1, B = s->B;
+    split(B / 16, p, np, &g0, &g1);
+    int b0 = 16 * g0, b1 = p == np - 1 ? B : 16 * g1;
+    crossentropy_forward(ws->losses + b0, s->g.head_w ? ws->logitsT + b0 : NULL, ws->logitsT + b0, s->tgt + b0,
+                         1.0f / (float)B, ws->parts[p].stats, b1 - b0, s->m->V, B);
 }
 
-static float *part_dpos(const job *j, int p)
+static void body_head_bias(void *arg, int p, int np)
 {
-    return p ? j->ws->parts[p].dpos : tensors_at(j->m, j->grads).pos;
+    const step *s = arg;
+    int v0, v1;
+    split(s->m->V, p, np, &v0, &v1);   /* vocab_head.bias: row sums of the softmax gradient */
+    row_sums(s->g.head_b + v0, s->ws->logitsT + (size_t)v0 * s->B, v1 - v0, s->B);
 }
 
-static float *part_dsum(const job *j, int p)
+static float *part_dtok(const step *s, int p)
 {
-    return p ? j->ws->parts[p].dsum : tensors_at(j->m, j->grads).head_b;
+    return p ? s->ws->parts[p].dtok : s->g.tok;
 }
 
-static void job_crossentropy(const job *j, int p, int b0, int b1)
+static float *part_dpos(const step *s, int p)
 {
-    wl_model_ws *ws = j->ws;
-    size_t V = (size_t)j->m->V;
-    float *dlogits = j->grads ? ws->logits + b0 * V : NULL, *dsum = j->grads ? part_dsum(j, p) : NULL;
-    if (dsum) memset(dsum, 0, sizeof(float) * V);
-    crossentropy_forward(ws->losses + b0, dlogits, dsum, ws->logits + b0 * V, j->tgt + b0, j->scale, b1 - b0, (int)V);
+    return p ? s->ws->parts[p].dpos : s->g.pos;
 }
 
-static void job_embed_backward(const job *j, int p, int b0, int b1)
+static void body_embed_backward(void *arg, int p, int np)
 {
-    embed_backward(part_dtok(j, p), NULL, j->ws->dX + (size_t)b0 * WL_T * WL_D, j->ctx + (size_t)b0 * WL_T, b1 - b0,
+    const step *s = arg;
+    int b0, b1;
+    split(s->B, p, np, &b0, &b1);
+    embed_backward(part_dtok(s, p), NULL, s->ws->dX + (size_t)b0 * WL_T * WL_D, s->ctx + (size_t)b0 * WL_T, b1 - b0,
                    WL_T, WL_D);
 }
 
-static void job_attention_backward(const job *j, int p, int b0, int b1)
+static void body_attention_backward(void *arg, int p, int np)
 {
-    wl_model_ws *ws = j->ws;
-    const wl_model *m = j->m;
+    const step *s = arg;
+    wl_model_ws *ws = s->ws;
+    const wl_model *m = s->m;
     size_t H = (size_t)m->H;
-    attention_weights_backward(ws->du + b0 * H * WL_D, part_dtok(j, p), part_dpos(j, p), ws->parts[p].xs,
+    int b0, b1;
+    split(s->B, p, np, &b0, &b1);
+    attention_weights_backward(ws->du + b0 * H * WL_D, part_dtok(s, p), part_dpos(s, p), ws->parts[p].xs,
                                ws->parts[p].dxs, ws->dmx + b0 * H * WL_D, ws->a + b0 * H * WL_T,
-                               ws->u + b0 * H * WL_D, j->ctx + (size_t)b0 * WL_T, m->tok_emb, m->pos_emb, b1 - b0,
+                               ws->u + b0 * H * WL_D, s->ctx + (size_t)b0 * WL_T, m->tok_emb, m->pos_emb, b1 - b0,
                                WL_T, WL_D, m->H);
 }
 
-/* Adds the other parts' accumulators to part 0's, in part order; runs in parallel over vocabulary rows. */
-static void job_reduce(const job *j, int p, int r0, int r1)
+/* Adds the other parts' token-embedding accumulators to part 0's, in part order, over this part's rows. */
+static void body_reduce(void *arg, int p, int np)
 {
-    (void)p;
-    const wl_model_ws *ws = j->ws;
-    float *tok = tensors_at(j->m, j->grads).tok;
-    for (int q = 1; q < j->parts; q++) {
-        const float *src = ws->parts[q].dtok;
-        for (size_t i = (size_t)r0 * WL_D; i < (size_t)r1 * WL_D; i++) tok[i] += src[i];
+    const step *s = arg;
+    int v0, v1;
+    split(s->m->V, p, np, &v0, &v1);
+    for (int q = 1; q < s->nparts; q++) {
+        const float *src = s->ws->parts[q].dtok;
+        for (size_t i = (size_t)v0 * WL_D; i < (size_t)v1 * WL_D; i++) s->g.tok[i] += src[i];
     }
 }
 
-/* Zeroes the accumulators of the k parts that the per-example job over B rows will use. */
-static void zero_accumulators(const wl_model *m, wl_model_ws *ws, tensors *g, int k)
+/* Zeroes the embedding accumulators, runs the per-example backward body, sums the parts. */
+static void embedding_grads(step *s, void (*body)(void *, int, int))
 {
-    memset(g->tok, 0, sizeof(float) * (size_t)m->V * WL_D);
-    if (g->pos) memset(g->pos, 0, sizeof(float) * WL_T * WL_D);
+    const wl_model *m = s->m;
+    wl_model_ws *ws = s->ws;
+    int k = s->B < ws->pool.nthreads ? s->B : ws->pool.nthreads;
+    memset(s->g.tok, 0, sizeof(float) * (size_t)m->V * WL_D);
+    if (s->g.pos) memset(s->g.pos, 0, sizeof(float) * WL_T * WL_D);
     for (int p = 1; p < k; p++) {
         memset(ws->parts[p].dtok, 0, sizeof(float) * (size_t)m->V * WL_D);
         memset(ws->parts[p].dpos, 0, sizeof(float) * WL_T * WL_D);
     }
+    pool_run(&ws->pool, body, s, k);
+    s->nparts = k;
+    if (k > 1) pool_run(&ws->pool, body_reduce, s, ws->pool.nthreads);
+    for (int p = 1; p < k && s->g.pos; p++)
+        for (int i = 0; i < WL_T * WL_D; i++) s->g.pos[i] += ws->parts[p].dpos[i];
 }
 
-/* Sums the parts' accumulators (embedding rows in parallel; positions and vocab-head biases in order). */
-static void reduce_accumulators(const wl_model *m, wl_model_ws *ws, job *j, tensors *g, int k, int with_pos)
+static step make_step(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, const int32_t *tgt, int B,
+                      float *grads)
 {
-    for (int p = 1; p < k; p++) {
-        for (int i = 0; i < m->V; i++) g->head_b[i] += ws->parts[p].dsum[i];
-        if (with_pos)
-            for (int i = 0; i < WL_T * WL_D; i++) g->pos[i] += ws->parts[p].dpos[i];
-    }
-    if (k <= 1) return;
-    job r = *j;
-    r.fn = job_reduce;
-    r.n = m->V;
-    r.parts = k;
-    run_job(ws, &r);
+    step s = {m, ws, ctx, tgt, B, 0, {0}, pool_par(&ws->pool)};
+    if (grads) s.g = tensors_at(m, grads);
+    return s;
 }
 
-/* The final-row forward into logits [B,V]; fills the workspace's activations for backward. */
-static void forward_core(const wl_model *m, wl_model_ws *ws, const job *j, float *logits)
+/* The final-row forward into ws->logitsT [V,B]; fills the workspace's activations for backward. */
+static void forward_core(step *s, float *logitsT)
 {
-    const int T = WL_T, D = WL_D, F = WL_F, B = j->n, H = m->H;
+    const wl_model *m = s->m;
+    wl_model_ws *ws = s->ws;
+    const int T = WL_T, D = WL_D, F = WL_F, B = s->B, H = m->H;
+    int k = B < ws->pool.nthreads ? B : ws->pool.nthreads;
     if (m->kind == WL_KIND_MLP) {
-        job e = *j;
-        e.fn = job_embed;
-        run_job(ws, &e);                                                          /* [B,T*D] slots in order */
-        matmul_forward(ws->hid, ws->X, m->hid_w, m->hid_b, B, T * D, F);
+        pool_run(&ws->pool, body_embed, s, k);                                    /* [B,T*D] slots in order */
+        linear_fm_forward(ws->hidT, ws->X, m->hid_w, m->hid_b, B, T * D, F);
     } else {
-        attention_query_forward(ws->xl, ws->q, ws->u, j->ctx, m->tok_emb, m->pos_emb, m->wq, m->wk, B, T, D, H);
-        job a = *j;
-        a.fn = job_attention;
-        run_job(ws, &a);
+        attention_query_forward(ws->xl, ws->q, ws->u, s->ctx, m->tok_emb, m->pos_emb, m->wq, m->wk, B, T, D, H);
+        pool_run(&ws->pool, body_attention, s, k);
         attention_message_forward(ws->msg, ws->mx, m->wv, B, D, H);
         matmul_forward(ws->ctx, ws->msg, m->wo, NULL, B, D, D);                 /* contextual = x + msg W_O^T */
         for (size_t i = 0; i < (size_t)B * D; i++) ws->ctx[i] += ws->xl[i];
-        matmul_forward(ws->hid, ws->ctx, m->hid_w, m->hid_b, B, D, F);
+        linear_fm_forward(ws->hidT, ws->ctx, m->hid_w, m->hid_b, B, D, F);
     }
-    relu_forward(ws->hid, ws->hid, (size_t)B * F);
-    matmul_forward(logits, ws->hid, m->head_w, m->head_b, B, F, m->V);
+    relu_forward(ws->hidT, ws->hidT, (size_t)B * F);
+    head_forward(&s->par, logitsT, ws->hidT, m->head_w, m->head_b, B, F, m->V);
 }
 
-static job make_job(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, const int32_t *tgt, int B, float *grads)
+/* Logits [B,V] into out: a single column is already a row; more are transposed from feature-major. */
+static void forward_logits(step *s, float *out)
 {
-    job j = {NULL, B, m, ws, ctx, tgt, 1.0f / (float)B, grads, 0};
-    return j;
+    forward_core(s, s->B == 1 ? out : s->ws->logitsT);
+    if (s->B > 1) transpose(out, s->ws->logitsT, s->m->V, s->B);
 }
 
 int wl_model_forward(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, int B, float *logits, wl_err *err)
 {
     if (check_call(m, ws, ctx, B, err)) return -1;
-    job j = make_job(m, ws, ctx, NULL, B, NULL);
-    forward_core(m, ws, &j, logits);
+    step s = make_step(m, ws, ctx, NULL, B, NULL);
+    forward_logits(&s, logits);
     return 0;
 }
 
-/* Backward of the mean loss; the softmax gradient is in ws->logits and vocab_head.bias's part-0 share in grads. */
-static void backward(const wl_model *m, wl_model_ws *ws, job *j)
+/* Backward of the mean loss; the softmax gradient is in ws->logitsT. */
+static void backward(step *s)
 {
-    const int T = WL_T, D = WL_D, F = WL_F, V = m->V, H = m->H, B = j->n;
-    tensors g = tensors_at(m, j->grads);
-    int k = nparts(ws, B);
-    /* logits = hid W_head^T + b_head; hid = ReLU(pre) */
-    matmul_backward(ws->dhid, g.head_w, NULL, ws->logits, ws->hid, m->head_w, B, F, V);
-    relu_backward(ws->dhid, ws->dhid, ws->hid, (size_t)B * F);
-    job e = *j;
-    if (m->kind == WL_KIND_MLP) {
-        matmul_backward(ws->dX, g.hid_w, g.hid_b, ws->dhid, ws->X, m->hid_w, B, T * D, F);
-        zero_accumulators(m, ws, &g, k);
-        e.fn = job_embed_backward;
-        run_job(ws, &e);
-        reduce_accumulators(m, ws, j, &g, k, 0);
+    const wl_model *m = s->m;
+    wl_model_ws *ws = s->ws;
+    const int T = WL_T, D = WL_D, F = WL_F, V = m->V, H = m->H, B = s->B;
+    tensors *g = &s->g;
+    /* logitsT = W_head hidT + b_head; hidT = ReLU(pre) */
+    pool_run(&ws->pool, body_head_bias, s, ws->pool.nthreads);
+    transpose(ws->hid, ws->hidT, F, B);
+    head_backward(&s->par, ws->dhidT, g->head_w, ws->logitsT, ws->hid, m->head_w, B, F, V);
+    relu_backward(ws->dhidT, ws->dhidT, ws->hidT, (size_t)B * F);
+    row_sums(g->hid_b, ws->dhidT, F, B);
+    if (m->kind == WL_KIND_MLP) {   /* preT = W_hid X^T + b_hid */
+        linear_fm_backward(&s->par, ws->dX, g->hid_w, ws->dhidT, ws->X, m->hid_w, B, T * D, F);
+        embedding_grads(s, body_embed_backward);
         return;
     }
-    /* pre = contextual W_hid^T + b_hid; contextual = x + msg W_O^T */
-    matmul_backward(ws->dctx, g.hid_w, g.hid_b, ws->dhid, ws->ctx, m->hid_w, B, D, F);
-    matmul_backward(ws->dmsg, g.wo, NULL, ws->dctx, ws->msg, m->wo, B, D, D);
-    attention_message_backward(ws->dmx, g.wv, ws->dmsg, ws->mx, m->wv, B, D, H);
-    zero_accumulators(m, ws, &g, k);
-    e.fn = job_attention_backward;
-    run_job(ws, &e);
-    reduce_accumulators(m, ws, j, &g, k, 1);
+    /* preT = W_hid contextual^T + b_hid; contextual = x + msg W_O^T */
+    linear_fm_backward(&s->par, ws->dctx, g->hid_w, ws->dhidT, ws->ctx, m->hid_w, B, D, F);
+    matmul_backward(ws->dmsg, g->wo, ws->dctx, ws->msg, m->wo, B, D, D);
+    attention_message_backward(ws->dmx, g->wv, ws->dmsg, ws->mx, m->wv, B, D, H);
+    embedding_grads(s, body_attention_backward);
     memcpy(ws->dxl, ws->dctx, sizeof(float) * (size_t)B * D);   /* the residual's share of x's gradient */
-    attention_query_backward(g.tok, g.pos, g.wq, g.wk, ws->dq, ws->dxl, ws->du, ws->xl, ws->q, j->ctx, m->wq, m->wk,
-                             B, T, D, H);
+    attention_query_backward(g->tok, g->pos, g->wq, g->wk, ws->dq, ws->dxl, ws->du, ws->xl, ws->q, s->ctx, m->wq,
+                             m->wk, B, T, D, H);
 }
 
 int wl_model_loss(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, const int32_t *tgt, int B,
                   double *loss, float *grads, wl_err *err)
 {
     if (check_call(m, ws, ctx, B, err) || check_ids("target", tgt, (size_t)B, 1, m->V, err)) return -1;
-    job j = make_job(m, ws, ctx, tgt, B, grads);
-    forward_core(m, ws, &j, ws->logits);
-    j.fn = job_crossentropy;
-    run_job(ws, &j);
+    step s = make_step(m, ws, ctx, tgt, B, grads);
+    forward_core(&s, ws->logitsT);
+    int groups = B / 16;
+    pool_run(&ws->pool, body_crossentropy, &s, groups < 1 ? 1 : groups);
     double sum = 0.0;
     for (int b = 0; b < B; b++) sum += ws->losses[b];
     *loss = sum / B;
-    if (grads) backward(m, ws, &j);
+    if (grads) backward(&s);
     return 0;
 }
 
@@ -579,6 +614,30 @@ void wl_details_free(wl_details *d)
                      d->logits};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
     memset(d, 0, sizeof *d);
+}
+
+/* The details' vocabulary head runs on a pool of its own, started on first use and kept for the process
+ * (details calls take turns on it). */
+static pool details_pool;
+static pthread_once_t details_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t details_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void details_pool_start(void)
+{
+    pool_init(&details_pool, openblas_get_num_threads());
+}
+
+static int details_mlp(const wl_model *m, const int32_t *ctx, int B, wl_details *out, wl_err *err)
+{
+    wl_model_ws *ws = ws_create(m, B, 1);
+    if (!ws) {
+        wl_details_free(out);
+        return wl_fail(err, "model %s: out of memory for details of %d contexts", m->kind_name, B);
+    }
+    step s = make_step(m, ws, ctx, NULL, B, NULL);
+    forward_logits(&s, out->logits);
+    wl_model_ws_free(ws);
+    return 0;
 }
 
 int wl_model_details(const wl_model *m, const int32_t *ctx, int B, wl_details *out, wl_err *err)
@@ -594,24 +653,14 @@ int wl_model_details(const wl_model *m, const int32_t *ctx, int B, wl_details *o
     out->V = m->V;
     out->logits = malloc(sizeof(float) * B * V);
     if (!out->logits) return wl_fail(err, "model %s: out of memory for details of %d contexts", m->kind_name, B);
-    if (m->kind == WL_KIND_MLP) {
-        wl_model_ws *ws = ws_create(m, B, 1);
-        if (!ws) {
-            wl_details_free(out);
-            return wl_fail(err, "model %s: out of memory for details of %d contexts", m->kind_name, B);
-        }
-        job j = make_job(m, ws, ctx, NULL, B, NULL);
-        forward_core(m, ws, &j, out->logits);
-        wl_model_ws_free(ws);
-        return 0;
-    }
+    if (m->kind == WL_KIND_MLP) return details_mlp(m, ctx, B, out, err);
     out->H = m->H;
     out->d = WL_D / m->H;
     float **slots[] = {&out->E, &out->Q, &out->K, &out->Vv, &out->scores, &out->weights, &out->messages,
                        &out->contextual, &out->logits_all};
     size_t sizes[] = {N * D, N * D, N * D, N * D, N * H * T, N * H * T, N * D, N * D, N * V};
-    float *QKV = malloc(sizeof(float) * N * 3 * D), *hid = malloc(sizeof(float) * N * F);
-    int ok = QKV && hid;
+    float *QKV = malloc(sizeof(float) * N * 3 * D), *hidT = malloc(sizeof(float) * N * F);
+    int ok = QKV && hidT;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         *slots[i] = malloc(sizeof(float) * sizes[i]);
         ok = ok && *slots[i];
@@ -626,14 +675,19 @@ int wl_model_details(const wl_model *m, const int32_t *ctx, int B, wl_details *o
                                B, WL_T, WL_D, m->H);
         matmul_forward(out->contextual, out->messages, m->wo, NULL, (int)N, WL_D, WL_D);
         for (size_t i = 0; i < N * D; i++) out->contextual[i] += out->E[i];
-        matmul_forward(hid, out->contextual, m->hid_w, m->hid_b, (int)N, WL_D, WL_F);
-        relu_forward(hid, hid, N * F);
-        matmul_forward(out->logits_all, hid, m->head_w, m->head_b, (int)N, WL_F, m->V);
+        linear_fm_forward(hidT, out->contextual, m->hid_w, m->hid_b, (int)N, WL_D, WL_F);
+        relu_forward(hidT, hidT, N * F);
+        pthread_once(&details_once, details_pool_start);
+        pthread_mutex_lock(&details_mu);
+        wl_par par = pool_par(&details_pool);
+        /* logits_all [N,V] = hid W_head^T + b_head, computed as W_head hidT stored transposed */
+        gemm(&par, out->logits_all, m->V, 1, m->head_w, F, 1, hidT, (int)N, m->head_b, 0, m->V, (int)N, WL_F);
+        pthread_mutex_unlock(&details_mu);
         for (int b = 0; b < B; b++)
             memcpy(out->logits + b * V, out->logits_all + ((size_t)b * T + T - 1) * V, sizeof(float) * V);
     }
     free(QKV);
-    free(hid);
+    free(hidT);
     if (!ok) {
         wl_details_free(out);
         return wl_fail(err, "model %s: out of memory for details of %d contexts", m->kind_name, B);

@@ -1,0 +1,180 @@
+/* wl_gemm.c: C (+)= A B for the models' big products: a 12x32 AVX-512 kernel over packed panels of B, or OpenBLAS.
+ *
+ * Work is split by panels of 32 columns of C: each part packs its own panels of B (KC rows at a time, 32 KiB,
+ * on its stack) and sweeps all rows of A over them, 12 rows at a time, with 24 accumulators in registers.
+ * Each C element is the sum over k in increasing order (one fused multiply-add chain per K block, blocks
+ * added in order), so the split does not change the result. */
+#include "wl_gemm.h"
+
+#include <cblas.h>
+#include <string.h>
+
+#define MR 12    /* rows of C per kernel call */
+#define NR 32    /* columns per panel: two 16-float vectors */
+#define KC 256   /* rows of B per packed block */
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define WL_HAVE_AVX512_KERNEL 1
+#endif
+
+typedef struct gemm_args {
+    float *C;
+    int ldc, ct;
+    const float *A;
+    size_t rsa, csa;
+    const float *B;
+    int ldb;
+    const float *rbias;
+    int accumulate, M, N, K;
+} gemm_args;
+
+#ifdef WL_HAVE_AVX512_KERNEL
+
+/* Rows [i0, i0+mr) of panel columns [j0, j0+nr) over packed B block bp [kc][NR] and A at k = k0. */
+__attribute__((target("avx512f"))) static void kernel(const gemm_args *g, const float *bp, int i0, int mr, int j0,
+                                                        int nr, int k0, int kc)
+{
+    __m512 c[MR][2];
+    const int first = k0 == 0 && !g->accumulate;
+    const __mmask16 m0 = nr >= 16 ? 0xFFFF : (__mmask16)((1u << nr) - 1);
+    const __mmask16 m1 = nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (__mmask16)((1u << (nr - 16)) - 1);
+    /* transposed C: element (i, j0+l) lives at C[(j0+l)*ldc + i] */
+    const __m512i step = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                            _mm512_set1_epi32(g->ldc));
+    for (int r = 0; r < mr; r++) {
+        int i = i0 + r;
+        if (first) {
+            c[r][0] = c[r][1] = _mm512_set1_ps(g->rbias ? g->rbias[i] : 0.0f);
+        } else if (!g->ct) {
+            const float *cr = g->C + (size_t)i * g->ldc + j0;
+            c[r][0] = _mm512_maskz_loadu_ps(m0, cr);
+            c[r][1] = _mm512_maskz_loadu_ps(m1, cr + 16);
+        } else {
+            const float *cc = g->C + (size_t)j0 * g->ldc + i;
+            c[r][0] = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m0, step, cc, 4);
+            c[r][1] = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m1, step, cc + (size_t)16 * g->ldc, 4);
+        }
+    }
+    const float *a = g->A + (size_t)i0 * g->rsa + (size_t)k0 * g->csa;
+    const size_t rsa = g->rsa, csa = g->csa;
+    if (mr == MR) {
+        for (int k = 0; k < kc; k++) {
+            __m512 b0 = _mm512_loadu_ps(bp + (size_t)k * NR), b1 = _mm512_loadu_ps(bp + (size_t)k * NR + 16);
+            const float *ak = a + k * csa;
+#define WL_ROW(r)                                                                                                    \
+    {                                                                                                                \
+        __m512 ar = _mm512_set1_ps(ak[(r) * rsa]);                                                                   \
+        c[r][0] = _mm512_fmadd_ps(ar, b0, c[r][0]);                                                                  \
+        c[r][1] = _mm512_fmadd_ps(ar, b1, c[r][1]);                                                                  \
+    }
+            WL_ROW(0) WL_ROW(1) WL_ROW(2) WL_ROW(3) WL_ROW(4) WL_ROW(5)
+            WL_ROW(6) WL_ROW(7) WL_ROW(8) WL_ROW(9) WL_ROW(10) WL_ROW(11)
+#undef WL_ROW
+        }
+    } else {
+        for (int k = 0; k < kc; k++) {
+            __m512 b0 = _mm512_loadu_ps(bp + (size_t)k * NR), b1 = _mm512_loadu_ps(bp + (size_t)k * NR + 16);
+            const float *ak = a + k * csa;
+            for (int r = 0; r < mr; r++) {
+                __m512 ar = _mm512_set1_ps(ak[r * rsa]);
+                c[r][0] = _mm512_fmadd_ps(ar, b0, c[r][0]);
+                c[r][1] = _mm512_fmadd_ps(ar, b1, c[r][1]);
+            }
+        }
+    }
+    for (int r = 0; r < mr; r++) {
+        int i = i0 + r;
+        if (!g->ct) {
+            float *cr = g->C + (size_t)i * g->ldc + j0;
+            _mm512_mask_storeu_ps(cr, m0, c[r][0]);
+            _mm512_mask_storeu_ps(cr + 16, m1, c[r][1]);
+        } else {
+            float *cc = g->C + (size_t)j0 * g->ldc + i;
+            _mm512_mask_i32scatter_ps(cc, m0, step, c[r][0], 4);
+            _mm512_mask_i32scatter_ps(cc + (size_t)16 * g->ldc, m1, step, c[r][1], 4);
+        }
+    }
+}
+
+/* One part's share: panels p = part, part + nparts, ... (interleaved so that parts get equal work). */
+__attribute__((target("avx512f"))) static void gemm_part(void *arg, int part, int nparts)
+{
+    const gemm_args *g = arg;
+    float bp[KC * NR] __attribute__((aligned(64)));
+    int npanels = (g->N + NR - 1) / NR;
+    for (int p = part; p < npanels; p += nparts) {
+        int j0 = p * NR, nr = g->N - j0 < NR ? g->N - j0 : NR;
+        for (int k0 = 0; k0 < g->K; k0 += KC) {
+            int kc = g->K - k0 < KC ? g->K - k0 : KC;
+            for (int k = 0; k < kc; k++) {   /* pack B[k0+k, j0..j0+nr) into bp[k][0..NR), zero-padded */
+                const float *src = g->B + (size_t)(k0 + k) * g->ldb + j0;
+                float *dst = bp + (size_t)k * NR;
+                if (nr == NR) {
+                    memcpy(dst, src, sizeof(float) * NR);
+                } else {
+                    memcpy(dst, src, sizeof(float) * nr);
+                    memset(dst + nr, 0, sizeof(float) * (NR - nr));
+                }
+            }
+            for (int i0 = 0; i0 < g->M; i0 += MR)
+                kernel(g, bp, i0, g->M - i0 < MR ? g->M - i0 : MR, j0, nr, k0, kc);
+        }
+    }
+}
+
+int gemm_has_kernel(void)
+{
+    static int has = -1;
+    if (has < 0) has = __builtin_cpu_supports("avx512f") ? 1 : 0;
+    return has;
+}
+
+#else
+
+int gemm_has_kernel(void)
+{
+    return 0;
+}
+
+#endif
+
+/* OpenBLAS: A as a row-major matrix (csa == 1, lda = rsa) or a transposed one (rsa == 1, lda = csa). */
+static void gemm_blas(const gemm_args *g)
+{
+    int a_rows = g->csa == 1;
+    int lda = (int)(a_rows ? g->rsa : g->csa);
+    float beta = g->accumulate ? 1.0f : 0.0f;
+    if (!g->accumulate && g->rbias) {   /* C starts at the row bias */
+        for (int i = 0; i < g->M; i++)
+            for (int j = 0; j < g->N; j++) g->C[g->ct ? (size_t)j * g->ldc + i : (size_t)i * g->ldc + j] = g->rbias[i];
+        beta = 1.0f;
+    }
+    if (g->N == 1)   /* one column: c = A b */
+        cblas_sgemv(CblasRowMajor, a_rows ? CblasNoTrans : CblasTrans, a_rows ? g->M : g->K, a_rows ? g->K : g->M,
+                    1.0f, g->A, lda, g->B, g->ldb, beta, g->C, g->ct ? 1 : g->ldc);
+    else if (!g->ct)   /* C = A B */
+        cblas_sgemm(CblasRowMajor, a_rows ? CblasNoTrans : CblasTrans, CblasNoTrans, g->M, g->N, g->K, 1.0f, g->A,
+                    lda, g->B, g->ldb, beta, g->C, g->ldc);
+    else          /* C^T = B^T A^T */
+        cblas_sgemm(CblasRowMajor, CblasTrans, a_rows ? CblasTrans : CblasNoTrans, g->N, g->M, g->K, 1.0f, g->B,
+                    g->ldb, g->A, lda, beta, g->C, g->ldc);
+}
+
+void gemm(const wl_par *par, float *C, int ldc, int ct, const float *A, size_t rsa, size_t csa, const float *B,
+          int ldb, const float *rbias, int accumulate, int M, int N, int K)
+{
+    gemm_args g = {C, ldc, ct, A, rsa, csa, B, ldb, rbias, accumulate, M, N, K};
+    if (M <= 0 || N <= 0) return;
+#ifdef WL_HAVE_AVX512_KERNEL
+    if (gemm_has_kernel() && N > 1) {
+        int npanels = (N + NR - 1) / NR;
+        if (par && par->nparts > 1 && npanels > 1)
+            par->run(par->ctx, gemm_part, &g);
+        else
+            gemm_part(&g, 0, 1);
+        return;
+    }
+#endif
+    gemm_blas(&g);
+}
