@@ -29,7 +29,9 @@ static int opt_heads_list(wl_call *c, wl_seq_opts *o)
     int word = wl_call_optword(c, "heads");
     double x[WL_SEQ_MAX_HEADS_LIST];
     int n = 0;
-    if (v->type == WL_V_LIST) {
+    if (v->type == WL_V_NUM) {
+        x[n++] = v->num;
+    } else if (v->type == WL_V_LIST) {
         for (int i = 0; i < v->n; i++) {
             if (v->items[i]->type != WL_V_NUM || n == WL_SEQ_MAX_HEADS_LIST)
                 return wl_call_fail(c, "ArgumentError", word, "heads= takes up to %d head counts, e.g. heads=1,2,4",
