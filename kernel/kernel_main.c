@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define IOPUB_INPROC "inproc://wordlab-iopub"
 #define LINGER_MS 1000        /* bounded: a restart can rebind the same ports soon after */
@@ -77,12 +78,35 @@ static void *hb_thread(void *sock)
     return NULL;
 }
 
+/* jupyter_client names its own pid in JPY_PARENT_PID. The kernel ends when that process is
+ * gone: the kernel was re-parented (to init, or to another reaper). */
+static pid_t launcher_pid, first_ppid;
+
+static void watch_parent(void)
+{
+    const char *s = getenv("JPY_PARENT_PID");
+    launcher_pid = s ? (pid_t)atol(s) : 0;
+    first_ppid = getppid();
+}
+
+static int parent_gone(void)
+{
+    if (launcher_pid <= 0) return 0;
+    pid_t now = getppid();
+    return now != first_ppid || (now == 1 && launcher_pid != 1);
+}
+
+/* The shell loop: ends on a shutdown_request, or when the kernel's client is gone. */
 static void serve(wl_chan *c, int timeout_ms)
 {
     while (!atomic_load(&c->k->shutdown)) {
         zmq_pollitem_t it = {c->req.sock, 0, ZMQ_POLLIN, 0};
         int r = zmq_poll(&it, 1, timeout_ms);
         if (r < 0 && errno != EINTR) return;   /* ETERM: the kernel is closing */
+        if (r == 0 && parent_gone()) {
+            fprintf(stderr, "wordlab kernel: the process that started it (pid %d) is gone; exiting\n", (int)launcher_pid);
+            return;
+        }
         if (r <= 0) continue;
         wl_msg m;
         if (wl_wire_recv(&c->req, &m, ZMQ_DONTWAIT) != 1) continue;
@@ -139,6 +163,7 @@ static int usage(void)
 int wl_cmd_kernel(int argc, char **argv)
 {
     const char *path = NULL;
+    watch_parent();
     for (int i = 1; i < argc; i++) {
         if ((!strcmp(argv[i], "-f") || !strcmp(argv[i], "--connection-file")) && i + 1 < argc)
             path = argv[++i];
