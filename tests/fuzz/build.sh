@@ -12,17 +12,27 @@ read -r -a pc_cflags <<<"$(pkg-config --cflags libutf8proc libcjson openblas)"
 objs=()
 for c in "$src"/runtime/*/*.c; do
   o="$out/obj/$(basename "$(dirname "$c")")_$(basename "$c" .c).o"
+  # The sequence lesson's vector code is written for gcc (clang 14 refuses its 4 x double vector
+  # arguments without AVX and misnames its target_clones ifunc); gcc compiles it, uninstrumented:
+  # its commands take only numbers.
+  cc=("$CC" "${flags[@]}")
+  case "$c" in */runtime/seq/*) cc=("${CC_SEQ:-gcc}" -g -O1 -std=c11 -D_GNU_SOURCE) ;; esac
   if [ ! -f "$o" ] || [ "$c" -nt "$o" ]; then
-    "$CC" "${flags[@]}" "${incs[@]}" "${pc_cflags[@]}" -c "$c" -o "$o"
+    "${cc[@]}" "${incs[@]}" "${pc_cflags[@]}" -c "$c" -o "$o"
   fi
   objs+=("$o")
 done
 rm -f "$out/libwl_fuzz.a"
 ar rcs "$out/libwl_fuzz.a" "${objs[@]}"
 read -r -a pc_libs <<<"$(pkg-config --libs libutf8proc libcjson openblas)"
+# A target may name more sources (`// wl-fuzz-extra: kernel/kernel_wire.c`, paths from the repository
+# root; their folders go on the include path) and libraries (`// wl-fuzz-libs: -lzmq`).
 for f in "$src"/tests/fuzz/fuzz_*.c; do
   name="$(basename "$f" .c)"
-  "$CC" "${flags[@]}" -fsanitize=fuzzer "${incs[@]}" "${pc_cflags[@]}" "$f" "$out/libwl_fuzz.a" \
-    "${pc_libs[@]}" -lcrypto -lz -lm -lpthread -o "$out/$name"
+  extra=(); xincs=()
+  for e in $(sed -n 's|^// wl-fuzz-extra: *||p' "$f"); do extra+=("$src/$e"); xincs+=(-I"$src/$(dirname "$e")"); done
+  read -r -a xlibs <<<"$(sed -n 's|^// wl-fuzz-libs: *||p' "$f" | tr '\n' ' ')"
+  "$CC" "${flags[@]}" -fsanitize=fuzzer "${incs[@]}" "${xincs[@]}" "${pc_cflags[@]}" "$f" "${extra[@]}" "$out/libwl_fuzz.a" \
+    "${pc_libs[@]}" "${xlibs[@]}" -lcrypto -lz -lm -lpthread -o "$out/$name"
   echo "built $out/$name"
 done

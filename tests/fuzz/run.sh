@@ -10,7 +10,7 @@ for t in "$out"/fuzz_*; do
   seeds="$src/tests/fuzz/corpus/$name"
   work="$out/corpus_$name"; mkdir -p "$work"
   if [ "$mode" = seconds ]; then limit=(-max_total_time="$n"); else limit=(-runs="$n"); fi
-  if "$t" "${limit[@]}" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$work" "$seeds" >"$out/$name.log" 2>&1; then
+  if "$t" "${limit[@]}" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$out/$name-" "$work" "$seeds" >"$out/$name.log" 2>&1; then
     echo "fuzz_$name: $(grep -m1 -o 'stat::number_of_executed_units: [0-9]*' "$out/$name.log" | awk '{print $2}') inputs, no crash"
   else
     echo "fuzz_$name: FAILED (see $out/$name.log)"; tail -30 "$out/$name.log"; status=1
