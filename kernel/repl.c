@@ -209,7 +209,9 @@ static char **repl_complete(const char *text, int start, int end)
     g_matches = m;
     g_nmatches = n;
     if (n == 0) return NULL;
-    if (n == 1 && g_matches[0][0] && g_matches[0][strlen(g_matches[0]) - 1] == '=') rl_completion_suppress_append = 1;
+    /* no space after an option's '=' or a variable (a .field may follow) */
+    const char *m0 = g_matches[0];
+    if (n == 1 && m0[0] && (m0[strlen(m0) - 1] == '=' || strchr(m0, '$'))) rl_completion_suppress_append = 1;
     return rl_completion_matches(text, match_gen);
 }
 
@@ -310,7 +312,7 @@ static int repl_loop(wl_interp *in, term *t)
     history_path(g_rs.hist, sizeof g_rs.hist);
     using_history();
     stifle_history(2000);
-    if (g_rs.hist[0]) read_history(g_rs.hist);
+    if (g_rs.hist[0] && read_history(g_rs.hist) != 0) write_history(g_rs.hist);   /* created: append_history needs it */
     rl_readline_name = "wordlab";
     rl_attempted_completion_function = repl_complete;
     rl_completer_word_break_characters = " \t\n;[]\"";

@@ -1,0 +1,160 @@
+"""The REPL in a real pseudo-terminal: tab completion, continuation prompt, history (in the session and
+from ~/.wordlab_history), Ctrl-C at the prompt and during training, Ctrl-D to quit."""
+import os
+import pty
+import re
+import select
+import signal
+import struct
+import fcntl
+import termios
+import time
+
+import pytest
+
+WORDLAB = os.environ.get("WORDLAB", "build/wordlab")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r")
+
+
+class Repl:
+    def __init__(self, home, extra_env=None):
+        env = dict(os.environ, HOME=str(home), TERM="xterm", NO_COLOR="1")
+        env.update(extra_env or {})
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execve(WORDLAB, [WORDLAB], env)
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 120, 0, 0))
+        self.buf = ""
+
+    def send(self, s):
+        os.write(self.fd, s.encode())
+
+    def read_for(self, seconds):
+        end = time.time() + seconds
+        while time.time() < end:
+            r, _, _ = select.select([self.fd], [], [], max(0.0, end - time.time()))
+            if not r:
+                break
+            try:
+                data = os.read(self.fd, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            self.buf += data.decode("utf-8", "replace")
+
+    def expect(self, pattern, timeout=20):
+        """Waits until the output since the last expect matches pattern; returns that output (escape codes removed)."""
+        end = time.time() + timeout
+        while True:
+            clean = ANSI.sub("", self.buf)
+            m = re.search(pattern, clean)
+            if m:
+                self.buf = clean[m.end():]
+                return clean[: m.end()]
+            if time.time() > end:
+                raise AssertionError(f"timed out waiting for {pattern!r}; output so far:\n{clean}")
+            self.read_for(0.1)
+
+    def close(self):
+        try:
+            self.send("\x04")
+            _, status = os.waitpid(self.pid, 0)
+            return os.waitstatus_to_exitcode(status)
+        finally:
+            os.close(self.fd)
+
+
+@pytest.fixture
+def home(tmp_path):
+    return tmp_path
+
+
+def test_completion_continuation_and_exit(home):
+    r = Repl(home)
+    r.expect(r"wordlab> ")
+    r.send("perp\t")
+    r.expect(r"perplexity ")              # Tab completed the command name
+    r.send("0.5 0.25 0.125\r")
+    out = r.expect(r"wordlab> ")
+    assert "0.6931" in out and "2.0794" in out and "mean cross-entropy: 1.3863" in out and "= 4.0" in out
+    r.send("stories = corpus profile=smoke\r")
+    r.expect(r"wordlab> ")
+    r.send("print $sto\t")
+    r.expect(r"\$stories")                # variables complete too
+    r.send(".tr\t")
+    r.expect(r"train")                    # and their fields
+    r.send("\r")
+    assert re.search(r"\b\d{3}\b", r.expect(r"wordlab> "))
+    r.send("print [mean 1\r")
+    r.expect(r"\.\.\.> ")                 # an open bracket continues on the next line
+    r.send("3]\r")
+    assert "2.0" in r.expect(r"wordlab> ")
+    r.send("tokenise x\r")
+    out = r.expect(r"wordlab> ")
+    assert "UnknownCommand" in out and "did you mean tokenize?" in out and "^" in out
+    assert r.close() == 0
+
+
+def test_history_in_session_and_across_sessions(home):
+    r = Repl(home)
+    r.expect(r"wordlab> ")
+    r.send("print first-entry\r")
+    r.expect(r"first-entry\s*\n.*wordlab> ")
+    r.send("mean 10 20\r")
+    assert "15.0" in r.expect(r"wordlab> ")
+    r.send("\x1b[A\x1b[A\r")              # two up arrows: the print again
+    assert "first-entry" in r.expect(r"wordlab> ")
+    assert r.close() == 0
+    hist = (home / ".wordlab_history").read_text()
+    assert "print first-entry" in hist and "mean 10 20" in hist
+
+    r = Repl(home)                        # a new session reads the history file
+    r.expect(r"wordlab> ")
+    r.send("\x1b[A")
+    r.expect(r"print first-entry")
+    r.send("\r")
+    assert "first-entry" in r.expect(r"wordlab> ")
+    assert r.close() == 0
+
+
+def test_ctrl_c_at_prompt_drops_the_line(home):
+    r = Repl(home)
+    r.expect(r"wordlab> ")
+    r.send('print "never')
+    r.send("\r")
+    r.expect(r"\.\.\.> ")
+    r.send("\x03")                        # Ctrl-C: the unfinished cell is dropped
+    r.expect(r"wordlab> ")
+    r.send("print fresh\r")
+    out = r.expect(r"wordlab> ")
+    assert "fresh" in out and "never" not in out
+    assert r.close() == 0
+
+
+def test_ctrl_c_stops_training_and_keeps_the_repl(home):
+    r = Repl(home)
+    r.expect(r"wordlab> ")
+    r.send("stories = corpus profile=smoke\r")
+    r.expect(r"wordlab> ")
+    r.send("m = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\r")
+    r.expect(r"wordlab> ")
+    r.send("train $m $stories steps=100000 batch=64 eval_every=50\r")
+    r.expect(r"step 1/100000", timeout=60)
+    r.expect(r"step 50/100000", timeout=120)   # a validation happened: there is a best step to keep
+    t0 = time.time()
+    r.send("\x03")
+    out = r.expect(r"wordlab> ", timeout=60)
+    assert time.time() - t0 < 30
+    assert "Interrupted" in out
+    assert re.search(r"interrupted at step \d+; the model keeps the weights of step \d+", out)
+    r.send("print $m.selected_step\r")
+    step = int(re.search(r"(\d+)\s*\n", r.expect(r"wordlab> ")).group(1))
+    assert step >= 50
+    assert r.close() == 0
+
+
+def test_ctrl_d_exits(home):
+    r = Repl(home)
+    r.expect(r"wordlab> ")
+    assert r.close() == 0
