@@ -221,22 +221,34 @@ static const wl_sg_step lost_problem[] = {
         "[But then|Suddenly|All of a sudden|Then], {a} [strong wind blew away|big dog ran off with|naughty monkey grabbed|fast bird took|big wave carried away] the {C} {T}.",
         "{N} put the {C} {T} {near} {a} {look} {thing}, but when {P} came back, it was gone.",
         "When {N} was not looking, the {C} {T} [rolled|fell|slipped] away.",
-        "{N} played and played, and then {P} could not find {D} {C} {T}."), 100},
-    {WL_SG_ALTS("{N} looked [everywhere|all around|under every bush|behind every tree] for {D} {C} {T}, but {P} could not find it."), 100},
+        "{N} played and played, and then {P} could not find {D} {C} {T}.",
+        "{N} [left|dropped] the {C} {T} {AT} and ran off to play {game}. When {P} came back, the {T} was not there.",
+        "{^}{excl}! {N} could not find {D} {C} {T} anywhere.",
+        "{N} turned around, and the {C} {T} was gone!"), 100},
+    {WL_SG_ALTS("{N} looked [everywhere|all around|under every bush|behind every tree] for {D} {C} {T}, but {P} could not find it.",
+        "{N} searched [{near} the {look} {thing}|in the grass|by the path], but there was no {C} {T}.",
+        "{P} looked [high and low|here and there|far and near], but the {T} was gone.",
+        "{N} called, \"{C} {T}, where are you?\" But nothing happened."), 100},
     {WL_SG_ALTS("{N} was very {sad}. [{P} started to cry.|Tears rolled down {D} cheeks.|{P} sat down and cried.|{P} did not know what to do.]"), 60},
     {WL_SG_ALTS("\"[Oh no|Help]! Where is my {C} {T}?\" [cried|asked|said] {N}."), 70},
 };
 static const wl_sg_step lost_solve[] = {
     {WL_SG_ALTS(
         "{F} [came over|ran to {O}|saw {N} crying|put an arm around {O}] and said, \"Don't worry, {N}. I will help you find it.\"",
-        "\"Don't be {sad}, {N},\" said {F}. \"We can find your {C} {T} together.\""), 100},
+        "\"Don't be {sad}, {N},\" said {F}. \"We can find your {C} {T} together.\"",
+        "{F} saw that {N} was {sad}. \"I will help you look,\" {FP} said.",
+        "\"What is wrong, {N}?\" asked {F}. \"I lost my {C} {T},\" said {N}. \"Let's find it,\" said {F}."), 100},
     {WL_SG_ALTS("{N} and {F} looked [near the {look} {thing}|in the tall grass|behind the trees|near the water|under the bench]."), 40},
     {WL_SG_ALTS(
         "[At last|Finally|Soon|After a long time], {F} found the {C} {T} {near} {a} {look} {thing}.",
-        "Then {N} saw something {C} {near} {a} {look} {thing}. It was {D} {S} {C} {T}!"), 100},
+        "Then {N} saw something {C} {near} {a} {look} {thing}. It was {D} {S} {C} {T}!",
+        "\"Look!\" {say} {F}. \"There is your {C} {T}, {near} the {look} {thing}!\"",
+        "{F} [pointed|jumped|shouted]. The {C} {T} was [under a bush|in the tall grass|behind a rock|next to the pond]!"), 100},
     {WL_SG_ALTS(
         "\"Thank you, {F}!\" said {N}. \"You are {a} {kind} friend.\"",
-        "{N} hugged {F} and said, \"Thank you for helping me!\""), 80},
+        "{N} hugged {F} and said, \"Thank you for helping me!\"",
+        "{N} was so {happy} to have {D} {C} {T} back.",
+        "\"My {C} {T}!\" {say} {N}. {^}{P} held it tight and thanked {F}."), 80},
 };
 static const wl_sg_step lost_moral[] = {
     {WL_SG_ALTS(
@@ -250,18 +262,26 @@ static const wl_sg_step lost_moral[] = {
 static const wl_sg_step stuck_problem[] = {
     {WL_SG_ALTS(
         "[But then|Suddenly|Oh no], the {C} {T} [flew up|bounced high|went up] and got stuck [in a tall tree|on the roof|on a high branch|on top of the fence|at the top of the slide].",
-        "A gust of wind lifted the {C} {T} and it got stuck [in a tall tree|on the roof|on a high branch]."), 100},
-    {WL_SG_ALTS("{N} [jumped|reached|stretched|tried and tried], but {P} could not reach it."), 100},
+        "A gust of wind lifted the {C} {T} and it got stuck [in a tall tree|on the roof|on a high branch].",
+        "{N} threw the {C} {T} up high, and it landed on top of {a} {look} [tree|shed|wall]. It was stuck!",
+        "{^}{excl}! The {C} {T} was stuck [in a tall tree|on the roof|on a high branch]."), 100},
+    {WL_SG_ALTS("{N} [jumped|reached|stretched|tried and tried], but {P} could not reach it.",
+        "{N} tried to [climb up|jump up|reach it with a stick], but it was too high.",
+        "{P} was too small to get the {C} {T} down."), 100},
     {WL_SG_ALTS("\"My {T}!\" cried {N}. \"How will I get it down?\"", "{N} felt {sad}."), 60},
 };
 static const wl_sg_step stuck_solve[] = {
     {WL_SG_ALTS(
         "{F} had an idea. \"Let's use a long stick!\" {FP} said.",
         "{F} said, \"I can climb! I will get it for you, {N}.\"",
-        "{N} ran to get {D} {M}."), 100},
+        "{N} ran to get {D} {M}.",
+        "\"I know what to do,\" said {F}. \"We can [use a long stick|get a ladder|ask for help].\"",
+        "{F} looked up at the {C} {T} and thought hard."), 100},
     {WL_SG_ALTS(
         "{F} [climbed up carefully|pushed the {T} with a long stick|shook the branch gently|stood on a box], and the {C} {T} fell down.",
-        "{D} {M} came with a ladder and got the {C} {T} down."), 100},
+        "{D} {M} came with a ladder and got the {C} {T} down.",
+        "With one more try, the {C} {T} came down, and {N} caught it.",
+        "{F} stood on a box and pulled the {C} {T} down."), 100},
     {WL_SG_ALTS("{N} [caught|picked up|hugged] {D} {C} {T}. \"Thank you, {F}!\" {P} said."), 80},
 };
 static const wl_sg_step stuck_moral[] = {
@@ -274,15 +294,21 @@ static const wl_sg_step stuck_moral[] = {
 static const wl_sg_step broken_problem[] = {
     {WL_SG_ALTS(
         "[Then|But then|Suddenly], {N} [tripped|slipped|bumped into {F}], and the {C} {T} fell and broke.",
-        "Oh no! The {C} {T} got a big [rip|crack|hole] in it."), 100},
-    {WL_SG_ALTS("{N} [looked at|picked up] the broken {T} and felt very {sad}."), 100},
+        "Oh no! The {C} {T} got a big [rip|crack|hole] in it.",
+        "{N} dropped the {C} {T}, and it [broke|cracked|tore] into two pieces.",
+        "{F} [pulled|played with|stepped on] the {C} {T} too hard, and it broke."), 100},
+    {WL_SG_ALTS("{N} [looked at|picked up] the broken {T} and felt very {sad}.",
+        "{N} held the broken {C} {T} and started to cry.",
+        "{N} was very {sad}. {D} {S} {C} {T} was broken."), 100},
     {WL_SG_ALTS("\"My {S} {C} {T} is broken!\" cried {N}.",
         "It was {D} favorite {T}, and now it was broken."), 60},
     {WL_SG_ALTS("{F} felt {sad} too. {FP} did not know what to say."), 30},
 };
 static const wl_sg_step broken_solve[] = {
     {WL_SG_ALTS("{N} and {F} took the {C} {T} to {D} {M}.",
-        "\"Let's ask your {M},\" said {F}."), 100},
+        "\"Let's ask your {M},\" said {F}.",
+        "{N} took the broken {C} {T} home to {D} {M}.",
+        "{F} said, \"Don't cry, {N}. Maybe we can fix it.\""), 100},
     {WL_SG_ALTS("{D} {M} [fixed the {C} {T} with some tape|glued the {C} {T} back together|mended the {C} {T} very carefully|fixed the {C} {T} with a needle and thread]."), 100},
     {WL_SG_ALTS("Soon the {C} {T} was as good as new!", "The {T} looked almost new again."), 60},
     {WL_SG_ALTS("\"Thank you, {^}{M}!\" said {N}, and {P} gave {D} {M} a big hug."), 60},
@@ -296,16 +322,22 @@ static const wl_sg_step broken_moral[] = {
 /* The hero will not share, then does. */
 static const wl_sg_step share_problem[] = {
     {WL_SG_ALTS("{F} wanted to {U} the {C} {T} too.",
-        "After a while, {F} asked, \"Can I {U} your {C} {T}, {N}?\""), 100},
+        "After a while, {F} asked, \"Can I {U} your {C} {T}, {N}?\"",
+        "\"Can I have a turn with your {C} {T}?\" asked {F}.",
+        "{F} looked at the {C} {T}. \"It is so {S}! Can I try?\" {FP} asked."), 100},
     {WL_SG_ALTS("But {N} did not want to share. \"No! It is my {T}!\" {P} said.",
-        "{N} held the {C} {T} tight and said, \"No, it's mine!\""), 100},
+        "{N} held the {C} {T} tight and said, \"No, it's mine!\"",
+        "\"No, {F}. It is my {C} {T},\" said {N}, and {P} walked away.",
+        "{N} shook {D} head. {P} did not want to share {D} {C} {T}."), 100},
     {WL_SG_ALTS("{F} felt {sad} and walked away.",
         "{F} sat down {near} {a} {look} {thing} and looked {sad}."), 80},
     {WL_SG_ALTS("Now {N} had the {C} {T}, but {P} had no one to play with."), 40},
 };
 static const wl_sg_step share_solve[] = {
     {WL_SG_ALTS("{N} [thought about|looked at] {F}. {P} did not like to see {D} friend so {sad}."), 70},
-    {WL_SG_ALTS("{N} walked over to {F} and said, \"I am sorry, {F}. Do you want to {U} my {C} {T}?\""), 100},
+    {WL_SG_ALTS("{N} walked over to {F} and said, \"I am sorry, {F}. Do you want to {U} my {C} {T}?\"",
+        "\"I am sorry, {F},\" said {N}. \"You can {U} my {C} {T} too.\"",
+        "{N} gave the {C} {T} to {F} and said, \"Here, it's your turn.\""), 100},
     {WL_SG_ALTS("{F} smiled. \"Yes, thank you, {N}!\"", "{F}'s face lit up."), 70},
     {WL_SG_ALTS("{N} and {F} took turns with the {C} {T}, and it was much more fun together."), 60},
 };
@@ -318,10 +350,14 @@ static const wl_sg_step share_moral[] = {
 static const wl_sg_step rain_problem[] = {
     {WL_SG_ALTS(
         "[Suddenly|Then|All at once], dark clouds covered the sky and it began to [rain|pour|storm].",
-        "The sky turned gray and big drops of rain began to fall."), 100},
+        "The sky turned gray and big drops of rain began to fall.",
+        "Then the wind began to blow, and it started to rain.",
+        "{^}{excl}! Big gray clouds came, and soon it was raining hard."), 100},
     {WL_SG_ALTS("There was a loud boom of thunder.", "The wind blew hard.",
         "The rain fell harder and harder."), 40},
-    {WL_SG_ALTS("{N} and {F} were [wet|cold|scared] and the {C} {T} was getting wet too."), 80},
+    {WL_SG_ALTS("{N} and {F} were [wet|cold|scared] and the {C} {T} was getting wet too.",
+        "{N} held the {C} {T} close so it would not get wet.",
+        "{N} and {F} did not want to go home, but they were getting wet."), 80},
     {WL_SG_ALTS("\"What do we do?\" asked {F}."), 50},
 };
 static const wl_sg_step rain_solve[] = {

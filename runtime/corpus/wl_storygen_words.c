@@ -274,5 +274,6 @@ const wl_sg_list wl_sg_lists[] = {
         "arrowhead", "fossil", "geode"), 1},
     {"kind", WL_SG_ALTS("kind", "good", "nice", "helpful", "sweet", "brave", "wonderful",
         "great", "true", "caring", "loyal", "thoughtful"), 1},
+    {"excl", WL_SG_ALTS("oh no", "oh dear", "uh oh", "oops", "oh my", "what a mess"), 0},
 };
 const size_t wl_sg_nlists = sizeof wl_sg_lists / sizeof wl_sg_lists[0];
