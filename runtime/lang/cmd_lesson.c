@@ -1,4 +1,4 @@
-/* cmd_lesson.c: commands the lessons lean on: artifact (bundled files), losses (a story shaded by its per-token loss), heatmap (any tensor slice). */
+/* cmd_lesson.c: commands the lessons lean on: artifact (bundled files), losses (a story shaded by its per-token loss), uniform, heatmap (any tensor slice). */
 #include "lang_objs.h"
 
 #include <limits.h>
@@ -314,6 +314,24 @@ static int cmd_losses(wl_call *c, wl_value **out)
     return 0;
 }
 
+/* ---- uniform: the probability a model that knows nothing gives every target ---- */
+
+static int cmd_uniform(wl_call *c, wl_value **out)
+{
+    long long V;
+    wl_value *a = c->argv[0];
+    if (a->type == WL_V_OBJ) {
+        wl_value *vv = lang_vocab_from(c, a, 1);
+        if (!vv) return -1;
+        V = (long long)lang_vocab_get(vv)->n;
+        wl_unref(vv);
+    } else if (wl_arg_int(c, 0, 1, LLONG_MAX, &V)) {
+        return -1;
+    }
+    *out = wl_num(1.0 / (double)V);
+    return 0;
+}
+
 /* ---- heatmap: one matrix of a tensor as a small heat map ---- */
 
 typedef struct lang_hm {
@@ -366,8 +384,8 @@ static int cmd_heatmap(wl_call *c, wl_value **out)
         if (labels->items[i]->type != WL_V_STR && labels->items[i]->type != WL_V_NUM)
             return wl_call_fail(c, "TypeError", wl_call_optword(c, "labels"), "labels= holds names; item %d is %s", i,
                                 wl_value_kind(labels->items[i]));
-    /* a [.., T, T] matrix (scores, weights): the columns are the same slots as the rows */
-    int square = R == C, c0 = square ? C - (int)last : 0;
+    /* scores and weights are [.., T, T]: their columns are the same slots as the rows */
+    int square = R == C && (!strcmp(t->name, "scores") || !strcmp(t->name, "weights")), c0 = square ? C - (int)last : 0;
     int nc = square ? (int)last : (C < cols ? C : (int)cols);
     const float *m = t->data + (size_t)(head - 1) * (size_t)R * (size_t)C;   /* batch 0, head `head` */
     lang_hm *h = calloc(1, sizeof *h);
@@ -440,11 +458,18 @@ const wl_command wl_cmds_lesson[] = {
                 "l = losses $m \"the dog was happy .\"\n"
                 "print $l.perplexity",
      .min_args = 2, .max_args = 2, .options = "split story", .fn = cmd_losses},
+    {.name = "uniform", .topic = "lessons", .synopsis = "uniform V|VOCAB",
+     .summary = "1/V: the probability a uniform model gives every target",
+     .help = "A model that spreads its probability evenly over the V words of a vocabulary gives\n"
+             "each target 1/V, so every loss is ln V, their mean is ln V and the perplexity is V.\n"
+             "V is a whole number or a vocabulary (a vocab, a corpus, a model with one).",
+     .example = "uniform 4\nperplexity [uniform 4] [uniform 4]",
+     .min_args = 1, .max_args = 1, .fn = cmd_uniform},
     {.name = "heatmap", .topic = "lessons", .synopsis = "heatmap TENSOR [head=1] [last=N] [cols=64] [labels=LIST]",
      .summary = "one matrix of a tensor (E, Q, scores, weights...) as a small heat map",
      .help = "Takes batch 0 (and head= of a [B,H,T,x] tensor) and draws its last two axes: one row\n"
-             "per slot, one column per feature, or per key slot when the matrix is [T,T] (scores,\n"
-             "weights). last=N keeps the last N slots (the real tokens after the padding); labels=\n"
+             "per slot, one column per feature, or per key slot for scores and weights ([T,T]).\n"
+             "last=N keeps the last N slots (the real tokens after the padding); labels=\n"
              "names them ($ids.tokens). Values in 0..1 are shaded as they are; others from the\n"
              "lightest (minimum) to the darkest (maximum); masked -inf entries stay blank.\n"
              "cols= caps the columns of a wide matrix (logits).",
