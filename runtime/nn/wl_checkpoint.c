@@ -117,7 +117,7 @@ static int parse_meta(const char *path, const wl_npz *z, wl_ckpt_meta *meta, wl_
         goto done;
     }
     snprintf(meta->kind, sizeof meta->kind, "%s", kind->valuestring);
-    meta->heads = cJSON_IsNumber(heads) ? heads->valueint : 1;
+    meta->heads = cJSON_IsNumber(heads) ? heads->valueint : 0;   /* 0: the kind's default */
     meta->seed = cJSON_IsNumber(seed) && seed->valuedouble >= 0 ? (uint64_t)seed->valuedouble : 0;
     meta->selected_step = cJSON_IsNumber(step) ? step->valueint : 0;
     meta->test_loss = cJSON_IsNumber(loss) ? loss->valuedouble : NAN;
@@ -145,7 +145,10 @@ static int load_arrays(const char *path, const wl_npz *z, int expect_vocab, wl_m
         return wl_fail(err, "%s: array '%s' has a vocabulary of %d tokens, but the vocabulary in use has %d", path,
                        emb, V, expect_vocab);
     meta->vocab_size = V;
-    if (wl_model_init(m, meta->kind, V, meta->heads, 0, err) < 0) return -1;
+    wl_err why;
+    if (wl_model_init(m, meta->kind, V, meta->heads, 0, &why) < 0)
+        return wl_fail(err, "%s: array '%s' describes a model that cannot be built: %s", path, META_NAME, why.msg);
+    meta->heads = m->H;
     /* Every name must be a parameter of this model or the metadata. */
     for (size_t i = 0; i < z->n; i++) {
         const char *name = z->arrays[i].name;

@@ -179,6 +179,11 @@ static void meta_bad_kind(wl_npz *z)
     set_meta(z, "{\"kind\": \"rnn\", \"heads\": 1}");
 }
 
+static void meta_bad_heads(wl_npz *z)
+{
+    set_meta(z, "{\"kind\": \"multihead\", \"heads\": 3}");
+}
+
 static void meta_not_json(wl_npz *z)
 {
     set_meta(z, "kind=attention");
@@ -213,6 +218,7 @@ static void test_errors(void)
     expect_error("meta vocab", meta_wrong_vocab, 0, "state__token_embedding.weight", "vocab_size 4000");
     expect_error("no meta", drop_meta, 0, "metadata_json", NULL);
     expect_error("meta kind", meta_bad_kind, 0, "metadata_json", "kind");
+    expect_error("meta heads", meta_bad_heads, 0, "metadata_json", "heads=3");
     expect_error("meta text", meta_not_json, 0, "metadata_json", "JSON");
     expect_error("meta dtype", meta_as_float, 0, "metadata_json", "<f4");
 }
