@@ -341,6 +341,14 @@ static void test_bad_config(void)
     c = tiny_config();
     CHECK(wl_train(&m, &c, &trv, &empty, NULL, NULL, NULL, NULL, &r, &err) == -1 && strstr(err.msg, "validation"));
     CHECK(wl_evaluate(&m, NULL, &empty, 8, NULL, NULL, NULL, &err) == -1 && strstr(err.msg, "empty"));
+
+    /* An id outside the vocabulary in the data: the model's error comes back, nothing leaks. */
+    tr.ctx[5 * WL_T + WL_T - 1] = V + 3;
+    c = tiny_config();
+    c.batch_size = 64;   /* a batch draws window 5 almost surely; step 1 validates on it anyway */
+    err.msg[0] = 0;
+    CHECK(wl_train(&m, &c, &trv, &trv, NULL, NULL, NULL, NULL, &r, &err) == -1 && err.msg[0]);
+    CHECK(wl_evaluate(&m, NULL, &trv, 8, NULL, NULL, NULL, &err) == -1 && err.msg[0]);
     wl_model_free(&m);
     free_data(&tr);
 }
