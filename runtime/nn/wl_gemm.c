@@ -1,7 +1,8 @@
 /* wl_gemm.c: C (+)= A B for the models' big products: a 12x32 AVX-512 kernel over packed panels of B, or OpenBLAS.
  *
  * Work is split by panels of 32 columns of C: each part packs its own panels of B (KC rows at a time, 32 KiB,
- * on its stack) and sweeps all rows of A over them, 12 rows at a time, with 24 accumulators in registers.
+ * on its stack; B may be stored transposed, the packing reads it either way) and sweeps all rows of A over them,
+ * 12 rows at a time, with 24 accumulators in registers.
  * Each C element is the sum over k in increasing order (one fused multiply-add chain per K block, blocks
  * added in order), so the split does not change the result. */
 #include "wl_gemm.h"
@@ -24,7 +25,7 @@ typedef struct gemm_args {
     const float *A;
     size_t rsa, csa;
     const float *B;
-    int ldb;
+    int ldb, tb;
     const float *rbias;
     int accumulate, M, N, K;
 } gemm_args;
@@ -97,26 +98,33 @@ __attribute__((target("avx512f"))) static void kernel(const gemm_args *g, const 
     }
 }
 
-/* One part's share: panels p = part, part + nparts, ... (interleaved so that parts get equal work). */
+/* Packs B(k0+k, j0+j) for k < kc, j < nr into bp[k][j], zero-padded to NR columns. */
+static void pack(const gemm_args *g, float *bp, int k0, int kc, int j0, int nr)
+{
+    if (nr < NR)
+        for (int k = 0; k < kc; k++) memset(bp + (size_t)k * NR + nr, 0, sizeof(float) * (NR - nr));
+    if (g->tb) {   /* B(k,j) = B[j*ldb + k]: read along each row j */
+        for (int j = 0; j < nr; j++) {
+            const float *src = g->B + (size_t)(j0 + j) * g->ldb + k0;
+            for (int k = 0; k < kc; k++) bp[(size_t)k * NR + j] = src[k];
+        }
+        return;
+    }
+    for (int k = 0; k < kc; k++) memcpy(bp + (size_t)k * NR, g->B + (size_t)(k0 + k) * g->ldb + j0, sizeof(float) * nr);
+}
+
+/* One part's share: panels p = part, part + nparts, ... (interleaved so that parts get equal work); K blocks
+ * outermost so that A's block [M, KC] stays in cache across the panels. */
 __attribute__((target("avx512f"))) static void gemm_part(void *arg, int part, int nparts)
 {
     const gemm_args *g = arg;
     float bp[KC * NR] __attribute__((aligned(64)));
     int npanels = (g->N + NR - 1) / NR;
-    for (int p = part; p < npanels; p += nparts) {
-        int j0 = p * NR, nr = g->N - j0 < NR ? g->N - j0 : NR;
-        for (int k0 = 0; k0 < g->K; k0 += KC) {
-            int kc = g->K - k0 < KC ? g->K - k0 : KC;
-            for (int k = 0; k < kc; k++) {   /* pack B[k0+k, j0..j0+nr) into bp[k][0..NR), zero-padded */
-                const float *src = g->B + (size_t)(k0 + k) * g->ldb + j0;
-                float *dst = bp + (size_t)k * NR;
-                if (nr == NR) {
-                    memcpy(dst, src, sizeof(float) * NR);
-                } else {
-                    memcpy(dst, src, sizeof(float) * nr);
-                    memset(dst + nr, 0, sizeof(float) * (NR - nr));
-                }
-            }
+    for (int k0 = 0; k0 < g->K; k0 += KC) {
+        int kc = g->K - k0 < KC ? g->K - k0 : KC;
+        for (int p = part; p < npanels; p += nparts) {
+            int j0 = p * NR, nr = g->N - j0 < NR ? g->N - j0 : NR;
+            pack(g, bp, k0, kc, j0, nr);
             for (int i0 = 0; i0 < g->M; i0 += MR)
                 kernel(g, bp, i0, g->M - i0 < MR ? g->M - i0 : MR, j0, nr, k0, kc);
         }
@@ -150,24 +158,27 @@ static void gemm_blas(const gemm_args *g)
             for (int j = 0; j < g->N; j++) g->C[g->ct ? (size_t)j * g->ldc + i : (size_t)i * g->ldc + j] = g->rbias[i];
         beta = 1.0f;
     }
-    if (g->N == 1)   /* one column: c = A b */
+    if (g->M == 1)   /* one row: c = op(B)^T a */
+        cblas_sgemv(CblasRowMajor, g->tb ? CblasNoTrans : CblasTrans, g->tb ? g->N : g->K, g->tb ? g->K : g->N, 1.0f,
+                    g->B, g->ldb, g->A, (int)g->csa, beta, g->C, g->ct ? g->ldc : 1);
+    else if (g->N == 1)   /* one column: c = A b */
         cblas_sgemv(CblasRowMajor, a_rows ? CblasNoTrans : CblasTrans, a_rows ? g->M : g->K, a_rows ? g->K : g->M,
-                    1.0f, g->A, lda, g->B, g->ldb, beta, g->C, g->ct ? 1 : g->ldc);
+                    1.0f, g->A, lda, g->B, g->tb ? 1 : g->ldb, beta, g->C, g->ct ? 1 : g->ldc);
     else if (!g->ct)   /* C = A B */
-        cblas_sgemm(CblasRowMajor, a_rows ? CblasNoTrans : CblasTrans, CblasNoTrans, g->M, g->N, g->K, 1.0f, g->A,
-                    lda, g->B, g->ldb, beta, g->C, g->ldc);
+        cblas_sgemm(CblasRowMajor, a_rows ? CblasNoTrans : CblasTrans, g->tb ? CblasTrans : CblasNoTrans, g->M, g->N,
+                    g->K, 1.0f, g->A, lda, g->B, g->ldb, beta, g->C, g->ldc);
     else          /* C^T = B^T A^T */
-        cblas_sgemm(CblasRowMajor, CblasTrans, a_rows ? CblasTrans : CblasNoTrans, g->N, g->M, g->K, 1.0f, g->B,
-                    g->ldb, g->A, lda, beta, g->C, g->ldc);
+        cblas_sgemm(CblasRowMajor, g->tb ? CblasNoTrans : CblasTrans, a_rows ? CblasTrans : CblasNoTrans, g->N, g->M,
+                    g->K, 1.0f, g->B, g->ldb, g->A, lda, beta, g->C, g->ldc);
 }
 
 void gemm(const wl_par *par, float *C, int ldc, int ct, const float *A, size_t rsa, size_t csa, const float *B,
-          int ldb, const float *rbias, int accumulate, int M, int N, int K)
+          int ldb, int tb, const float *rbias, int accumulate, int M, int N, int K)
 {
-    gemm_args g = {C, ldc, ct, A, rsa, csa, B, ldb, rbias, accumulate, M, N, K};
+    gemm_args g = {C, ldc, ct, A, rsa, csa, B, ldb, tb, rbias, accumulate, M, N, K};
     if (M <= 0 || N <= 0) return;
 #ifdef WL_HAVE_AVX512_KERNEL
-    if (gemm_has_kernel() && N > 1) {
+    if (gemm_has_kernel() && M > 1 && N > 1) {
         int npanels = (N + NR - 1) / NR;
         if (par && par->nparts > 1 && npanels > 1)
             par->run(par->ctx, gemm_part, &g);

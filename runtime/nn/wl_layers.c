@@ -122,51 +122,50 @@ HOT void embed_backward(float *dtok, float *dpos, const float *dX, const int32_t
     }
 }
 
-void matmul_forward(float *out, const float *inp, const float *weight, const float *bias, int N, int C, int OC)
+void linear_forward(const wl_par *par, float *out, const float *inp, const float *weight, const float *bias, int N,
+                    int C, int OC)
 {
     if (bias)
         for (int n = 0; n < N; n++) memcpy(out + (size_t)n * OC, bias, sizeof(float) * OC);
-    gemm_blas(0, 1, N, OC, C, 1.0f, inp, C, weight, C, bias ? 1.0f : 0.0f, out, OC);
+    gemm(par, out, OC, 0, inp, (size_t)C, 1, weight, C, 1, NULL, bias != NULL, N, OC, C);
 }
 
-void matmul_backward(float *dinp, float *dweight, const float *dout, const float *inp, const float *weight, int N,
-                     int C, int OC)
+HOT static void column_sums(float *sums, const float *x, int rows, int cols)
 {
-    /* out = inp weight^T + bias */
-    if (dinp) gemm_blas(0, 0, N, C, OC, 1.0f, dout, OC, weight, C, 0.0f, dinp, C);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, C, N, 1.0f, dout, OC, inp, C, 0.0f, dweight, C);
+    int c8 = cols & ~7;
+    for (int j = 0; j < c8; j += 8) {
+        v8 s = splat(0.0f);
+        for (int r = 0; r < rows; r++) s += ld8(x + (size_t)r * cols + j);
+        st8(sums + j, s);
+    }
+    for (int j = c8; j < cols; j++) {
+        float s = 0.0f;
+        for (int r = 0; r < rows; r++) s += x[(size_t)r * cols + j];
+        sums[j] = s;
+    }
 }
 
-void linear_fm_forward(float *outT, const float *inp, const float *weight, const float *bias, int N, int C, int OC)
+void linear_backward(const wl_par *par, float *dinp, float *dweight, float *dbias, const float *dout,
+                     const float *inp, const float *weight, int N, int C, int OC)
 {
-    for (int o = 0; o < OC; o++)
-        for (int n = 0; n < N; n++) outT[(size_t)o * N + n] = bias[o];
-    if (N == 1)
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, OC, C, 1.0f, weight, C, inp, 1, 1.0f, outT, 1);
-    else
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, OC, N, C, 1.0f, weight, C, inp, C, 1.0f, outT, N);
+    /* out = inp weight^T + bias: dweight = dout^T inp, dinp = dout weight, dbias = sum over rows of dout */
+    gemm(par, dweight, C, 0, dout, 1, (size_t)OC, inp, C, 0, NULL, 0, OC, C, N);
+    if (dinp) gemm(par, dinp, C, 0, dout, (size_t)OC, 1, weight, C, 0, NULL, 0, N, C, OC);
+    if (dbias) column_sums(dbias, dout, N, OC);
 }
 
-void linear_fm_backward(const wl_par *par, float *dinp, float *dweight, const float *doutT, const float *inp,
-                        const float *weight, int N, int C, int OC)
-{
-    /* outT = weight inp^T + bias: dweight = doutT inp, dinp = doutT^T weight */
-    gemm(par, dweight, C, 0, doutT, (size_t)N, 1, inp, C, NULL, 0, OC, C, N);
-    if (dinp) gemm(par, dinp, C, 0, doutT, 1, (size_t)N, weight, C, NULL, 0, N, C, OC);
-}
-
-void head_forward(const wl_par *par, float *outT, const float *inpT, const float *weight, const float *bias, int N,
+void head_forward(const wl_par *par, float *outT, const float *inp, const float *weight, const float *bias, int N,
                   int C, int OC)
 {
-    gemm(par, outT, N, 0, weight, (size_t)C, 1, inpT, N, bias, 0, OC, N, C);
+    gemm(par, outT, N, 0, weight, (size_t)C, 1, inp, C, 1, bias, 0, OC, N, C);
 }
 
-void head_backward(const wl_par *par, float *dinpT, float *dweight, const float *doutT, const float *inp,
+void head_backward(const wl_par *par, float *dinp, float *dweight, const float *doutT, const float *inp,
                    const float *weight, int N, int C, int OC)
 {
-    /* outT = weight inpT + bias: dweight = doutT inpT^T (as for linear_fm), dinpT = weight^T doutT */
-    linear_fm_backward(par, NULL, dweight, doutT, inp, weight, N, C, OC);
-    gemm(par, dinpT, N, 0, weight, 1, (size_t)C, doutT, N, NULL, 0, C, N, OC);
+    /* outT = weight inp^T + bias: dweight = doutT inp, dinp = doutT^T weight */
+    gemm(par, dweight, C, 0, doutT, (size_t)N, 1, inp, C, 0, NULL, 0, OC, C, N);
+    gemm(par, dinp, C, 0, doutT, 1, (size_t)N, weight, C, 0, NULL, 0, N, C, OC);
 }
 
 HOT void row_sums(float *sums, const float *x, int rows, int cols)

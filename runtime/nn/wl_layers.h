@@ -20,27 +20,22 @@ void embed_forward(float *X, const int32_t *ids, const float *tok, const float *
  * and, when dpos is non-NULL, into dpos [T,D]. */
 void embed_backward(float *dtok, float *dpos, const float *dX, const int32_t *ids, int B, int T, int D);
 
-/* Row-major Linear (OpenBLAS): out[N,OC] = inp[N,C] weight[OC,C]^T + bias[OC] (bias may be NULL). */
-void matmul_forward(float *out, const float *inp, const float *weight, const float *bias, int N, int C, int OC);
-/* dinp[N,C] = dout weight (skipped when dinp is NULL); dweight[OC,C] = dout^T inp. */
-void matmul_backward(float *dinp, float *dweight, const float *dout, const float *inp, const float *weight, int N,
-                     int C, int OC);
-
-/* Feature-major activations: a "T" array [features, N] holds example n in column n, so that the big products of
- * the hidden layer and the vocabulary head run as wl_gemm's kernel likes them (par: the caller's threads).
- * outT[OC,N] = weight[OC,C] inp[N,C]^T + bias[OC] (OpenBLAS). */
-void linear_fm_forward(float *outT, const float *inp, const float *weight, const float *bias, int N, int C, int OC);
-/* Backward of linear_fm_forward: dweight[OC,C] = doutT inp; dinp[N,C] = doutT^T weight (skipped when NULL). */
-void linear_fm_backward(const wl_par *par, float *dinp, float *dweight, const float *doutT, const float *inp,
-                        const float *weight, int N, int C, int OC);
-/* outT[OC,N] = weight[OC,C] inpT[C,N] + bias[OC]: both sides feature-major. */
-void head_forward(const wl_par *par, float *outT, const float *inpT, const float *weight, const float *bias, int N,
+/* Linear, through wl_gemm (par: the caller's threads, may be NULL):
+ * out[N,OC] = inp[N,C] weight[OC,C]^T + bias[OC] (bias may be NULL). */
+void linear_forward(const wl_par *par, float *out, const float *inp, const float *weight, const float *bias, int N,
+                    int C, int OC);
+/* dweight[OC,C] = dout^T inp; dinp[N,C] = dout weight (skipped when dinp is NULL);
+ * dbias[OC] = column sums of dout (skipped when dbias is NULL). */
+void linear_backward(const wl_par *par, float *dinp, float *dweight, float *dbias, const float *dout,
+                     const float *inp, const float *weight, int N, int C, int OC);
+/* The vocabulary head, feature-major: outT[OC,N] = weight inp^T + bias, so example n is column n (the layout
+ * the cross-entropy streams through and the backward products read directly). */
+void head_forward(const wl_par *par, float *outT, const float *inp, const float *weight, const float *bias, int N,
                   int C, int OC);
-/* Backward of head_forward: dweight[OC,C] = doutT inp (inp [N,C], the row-major copy of inpT);
- * dinpT[C,N] = weight^T doutT. */
-void head_backward(const wl_par *par, float *dinpT, float *dweight, const float *doutT, const float *inp,
+/* Backward of head_forward: dweight[OC,C] = doutT inp; dinp[N,C] = doutT^T weight. */
+void head_backward(const wl_par *par, float *dinp, float *dweight, const float *doutT, const float *inp,
                    const float *weight, int N, int C, int OC);
-/* Per row: sums[r] = sum of x[r, 0..cols) (a bias gradient from a feature-major gradient). */
+/* Per row: sums[r] = sum of x[r, 0..cols) (the head bias gradient from the feature-major logits gradient). */
 void row_sums(float *sums, const float *x, int rows, int cols);
 /* out[cols,rows] = in[rows,cols]^T. */
 void transpose(float *out, const float *in, int rows, int cols);

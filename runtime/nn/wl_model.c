@@ -301,10 +301,9 @@ struct wl_model_ws {
     int V, H, Bmax;
     /* mlp: X [B,T*D] the concatenated embeddings, dX likewise.
      * attention: xl [B,D] the last slot's X, q [B,D], u [B,H,D], a [B,H,T], mx [B,H,D], msg, ctx [B,D].
-     * both, feature-major: hidT [F,B] (after ReLU), logitsT [V,B] (softmax gradient in place); hid [B,F] is
-     * hidT transposed for the head's weight gradient; losses [B] */
-    float *X, *xl, *q, *u, *a, *mx, *msg, *ctx, *hidT, *hid, *logitsT, *losses;
-    float *dX, *dxl, *dq, *du, *dmx, *dmsg, *dctx, *dhidT;
+     * both: hid [B,F] (after ReLU); logitsT [V,B] feature-major (softmax gradient in place); losses [B] */
+    float *X, *xl, *q, *u, *a, *mx, *msg, *ctx, *hid, *logitsT, *losses;
+    float *dX, *dxl, *dq, *du, *dmx, *dmsg, *dctx, *dhid;
     ws_part parts[WL_MAX_THREADS];
     pool pool;
 };
@@ -323,9 +322,8 @@ static wl_model_ws *ws_create(const wl_model *m, int Bmax, int nthreads)
     struct { float **p; size_t n; } bufs[32 + 5 * WL_MAX_THREADS];
     int nb = 0;
 #define WS_BUF(ptr, count) (bufs[nb].p = &(ptr), bufs[nb++].n = (count))
-    WS_BUF(ws->hidT, B * F);
     WS_BUF(ws->hid, B * F);
-    WS_BUF(ws->dhidT, B * F);
+    WS_BUF(ws->dhid, B * F);
     WS_BUF(ws->logitsT, B * V);
     WS_BUF(ws->losses, B);
     if (m->kind == WL_KIND_ATTENTION) {
@@ -369,8 +367,8 @@ void wl_model_ws_free(wl_model_ws *ws)
 {
     if (!ws) return;
     pool_free(&ws->pool);
-    float *bufs[] = {ws->X, ws->xl, ws->q, ws->u, ws->a, ws->mx, ws->msg, ws->ctx, ws->hidT, ws->hid, ws->logitsT,
-                     ws->losses, ws->dX, ws->dxl, ws->dq, ws->du, ws->dmx, ws->dmsg, ws->dctx, ws->dhidT};
+    float *bufs[] = {ws->X, ws->xl, ws->q, ws->u, ws->a, ws->mx, ws->msg, ws->ctx, ws->hid, ws->logitsT,
+                     ws->losses, ws->dX, ws->dxl, ws->dq, ws->du, ws->dmx, ws->dmsg, ws->dctx, ws->dhid};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
     for (int p = 0; p < WL_MAX_THREADS; p++) {
         ws_part *q = &ws->parts[p];
@@ -534,17 +532,17 @@ static void forward_core(step *s, float *logitsT)
     int k = B < ws->pool.nthreads ? B : ws->pool.nthreads;
     if (m->kind == WL_KIND_MLP) {
         pool_run(&ws->pool, body_embed, s, k);                                    /* [B,T*D] slots in order */
-        linear_fm_forward(ws->hidT, ws->X, m->hid_w, m->hid_b, B, T * D, F);
+        linear_forward(&s->par, ws->hid, ws->X, m->hid_w, m->hid_b, B, T * D, F);
     } else {
         attention_query_forward(ws->xl, ws->q, ws->u, s->ctx, m->tok_emb, m->pos_emb, m->wq, m->wk, B, T, D, H);
         pool_run(&ws->pool, body_attention, s, k);
         attention_message_forward(ws->msg, ws->mx, m->wv, B, D, H);
-        matmul_forward(ws->ctx, ws->msg, m->wo, NULL, B, D, D);                 /* contextual = x + msg W_O^T */
-        for (size_t i = 0; i < (size_t)B * D; i++) ws->ctx[i] += ws->xl[i];
-        linear_fm_forward(ws->hidT, ws->ctx, m->hid_w, m->hid_b, B, D, F);
+        memcpy(ws->ctx, ws->xl, sizeof(float) * (size_t)B * D);                 /* contextual = x + msg W_O^T */
+        gemm(&s->par, ws->ctx, D, 0, ws->msg, D, 1, m->wo, D, 1, NULL, 1, B, D, D);
+        linear_forward(&s->par, ws->hid, ws->ctx, m->hid_w, m->hid_b, B, D, F);
     }
-    relu_forward(ws->hidT, ws->hidT, (size_t)B * F);
-    head_forward(&s->par, logitsT, ws->hidT, m->head_w, m->head_b, B, F, m->V);
+    relu_forward(ws->hid, ws->hid, (size_t)B * F);
+    head_forward(&s->par, logitsT, ws->hid, m->head_w, m->head_b, B, F, m->V);
 }
 
 /* Logits [B,V] into out: a single column is already a row; more are transposed from feature-major. */
@@ -569,20 +567,18 @@ static void backward(step *s)
     wl_model_ws *ws = s->ws;
     const int T = WL_T, D = WL_D, F = WL_F, V = m->V, H = m->H, B = s->B;
     tensors *g = &s->g;
-    /* logitsT = W_head hidT + b_head; hidT = ReLU(pre) */
+    /* logitsT = W_head hid^T + b_head; hid = ReLU(pre) */
     pool_run(&ws->pool, body_head_bias, s, ws->pool.nthreads);
-    transpose(ws->hid, ws->hidT, F, B);
-    head_backward(&s->par, ws->dhidT, g->head_w, ws->logitsT, ws->hid, m->head_w, B, F, V);
-    relu_backward(ws->dhidT, ws->dhidT, ws->hidT, (size_t)B * F);
-    row_sums(g->hid_b, ws->dhidT, F, B);
-    if (m->kind == WL_KIND_MLP) {   /* preT = W_hid X^T + b_hid */
-        linear_fm_backward(&s->par, ws->dX, g->hid_w, ws->dhidT, ws->X, m->hid_w, B, T * D, F);
+    head_backward(&s->par, ws->dhid, g->head_w, ws->logitsT, ws->hid, m->head_w, B, F, V);
+    relu_backward(ws->dhid, ws->dhid, ws->hid, (size_t)B * F);
+    if (m->kind == WL_KIND_MLP) {   /* pre = X W_hid^T + b_hid */
+        linear_backward(&s->par, ws->dX, g->hid_w, g->hid_b, ws->dhid, ws->X, m->hid_w, B, T * D, F);
         embedding_grads(s, body_embed_backward);
         return;
     }
-    /* preT = W_hid contextual^T + b_hid; contextual = x + msg W_O^T */
-    linear_fm_backward(&s->par, ws->dctx, g->hid_w, ws->dhidT, ws->ctx, m->hid_w, B, D, F);
-    matmul_backward(ws->dmsg, g->wo, ws->dctx, ws->msg, m->wo, B, D, D);
+    /* pre = contextual W_hid^T + b_hid; contextual = x + msg W_O^T */
+    linear_backward(&s->par, ws->dctx, g->hid_w, g->hid_b, ws->dhid, ws->ctx, m->hid_w, B, D, F);
+    linear_backward(&s->par, ws->dmsg, g->wo, NULL, ws->dctx, ws->msg, m->wo, B, D, D);
     attention_message_backward(ws->dmx, g->wv, ws->dmsg, ws->mx, m->wv, B, D, H);
     embedding_grads(s, body_attention_backward);
     memcpy(ws->dxl, ws->dctx, sizeof(float) * (size_t)B * D);   /* the residual's share of x's gradient */
@@ -659,35 +655,35 @@ int wl_model_details(const wl_model *m, const int32_t *ctx, int B, wl_details *o
     float **slots[] = {&out->E, &out->Q, &out->K, &out->Vv, &out->scores, &out->weights, &out->messages,
                        &out->contextual, &out->logits_all};
     size_t sizes[] = {N * D, N * D, N * D, N * D, N * H * T, N * H * T, N * D, N * D, N * V};
-    float *QKV = malloc(sizeof(float) * N * 3 * D), *hidT = malloc(sizeof(float) * N * F);
-    int ok = QKV && hidT;
+    float *QKV = malloc(sizeof(float) * N * 3 * D), *hid = malloc(sizeof(float) * N * F);
+    int ok = QKV && hid;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         *slots[i] = malloc(sizeof(float) * sizes[i]);
         ok = ok && *slots[i];
     }
     if (ok) {
         float *Qf = QKV, *Kf = QKV + N * D, *Vf = QKV + 2 * N * D;
-        embed_forward(out->E, ctx, m->tok_emb, m->pos_emb, B, WL_T, WL_D);
-        matmul_forward(Qf, out->E, m->wq, NULL, (int)N, WL_D, WL_D);
-        matmul_forward(Kf, out->E, m->wk, NULL, (int)N, WL_D, WL_D);
-        matmul_forward(Vf, out->E, m->wv, NULL, (int)N, WL_D, WL_D);
-        attention_full_forward(out->Q, out->K, out->Vv, out->scores, out->weights, out->messages, Qf, Kf, Vf, ctx,
-                               B, WL_T, WL_D, m->H);
-        matmul_forward(out->contextual, out->messages, m->wo, NULL, (int)N, WL_D, WL_D);
-        for (size_t i = 0; i < N * D; i++) out->contextual[i] += out->E[i];
-        linear_fm_forward(hidT, out->contextual, m->hid_w, m->hid_b, (int)N, WL_D, WL_F);
-        relu_forward(hidT, hidT, N * F);
         pthread_once(&details_once, details_pool_start);
         pthread_mutex_lock(&details_mu);
         wl_par par = pool_par(&details_pool);
-        /* logits_all [N,V] = hid W_head^T + b_head, computed as W_head hidT stored transposed */
-        gemm(&par, out->logits_all, m->V, 1, m->head_w, F, 1, hidT, (int)N, m->head_b, 0, m->V, (int)N, WL_F);
+        embed_forward(out->E, ctx, m->tok_emb, m->pos_emb, B, WL_T, WL_D);
+        linear_forward(&par, Qf, out->E, m->wq, NULL, (int)N, WL_D, WL_D);
+        linear_forward(&par, Kf, out->E, m->wk, NULL, (int)N, WL_D, WL_D);
+        linear_forward(&par, Vf, out->E, m->wv, NULL, (int)N, WL_D, WL_D);
+        attention_full_forward(out->Q, out->K, out->Vv, out->scores, out->weights, out->messages, Qf, Kf, Vf, ctx,
+                               B, WL_T, WL_D, m->H);
+        memcpy(out->contextual, out->E, sizeof(float) * N * D);   /* contextual = E + messages W_O^T */
+        gemm(&par, out->contextual, WL_D, 0, out->messages, D, 1, m->wo, WL_D, 1, NULL, 1, (int)N, WL_D, WL_D);
+        linear_forward(&par, hid, out->contextual, m->hid_w, m->hid_b, (int)N, WL_D, WL_F);
+        relu_forward(hid, hid, N * F);
+        /* logits_all [N,V] = hid W_head^T + b_head, computed as the head's W_head hid^T stored transposed */
+        gemm(&par, out->logits_all, m->V, 1, m->head_w, F, 1, hid, WL_F, 1, m->head_b, 0, m->V, (int)N, WL_F);
         pthread_mutex_unlock(&details_mu);
         for (int b = 0; b < B; b++)
             memcpy(out->logits + b * V, out->logits_all + ((size_t)b * T + T - 1) * V, sizeof(float) * V);
     }
     free(QKV);
-    free(hidT);
+    free(hid);
     if (!ok) {
         wl_details_free(out);
         return wl_fail(err, "model %s: out of memory for details of %d contexts", m->kind_name, B);

@@ -19,37 +19,39 @@ static void fill(float *x, size_t n, wl_rng *r)
     for (size_t i = 0; i < n; i++) x[i] = (float)(wl_rng_uniform(r) * 2.0 - 1.0);
 }
 
-static void check_case(int M, int N, int K, int a_rows, int ct, int accumulate, int bias)
+static void check_case(int M, int N, int K, int a_rows, int tb, int ct, int accumulate, int bias)
 {
     wl_rng r;
     wl_rng_seed(&r, (uint64_t)(M * 131 + N * 7 + K));
     size_t rsa = a_rows ? (size_t)K + 3 : 1, csa = a_rows ? 1 : (size_t)M + 5;   /* padded leading dimensions */
-    int ldb = N + 2, ldc = (ct ? M : N) + 1;
+    int ldb = (tb ? K : N) + 2, ldc = (ct ? M : N) + 1;
+    size_t bsize = (size_t)(tb ? N : K) * ldb;
     size_t asize = a_rows ? (size_t)M * rsa : (size_t)K * csa, csize = (size_t)(ct ? N : M) * ldc;
-    float *A = malloc(sizeof(float) * asize), *B = malloc(sizeof(float) * K * ldb), *rb = malloc(sizeof(float) * M);
+    float *A = malloc(sizeof(float) * asize), *B = malloc(sizeof(float) * bsize), *rb = malloc(sizeof(float) * M);
     float *C0 = malloc(sizeof(float) * csize), *C1 = malloc(sizeof(float) * csize), *C3 = malloc(sizeof(float) * csize);
     fill(A, asize, &r);
-    fill(B, (size_t)K * ldb, &r);
+    fill(B, bsize, &r);
     fill(rb, M, &r);
     fill(C0, csize, &r);
     memcpy(C1, C0, sizeof(float) * csize);
     memcpy(C3, C0, sizeof(float) * csize);
     int three = 3;
     wl_par par = {&three, 3, run_backwards};
-    gemm(NULL, C1, ldc, ct, A, rsa, csa, B, ldb, bias ? rb : NULL, accumulate, M, N, K);
-    gemm(&par, C3, ldc, ct, A, rsa, csa, B, ldb, bias ? rb : NULL, accumulate, M, N, K);
+    gemm(NULL, C1, ldc, ct, A, rsa, csa, B, ldb, tb, bias ? rb : NULL, accumulate, M, N, K);
+    gemm(&par, C3, ldc, ct, A, rsa, csa, B, ldb, tb, bias ? rb : NULL, accumulate, M, N, K);
     double worst = 0, untouched = 0;
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             size_t at = ct ? (size_t)j * ldc + i : (size_t)i * ldc + j;
             double want = accumulate ? C0[at] : bias ? rb[i] : 0.0;
-            for (int k = 0; k < K; k++) want += (double)A[i * rsa + k * csa] * B[(size_t)k * ldb + j];
+            for (int k = 0; k < K; k++)
+                want += (double)A[i * rsa + k * csa] * B[tb ? (size_t)j * ldb + k : (size_t)k * ldb + j];
             worst = fmax(worst, fabs(want - C1[at]) / (1.0 + fabs(want)));
             C0[at] = C1[at];
         }
     for (size_t i = 0; i < csize; i++) untouched += C0[i] != C1[i];   /* padding stays as it was */
-    CHECK_MSG(worst < 1e-5, "M=%d N=%d K=%d a_rows=%d ct=%d acc=%d bias=%d: relative error %g", M, N, K, a_rows, ct,
-              accumulate, bias, worst);
+    CHECK_MSG(worst < 1e-5, "M=%d N=%d K=%d a_rows=%d tb=%d ct=%d acc=%d bias=%d: relative error %g", M, N, K, a_rows,
+              tb, ct, accumulate, bias, worst);
     CHECK_MSG(untouched == 0, "gemm wrote outside C");
     CHECK_MSG(memcmp(C1, C3, sizeof(float) * csize) == 0, "M=%d N=%d K=%d: a 3-part split changed the result", M, N, K);
     free(A);
@@ -65,9 +67,10 @@ void wl_test_main(void)
     static const int shapes[][3] = {{1, 1, 1}, {5, 1, 7}, {12, 32, 16}, {13, 33, 300}, {40, 70, 257},
                                     {100, 64, 513}, {7, 200, 3}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-        for (int mode = 0; mode < 16; mode++) {
+        for (int mode = 0; mode < 32; mode++) {
             int a_rows = mode & 1, ct = (mode >> 1) & 1, acc = (mode >> 2) & 1, bias = (mode >> 3) & 1;
+            int tb = (mode >> 4) & 1;
             if (acc && bias) continue;
-            check_case(shapes[s][0], shapes[s][1], shapes[s][2], a_rows, ct, acc, bias);
+            check_case(shapes[s][0], shapes[s][1], shapes[s][2], a_rows, tb, ct, acc, bias);
         }
 }
