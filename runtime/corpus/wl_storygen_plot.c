@@ -253,6 +253,8 @@ static const wl_sg_step lost_solve[] = {
 static const wl_sg_step lost_moral[] = {
     {WL_SG_ALTS(
         "{N} learned that friends help each other.",
+        "{N} learned that it is good to have a friend like {F}.",
+        "And {N} never lost {D} {C} {T} again.",
         "The moral of the story is: a good friend helps you when you are sad.",
         "{N} learned to take good care of {D} things.",
         "From then on, {N} always kept {D} {C} {T} close."), 100},
@@ -287,7 +289,8 @@ static const wl_sg_step stuck_solve[] = {
 static const wl_sg_step stuck_moral[] = {
     {WL_SG_ALTS(
         "{N} learned that when you work together, you can solve any problem.",
-        "The moral of the story is: asking for help is a smart thing to do."), 100},
+        "The moral of the story is: asking for help is a smart thing to do.",
+        "{N} learned that friends can do more together than alone."), 100},
 };
 
 /* The object breaks and is mended. */
@@ -316,6 +319,7 @@ static const wl_sg_step broken_solve[] = {
 static const wl_sg_step broken_moral[] = {
     {WL_SG_ALTS(
         "{N} learned to be more careful with {D} things.",
+        "From that day on, {N} was very careful with {D} {C} {T}.",
         "The moral of the story is: when something breaks, it can often be fixed with love and patience."), 100},
 };
 
@@ -343,7 +347,9 @@ static const wl_sg_step share_solve[] = {
 };
 static const wl_sg_step share_moral[] = {
     {WL_SG_ALTS("{N} learned that sharing makes everyone happy.",
-        "The moral of the story is: sharing is caring."), 100},
+        "The moral of the story is: sharing is caring.",
+        "{N} learned that playing together is more fun than playing alone.",
+        "From then on, {N} always shared {D} toys with {D} friends."), 100},
 };
 
 /* A storm comes and passes. */
@@ -368,56 +374,77 @@ static const wl_sg_step rain_solve[] = {
 };
 static const wl_sg_step rain_moral[] = {
     {WL_SG_ALTS("{N} learned that bad days do not last forever.",
-        "The moral of the story is: stay calm, and the sun will come out again."), 100},
+        "The moral of the story is: stay calm, and the sun will come out again.",
+        "{N} learned that a little rain cannot stop a good day with a friend."), 100},
 };
 
 /* A scary noise turns out to be a small animal. */
 static const wl_sg_step fear_problem[] = {
-    {WL_SG_ALTS("Then {N} heard {a} {sound} noise [coming from the bushes|behind the trees|near the {L}|under {a} {look} {thing}]."), 100},
-    {WL_SG_ALTS("{N} was scared. {P} held {D} {C} {T} tight."), 80},
+    {WL_SG_ALTS("Then {N} heard {a} {sound} noise [coming from the bushes|behind the trees|near the {L}|under {a} {look} {thing}].",
+        "[Suddenly|All at once|Just then], there was {a} {sound} sound [in the bushes|behind a tree|near the {look} {thing}].",
+        "{N} and {F} were playing when they heard something go [rustle|crack|thump|squeak] [in the bushes|behind the {look} {thing}]."), 100},
+    {WL_SG_ALTS("{N} was scared. {P} held {D} {C} {T} tight.",
+        "{N} hid behind {F} and held the {C} {T} close.",
+        "{N} felt {sad}. {P} did not like {sound} noises."), 80},
     {WL_SG_ALTS("\"What was that?\" [whispered|asked] {N}."), 60},
     {WL_SG_ALTS("{F} was scared too, but {FP} said, \"Let's go and look.\""), 60},
 };
 static const wl_sg_step fear_solve[] = {
-    {WL_SG_ALTS("{N} and {F} [walked slowly|tiptoed|crept] to the [bushes|trees|sound]."), 100},
-    {WL_SG_ALTS("It was just {a} little {X}!"), 100},
+    {WL_SG_ALTS("{N} and {F} [walked slowly|tiptoed|crept] to the [bushes|trees|sound].",
+        "{F} took {N}'s hand, and they went to look together.",
+        "Very slowly, {N} looked behind the [bush|tree|rock]."), 100},
+    {WL_SG_ALTS("It was just {a} little {X}!",
+        "Out came {a} [tiny|small|little|baby] {X}!",
+        "There, {near} the {look} {thing}, sat {a} little {X}."), 100},
     {WL_SG_ALTS("The {X} was [lost|hungry|looking for its mom|stuck in the bushes]."), 60},
-    {WL_SG_ALTS("{N} [laughed|smiled]. \"You scared us, little {X}!\" {P} said."), 70},
+    {WL_SG_ALTS("{N} [laughed|smiled]. \"You scared us, little {X}!\" {P} said.",
+        "\"Hello, little {X},\" said {N}. \"We are not scared of you now.\"",
+        "{N} and {F} laughed. \"It was only {a} {X}!\" said {F}."), 70},
     {WL_SG_ALTS("{N} and {F} [helped the {X}|gave the {X} some {food}|said goodbye to the {X}]."), 50},
 };
 static const wl_sg_step fear_moral[] = {
     {WL_SG_ALTS("{N} learned that many things are not as scary as they seem.",
-        "The moral of the story is: be brave and kind, even when you are scared."), 100},
+        "The moral of the story is: be brave and kind, even when you are scared.",
+        "{N} learned to be brave, and {P} was never scared of {sound} noises again."), 100},
 };
 
 /* The hero falls and is comforted. */
 static const wl_sg_step hurt_problem[] = {
-    {WL_SG_ALTS("While {N} was running with the {C} {T}, {P} tripped over {a} [rock|root|stick|toy] and fell down."), 100},
+    {WL_SG_ALTS("While {N} was running with the {C} {T}, {P} tripped over {a} [rock|root|stick|toy] and fell down.",
+        "{N} ran too fast and fell down on the [path|grass|sand|steps].",
+        "{N} climbed up {a} {look} [tree|rock|wall], but {P} slipped and fell."), 100},
     {WL_SG_ALTS("{P} hurt {D} {B}. [It hurt a lot.|There was a little scrape.|It was red and sore.]"), 100},
     {WL_SG_ALTS("{N} started to cry. \"Ouch! My {B}!\"", "\"Ouch!\" cried {N}."), 70},
 };
 static const wl_sg_step hurt_solve[] = {
-    {WL_SG_ALTS("{F} ran to get {N}'s {M}.", "{F} helped {N} get up."), 100},
+    {WL_SG_ALTS("{F} ran to get {N}'s {M}.", "{F} helped {N} get up.",
+        "\"Are you okay, {N}?\" asked {F}, and {FP} ran to help."), 100},
     {WL_SG_ALTS("{D} {M} [came running|gave {O} a big hug] and put a bandage on {D} {B}."), 100},
     {WL_SG_ALTS("\"Does it still hurt?\" asked {F}. \"Only a little,\" said {N}."), 50},
     {WL_SG_ALTS("Soon {N} felt better and {P} [played with the {C} {T} again|smiled again]."), 80},
 };
 static const wl_sg_step hurt_moral[] = {
     {WL_SG_ALTS("{N} learned to be careful when {P} runs.",
-        "The moral of the story is: friends take care of each other."), 100},
+        "The moral of the story is: friends take care of each other.",
+        "{N} learned that when you fall down, you can get up again."), 100},
 };
 
 /* The hero wanders off and is brought back. */
 static const wl_sg_step away_problem[] = {
-    {WL_SG_ALTS("{N} [ran after|followed] {a} {X} and went far away from {D} {M}."), 100},
+    {WL_SG_ALTS("{N} [ran after|followed] {a} {X} and went far away from {D} {M}.",
+        "{N} wanted to see {a} {X} up close, so {P} walked [into the trees|down a long path|over a little hill].",
+        "{N} was chasing the {C} {T} and did not see where {P} was going."), 100},
     {WL_SG_ALTS("When {P} looked around, {P} could not see {D} {M} anywhere."), 80},
-    {WL_SG_ALTS("{N} was lost {AT}. {P} felt {sad}."), 100},
+    {WL_SG_ALTS("{N} was lost {AT}. {P} felt {sad}.",
+        "Everything {AT} looked big and strange. {N} was lost.",
+        "{N} sat down {near} {a} {look} {thing}. {P} was lost and {sad}."), 100},
     {WL_SG_ALTS("\"[{^}{M}|Help]! Where are you?\" [cried|called] {N}."), 85},
 };
 static const wl_sg_step away_solve[] = {
     {WL_SG_ALTS("{F} heard {N} and came running.", "{F} found {N} {near} {a} {look} {thing}."), 100},
     {WL_SG_ALTS("\"Don't worry, {N}. I know the way,\" said {F}."), 60},
-    {WL_SG_ALTS("{F} held {N}'s hand and they walked back together."), 100},
+    {WL_SG_ALTS("{F} held {N}'s hand and they walked back together.",
+        "{F} showed {N} the way back, past the {look} {thing}."), 100},
     {WL_SG_ALTS("Soon they saw {D} {M}. {N} ran to {MO} and gave {MO} a big hug."), 100},
 };
 static const wl_sg_step away_moral[] = {
