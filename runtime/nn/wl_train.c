@@ -182,6 +182,12 @@ void wl_train_result_free(wl_train_result *r)
     r->ntrace = 0;
 }
 
+/* Validation passes still to come after step: the multiples of every up to steps, and the last step. */
+static int evals_after(int step, int steps, int every)
+{
+    return steps / every - step / every + (steps % every != 0 && step < steps);
+}
+
 static int check_config(const wl_train_config *c, const wl_window_set *train,
                         const wl_window_set *validation, wl_err *err)
 {
@@ -234,7 +240,8 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
     if (sel.n > cfg->selection_windows) sel.n = cfg->selection_windows;
     double best_loss = INFINITY;
     memcpy(best, m->params, n * sizeof(float));
-    double t0 = now_s();
+    double t0 = now_s(), t_eval = 0.0;   /* t_eval: seconds spent in selection passes */
+    int n_eval = 0;
 
     for (int step = 1; step <= cfg->steps; step++) {
         if (interrupt && *interrupt) {
@@ -257,6 +264,7 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
 
         double vloss = NAN;
         if (step == 1 || step % cfg->eval_every == 0 || step == cfg->steps) {
+            double te = now_s();
             if (wl_evaluate(m, ws, &sel, cfg->eval_batch, interrupt, &vloss, NULL, err) < 0) {
                 if (interrupt && *interrupt) {
                     res->interrupted = 1;
@@ -264,6 +272,8 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
                 }
                 goto done;
             }
+            t_eval += now_s() - te;
+            n_eval++;
             wl_trace_row *row = &res->trace[res->ntrace++];
             row->step = step;
             row->tokens_seen = (long)step * B;
@@ -276,11 +286,12 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
             }
         }
         if (progress) {
-            double el = now_s() - t0;
+            double train_s = now_s() - t0 - t_eval;
             wl_train_progress p = {
                 .step = step, .steps = cfg->steps, .loss = loss,
-                .examples_per_s = el > 0 ? (double)step * B / el : 0.0,
-                .eta_s = el / step * (cfg->steps - step),
+                .examples_per_s = train_s > 0 ? (double)step * B / train_s : 0.0,
+                .eta_s = train_s / step * (cfg->steps - step) +
+                         (n_eval ? t_eval / n_eval * evals_after(step, cfg->steps, cfg->eval_every) : 0.0),
                 .validation_loss = vloss,
             };
             progress(ud, &p);

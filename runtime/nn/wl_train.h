@@ -64,8 +64,8 @@ typedef struct wl_trace_row {
 typedef struct wl_train_progress {
     int step, steps;
     double loss;               /* this step's batch loss */
-    double examples_per_s;
-    double eta_s;
+    double examples_per_s;     /* training windows per second of training time (validation passes excluded) */
+    double eta_s;              /* estimated seconds left, the remaining validation passes included */
     double validation_loss;    /* NaN unless this step validated */
 } wl_train_progress;
 

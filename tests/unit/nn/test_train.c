@@ -184,7 +184,7 @@ static void on_progress(void *ud, const wl_train_progress *p)
     watch *w = ud;
     w->calls++;
     if (p->step != w->calls || p->steps < p->step || !(p->examples_per_s >= 0) || !(p->eta_s >= 0) ||
-        !isfinite(p->loss))
+        !isfinite(p->loss) || (p->step == p->steps && p->eta_s != 0.0))
         w->bad = 1;
     if (w->stop_at && p->step == w->stop_at) *w->flag = 1;
 }
