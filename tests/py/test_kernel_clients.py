@@ -154,16 +154,17 @@ def test_notebook_server_runs_the_kernel(tmp_path):
                     "parent_header": {}, "metadata": {}, "channel": "shell",
                     "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
                                 "allow_stdin": False, "stop_on_error": True}}))
-                reply, outs = None, []
-                while True:
+                reply, outs, idle = None, [], False
+                while reply is None or not idle:   # shell and iopub share the websocket, in either order
                     msg = json.loads(await asyncio.wait_for(ws.read_message(), 30))
                     if msg["parent_header"].get("msg_id") != msg_id:
                         continue
                     if msg["channel"] == "shell":
                         reply = msg
-                    elif msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-                        break
-                    elif msg["msg_type"] != "status":
+                    elif msg["msg_type"] == "status":
+                        idle = msg["content"]["execution_state"] == "idle"
+                    else:
+                        assert not idle, "output after idle"
                         outs.append(msg)
                 results.append((reply, outs))
             ws.close()
