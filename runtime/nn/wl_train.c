@@ -235,7 +235,7 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
     if (wl_adamw_init(&opt, n, cfg->lr, cfg->weight_decay, err) < 0) goto done;
 
     wl_rng rng;
-    wl_rng_seed(&rng, cfg->seed);
+    wl_rng_seed(&rng, cfg->seed ^ WL_BATCH_STREAM);
     wl_window_set sel = *validation;
     if (sel.n > cfg->selection_windows) sel.n = cfg->selection_windows;
     double best_loss = INFINITY;

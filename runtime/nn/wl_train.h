@@ -40,13 +40,17 @@ void wl_adamw_step(wl_adamw *o, float *params, const float *grads, float gscale)
  * gradient: 1/(total + 1e-6) * max_norm when that is below 1, else exactly 1. */
 float wl_clip_factor(const float *grads, size_t n, double max_norm, double *total);
 
+/* Batch indices come from wl_rng seeded with seed ^ WL_BATCH_STREAM ("batches!" in ASCII), so a run whose model
+ * was initialised from the same seed does not reuse the initialisation's draws to pick its batches. */
+#define WL_BATCH_STREAM 0x6261746368657321ull
+
 typedef struct wl_train_config {
     int steps;              /* number of optimizer steps */
     int batch_size;         /* windows per step, drawn with replacement */
     int eval_every;         /* validate at step 1, every eval_every steps and at the last step */
     double lr, weight_decay;
     double clip;            /* max global gradient norm (1.0) */
-    uint64_t seed;          /* batch generator seed */
+    uint64_t seed;          /* batch generator seed (the stream is wl_rng seeded with seed ^ WL_BATCH_STREAM) */
     size_t selection_windows; /* validation windows used for selection (the first 20,000) */
     int eval_batch;         /* batch size of evaluation passes (512) */
 } wl_train_config;
