@@ -255,7 +255,23 @@ done:
     return rc;
 }
 
-static int check_config(const wl_compare_config *cfg, wl_err *err)
+/* The training settings of one model x seed. */
+static void run_config(const wl_compare_config *cfg, const wl_compare_model *mm, uint64_t seed, wl_train_config *tc)
+{
+    wl_train_config_default(tc);
+    tc->steps = cfg->steps;
+    tc->batch_size = cfg->batch_size;
+    tc->eval_every = cfg->eval_every;
+    tc->eval_batch = cfg->eval_batch;
+    tc->selection_windows = cfg->selection_windows;
+    tc->lr = mm->lr;
+    tc->weight_decay = mm->weight_decay;
+    tc->seed = seed;
+}
+
+/* Everything is checked before any file is written: counts, duplicates, each model's settings, and that each
+ * model can be built on this vocabulary. */
+static int check_config(const wl_compare_config *cfg, int V, wl_err *err)
 {
     if (cfg->nmodels < 1 || cfg->nmodels > WL_COMPARE_MAX_MODELS)
         return wl_fail(err, "compare: between 1 and %d models, got %d", WL_COMPARE_MAX_MODELS, cfg->nmodels);
@@ -269,6 +285,16 @@ static int check_config(const wl_compare_config *cfg, wl_err *err)
         for (int k = 0; k < s; k++)
             if (cfg->seeds[s] == cfg->seeds[k])
                 return wl_fail(err, "compare: seed %llu is listed twice", (unsigned long long)cfg->seeds[s]);
+    for (int m = 0; m < cfg->nmodels; m++) {
+        const wl_compare_model *mm = &cfg->models[m];
+        wl_train_config tc;
+        run_config(cfg, mm, cfg->seeds[0], &tc);
+        wl_err why;
+        wl_model probe;
+        if (wl_train_config_check(&tc, &why) < 0 || wl_model_init(&probe, mm->kind, V, mm->heads, 0, &why) < 0)
+            return wl_fail(err, "compare: model '%s': %s", mm->kind, why.msg);
+        wl_model_free(&probe);
+    }
     return 0;
 }
 
@@ -304,15 +330,7 @@ static int one_run(state *st, const wl_corpus *c, const char *outdir, int m, int
     const wl_compare_model *mm = &cfg->models[m];
     uint64_t seed = cfg->seeds[s];
     wl_train_config tc;
-    wl_train_config_default(&tc);
-    tc.steps = cfg->steps;
-    tc.batch_size = cfg->batch_size;
-    tc.eval_every = cfg->eval_every;
-    tc.eval_batch = cfg->eval_batch;
-    tc.selection_windows = cfg->selection_windows;
-    tc.lr = mm->lr;
-    tc.weight_decay = mm->weight_decay;
-    tc.seed = seed;
+    run_config(cfg, mm, seed, &tc);
 
     wl_model model;
     if (wl_model_init(&model, mm->kind, (int)c->vocab.n, mm->heads, seed, err) < 0) return -1;
@@ -353,7 +371,7 @@ int wl_compare_run(const wl_corpus *c, const char *outdir, const wl_compare_conf
 {
     double t0 = now_s();
     memset(status, 0, sizeof *status);
-    if (check_config(cfg, err) < 0) return -1;
+    if (check_config(cfg, (int)c->vocab.n, err) < 0) return -1;
     status->nruns = cfg->nmodels * cfg->nseeds;
     if (mkdir(outdir, 0755) != 0 && errno != EEXIST)
         return wl_fail(err, "%s: cannot create the output directory: %s", outdir, strerror(errno));

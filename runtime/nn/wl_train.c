@@ -188,8 +188,7 @@ static int evals_after(int step, int steps, int every)
     return steps / every - step / every + (steps % every != 0 && step < steps);
 }
 
-static int check_config(const wl_train_config *c, const wl_window_set *train,
-                        const wl_window_set *validation, wl_err *err)
+int wl_train_config_check(const wl_train_config *c, wl_err *err)
 {
     if (c->steps < 1) return wl_fail(err, "train: steps must be at least 1, got %d", c->steps);
     if (c->batch_size < 1) return wl_fail(err, "train: batch must be at least 1, got %d", c->batch_size);
@@ -200,6 +199,13 @@ static int check_config(const wl_train_config *c, const wl_window_set *train,
     if (!(c->weight_decay >= 0) || !isfinite(c->weight_decay))
         return wl_fail(err, "train: weight decay must be a non-negative number, got %g", c->weight_decay);
     if (!(c->clip > 0)) return wl_fail(err, "train: clip must be positive, got %g", c->clip);
+    return 0;
+}
+
+static int check_inputs(const wl_train_config *c, const wl_window_set *train, const wl_window_set *validation,
+                        wl_err *err)
+{
+    if (wl_train_config_check(c, err) < 0) return -1;
     if (!train || train->n == 0) return wl_fail(err, "train: there are no training windows");
     if (!validation || validation->n == 0) return wl_fail(err, "train: there are no validation windows");
     return 0;
@@ -214,7 +220,7 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
     res->nparams = m->nparams;
     res->selection_loss = res->validation_loss = res->validation_perplexity = NAN;
     res->test_loss = res->test_perplexity = NAN;
-    if (check_config(cfg, train, validation, err) < 0) return -1;
+    if (check_inputs(cfg, train, validation, err) < 0) return -1;
 
     const int B = cfg->batch_size;
     const size_t n = m->nparams;

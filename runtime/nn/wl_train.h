@@ -57,6 +57,8 @@ typedef struct wl_train_config {
 
 /* The course's defaults: 6,000 steps, batch 512, eval every 750, lr 3e-3, wd 1e-3, clip 1, seed 11. */
 void wl_train_config_default(wl_train_config *c);
+/* 0 when every field is in range, else -1 and a message naming the field. */
+int wl_train_config_check(const wl_train_config *c, wl_err *err);
 
 typedef struct wl_trace_row {
     int step;

@@ -218,6 +218,25 @@ static void test_resume_after_interrupt(const wl_corpus *c, const cJSON *ref)
     CHECK(j && nruns(j, "multihead") == 2);
     cJSON_Delete(j);
 
+    /* Bad settings are refused before anything is written. */
+    char fresh[600];
+    snprintf(fresh, sizeof fresh, "%s/never", root);
+    wl_compare_config bad;
+    tiny_config(&bad);
+    bad.models[2].heads = 5;
+    CHECK(wl_compare_run(c, fresh, &bad, NULL, NULL, NULL, &st, &err) == -1 && strstr(err.msg, "multihead") &&
+          strstr(err.msg, "heads=5"));
+    tiny_config(&bad);
+    bad.models[0].lr = 0;
+    CHECK(wl_compare_run(c, fresh, &bad, NULL, NULL, NULL, &st, &err) == -1 && strstr(err.msg, "lr"));
+    tiny_config(&bad);
+    bad.eval_every = 0;
+    CHECK(wl_compare_run(c, fresh, &bad, NULL, NULL, NULL, &st, &err) == -1 && strstr(err.msg, "eval_every"));
+    tiny_config(&bad);
+    bad.seeds[1] = 11;
+    CHECK(wl_compare_run(c, fresh, &bad, NULL, NULL, NULL, &st, &err) == -1 && strstr(err.msg, "twice"));
+    CHECK(access(fresh, F_OK) != 0);
+
     /* A damaged comparison.json is an error, not a silent restart. */
     cfg.steps = 3;
     CHECK(wl_write_atomic(path_in("interrupted", "comparison.json"), "{\"protocol\": [", 14, &err) == 0);
