@@ -58,6 +58,18 @@ typedef struct wl_compare_status {
     double seconds;     /* wall time of this call */
 } wl_compare_status;
 
+/* comparison.json:
+ *   protocol     steps, batch_size, context, eval_every, selection_windows, clip, optimizer, seeds,
+ *                checkpoint_seed, models [{kind, heads, learning_rate, weight_decay}], profile, vocab_size
+ *   environment  runtime, platform, cpu, cpus_online, blas, blas_threads, compiler, cuda_available
+ *   audit        the corpus audit (wl_corpus_audit_json)
+ *   runs         {kind: [{seed, kind, heads, train_config {steps, batch_size, learning_rate, weight_decay, seed,
+ *                eval_every}, trace [{step, tokens_seen, train_batch_loss, validation_loss}], selected_step,
+ *                selection_loss, validation_loss, validation_perplexity, test_loss, test_perplexity,
+ *                runtime_seconds, parameters, checkpoint (seed-11 runs only)}]} in seed order, finished runs only
+ *   aggregate    {kind: {test_loss, test_perplexity, runtime_seconds: {mean, sample_std (null below 2 runs), n}}}
+ * A resumed call requires the same protocol and audit. */
+
 /* Runs the protocol on corpus c, writing into outdir (created if needed): vocab.json, comparison.json
  * (rewritten atomically after every finished run) and <kind>_seed<checkpoint_seed>.npz. When
  * outdir/comparison.json exists with the same protocol, its finished runs are kept and the rest are run.
