@@ -96,7 +96,7 @@ const wl_command wl_cmds_io[] = {
     {.name = "clear", .topic = "input and output", .synopsis = "clear [wait=1]",
      .summary = "clear the output of the current cell",
      .help = "In a notebook, removes what this cell has shown so far; wait=1 waits until the next\n"
-             "output arrives (no flicker). In a terminal, clears the screen.",
+             "output arrives (no flicker). Front ends without cell output ignore it.",
      .example = "print \"soon gone\"\nclear", .min_args = 0, .max_args = 0, .options = "wait", .fn = cmd_clear},
     {.name = "sleep", .topic = "input and output", .synopsis = "sleep SECONDS",
      .summary = "wait a number of seconds (Ctrl-C stops it)",
