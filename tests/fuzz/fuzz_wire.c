@@ -23,6 +23,8 @@
 #define MAXF 64
 
 static void *ctx, *router, *dealer;
+static wl_wire wires[2];   /* without and with the key */
+static wl_port ports[2];
 
 static void setup(void)
 {
@@ -34,6 +36,16 @@ static void setup(void)
     zmq_setsockopt(dealer, ZMQ_LINGER, &zero, sizeof zero);
     if (!ctx || !router || !dealer || zmq_bind(router, "inproc://fuzz-shell") || zmq_connect(dealer, "inproc://fuzz-shell"))
         abort();
+    for (int k = 0; k < 2; k++)
+        if (wl_wire_init(&wires[k], KEY, k ? strlen(KEY) : 0) || wl_port_init(&ports[k], &wires[k], router, "shell"))
+            abort();
+}
+
+/* Forgets the signatures seen so far, so that each input starts afresh (as a new kernel would). */
+static void forget_seen(wl_wire *w)
+{
+    for (int g = 0; g < 2; g++) memset(w->seen[g], 0, 2 * 16384 * sizeof *w->seen[g]);   /* 2 * kernel_wire.c's SEEN_CAP */
+    w->seen_n = 0;
 }
 
 /* Receives one whole multipart message (blocking) into frames; returns the frame count. */
@@ -142,13 +154,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         signed_ok = 1;
     }
 
-    wl_wire w;
-    wl_port p;
-    if (wl_wire_init(&w, KEY, keyed ? strlen(KEY) : 0) || wl_port_init(&p, &w, router, "shell")) abort();
+    wl_port *p = &ports[keyed];
+    forget_seen(&wires[keyed]);
     for (int round = 0; round < ((flags & 4) ? 2 : 1); round++) {
         send_frames(frame, len, n);
         wl_msg m;
-        int r = wl_wire_recv(&p, &m, 0);
+        int r = wl_wire_recv(p, &m, 0);
         if (r < 0) abort();
         if (r == 0) continue;
         if (keyed && (!signed_ok || round == 1)) abort();   /* a wrong signature or a replay got through */
@@ -162,10 +173,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         long cps = wl_utf8_cp_count(clean, clen);
         if (wl_utf8_byte_offset(clean, clen, cps) != clen || wl_utf8_byte_offset(clean, clen, cps + 5) != clen) abort();
         free(clean);
-        check_reply(&p, &m, "{\"status\":\"ok\"}");
+        check_reply(p, &m, "{\"status\":\"ok\"}");
         wl_msg_free(&m);
     }
-    wl_port_free(&p);
-    wl_wire_free(&w);
     return 0;
 }

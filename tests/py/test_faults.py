@@ -1,0 +1,283 @@
+"""test_faults.py: the kernel and `wordlab` under faults: kill -9 mid-comparison and mid-save, SIGINT storms,
+100 MB of output, floods of bad and malformed messages, a client that vanishes mid-execute.
+
+kill -9 of `wordlab -c 'compare ...'` (with bit-identical results after resuming) is tested in
+test_compare_resume.py; here the kernel itself is killed while a comparison runs in a cell.
+"""
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+from jupyter_client import BlockingKernelClient
+
+import kernel_util as ku
+
+WORDLAB = ku.WORDLAB
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    km, kc = ku.start()
+    yield km, kc
+    ku.stop(km, kc)
+
+
+def kernel_pid(km):
+    return km.provisioner.process.pid
+
+
+def answers(kc, timeout=5):
+    """The kernel answers kernel_info on shell, with busy and idle around it."""
+    msg_id = kc.kernel_info()
+    reply = ku.shell_reply(kc, msg_id, timeout=timeout)
+    states = [m["content"]["execution_state"] for m in ku.collect(kc, msg_id, timeout=timeout)]
+    return reply["content"]["status"] == "ok" and states == ["busy", "idle"]
+
+
+def settle():
+    time.sleep(0.25)   # past the window in which an error aborts queued executes
+
+
+def test_kill9_kernel_during_comparison_then_rerun(tmp_path):
+    out = tmp_path / "cmp"
+    cell = ("stories = corpus profile=smoke stories=300\n"
+            f"compare $stories dir={out} steps=30 batch=8 eval_every=10 seeds=11\n")
+    km, kc = ku.start()
+    try:
+        kc.execute(cell)
+        results = out / "comparison.json"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if results.exists() and json.loads(results.read_text())["runs"].get("mlp"):
+                break
+            time.sleep(0.005)
+        else:
+            pytest.fail("no finished run within 120 s")
+        os.kill(kernel_pid(km), signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while km.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not km.is_alive()
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+    after = json.loads(results.read_text())           # still a whole JSON file
+    kept = sum(len(r) for r in after["runs"].values())
+    assert after["runs"]["mlp"] and 1 <= kept <= 2
+    assert not after["runs"].get("multihead")
+
+    km, kc = ku.start()
+    try:
+        reply, msgs = ku.run(kc, cell, timeout=300)
+        assert reply["content"]["status"] == "ok", reply["content"]
+        text = ku.stdout_text(msgs)
+        assert f"3 of 3 runs done ({kept} kept from before)" in text, text[-2000:]
+        final = json.loads(results.read_text())
+        assert {k: [r["seed"] for r in v] for k, v in final["runs"].items()} == \
+            {"mlp": [11], "attention": [11], "multihead": [11]}
+        assert final["runs"]["mlp"] == after["runs"]["mlp"]   # the finished run is the one kept
+        for kind in ("mlp", "attention", "multihead"):          # every checkpoint loads
+            reply, _ = ku.run(kc, f"m = model load {out}/{kind}_seed11.npz")
+            assert reply["content"]["status"] == "ok", reply["content"]
+    finally:
+        ku.stop(km, kc)
+
+
+def load_arrays(path):
+    with np.load(path) as z:
+        return {k: z[k].copy() for k in z.files}
+
+
+def same(a, b):
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_kill9_while_saving_a_checkpoint_keeps_the_old_file(tmp_path):
+    """A process saves two models in turn over one file; kill -9 at random moments (most of them while
+    a save is being written) leaves a whole file: one of the two models, exactly."""
+    ref_a, ref_b, target = tmp_path / "a.npz", tmp_path / "b.npz", tmp_path / "model.npz"
+    make = "a = model new kind=mlp vocab=8000 seed=1\nb = model new kind=mlp vocab=8000 seed=2\n"  # 13 MB files
+    done = subprocess.run([WORDLAB, "-c", f"{make}model save $a {ref_a}\nmodel save $b {ref_b}"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    want_a, want_b = load_arrays(ref_a), load_arrays(ref_b)
+    assert not same(want_a, want_b)
+    script = tmp_path / "save.wlab"
+    script.write_text(make + f"model save $a {target}\nmodel save $b {target}\n" * 50)
+    rng = random.Random(8)
+    mid_write = 0
+    for i in range(6):
+        shutil.copyfile(ref_a, target)                        # the old file
+        proc = subprocess.Popen([WORDLAB, "run", str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if i % 2 == 0:                                        # soon after a save starts writing
+            deadline = time.monotonic() + 60
+            while not list(tmp_path.glob("model.npz.tmp.*")) and time.monotonic() < deadline:
+                time.sleep(0.001)
+            time.sleep(rng.uniform(0.0, 0.03))
+        else:                                                 # at any moment
+            time.sleep(rng.uniform(0.5, 2.0))
+        temps = list(tmp_path.glob("model.npz.tmp.*"))
+        proc.kill()
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+        mid_write += bool(temps)
+        got = load_arrays(target)
+        assert same(got, want_a) or same(got, want_b)
+        for t in tmp_path.glob("model.npz.tmp.*"):           # what kill -9 leaves: a partial temporary file
+            t.unlink()
+    loaded = subprocess.run([WORDLAB, "-c", f"m = model load {target}\nprint $m.parameters"],
+                            capture_output=True, text=True, timeout=60)
+    assert loaded.returncode == 0 and int(loaded.stdout) > 3_000_000, loaded.stderr
+    assert mid_write >= 1, "no kill landed while a checkpoint was being written"
+
+
+def wait_for_training(kc, msg_id, evals=2):
+    text = ""
+    while text.count("validation loss") < evals:
+        m = kc.get_iopub_msg(timeout=60)
+        if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "stream":
+            text += m["content"]["text"]
+    return text
+
+
+def best_step(text):
+    """(loss, step) of the lowest validation loss in training's "step N/M: ..., validation loss L" lines."""
+    evals = [(float(m[2]), int(m[1])) for m in re.finditer(r"^step (\d+)/\d+: .*validation loss ([0-9.]+)$", text, re.M)]
+    assert evals, text[-500:]
+    return min(evals)
+
+
+def storm(pid, n=200, gap=0.001):
+    for _ in range(n):
+        os.kill(pid, signal.SIGINT)
+        time.sleep(gap)
+
+
+def test_sigint_storm_during_training_in_the_kernel(kernel):
+    km, kc = kernel
+    reply, _ = ku.run(kc, "stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11",
+                      timeout=60)
+    assert reply["content"]["status"] == "ok"
+    msg_id = kc.execute("train $m $stories steps=1000000 batch=32 eval_every=10", stop_on_error=False)
+    text = wait_for_training(kc, msg_id)
+    storm(kernel_pid(km))
+    reply = ku.shell_reply(kc, msg_id, timeout=10)
+    assert reply["content"]["status"] == "ok" or reply["content"]["ename"] == "Interrupted"
+    text += ku.stdout_text(ku.collect(kc, msg_id))
+    assert km.is_alive()
+    storm(kernel_pid(km), n=100)                 # while idle: nothing happens
+    assert km.is_alive() and answers(kc)
+    settle()
+    loss, step = best_step(text)
+    assert f"keeps the weights of step {step}" in text, text[-500:]
+    reply, msgs = ku.run(kc, "e = evaluate $m $stories split=validation\nprint $e.loss")
+    assert reply["content"]["status"] == "ok"
+    assert abs(float(ku.stdout_text(msgs)) - loss) < 2e-4
+
+
+def test_sigint_storm_during_training_in_wordlab_c(tmp_path):
+    code = ("stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
+            "train $m $stories steps=1000000 batch=32 eval_every=10\n")
+    proc = subprocess.Popen([WORDLAB, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    text = ""
+    while text.count("validation loss") < 2:
+        line = proc.stdout.readline()
+        assert line, "training ended before the storm: " + proc.stderr.read()
+        text += line
+    storm(proc.pid)
+    rest, err = proc.communicate(timeout=30)
+    text += rest
+    # It stops the command with an Interrupted error and exits normally, not killed by the signal.
+    assert proc.returncode == 1, (proc.returncode, err[-500:])
+    assert "Interrupted" in err
+    _, step = best_step(text)
+    assert f"keeps the weights of step {step}" in text, text[-500:]
+
+
+def test_100_mb_of_output_is_coalesced(kernel):
+    km, kc = kernel
+    line = "x" * 1000
+    n = 100_000                                  # 100 MB in 100,000 writes of 1,001 bytes
+    msg_id = kc.execute(f's = "{line}"\n' + "print $s\n" * n)
+    streams = nbytes = newlines = 0
+    deadline = time.monotonic() + 90
+    while True:
+        m = kc.get_iopub_msg(timeout=max(0.1, deadline - time.monotonic()))
+        if m["parent_header"].get("msg_id") != msg_id:
+            continue
+        if m["msg_type"] == "stream":
+            t = m["content"]["text"]
+            assert m["content"]["name"] == "stdout" and not t.strip("x\n")
+            streams += 1
+            nbytes += len(t)
+            newlines += t.count("\n")
+        elif m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
+            break
+    reply = ku.shell_reply(kc, msg_id)
+    assert reply["content"]["status"] == "ok"
+    assert nbytes == n * 1001 and newlines == n, "output was lost"
+    print(f"100 MB of output: {n} writes became {streams} stream messages")
+    assert streams <= n // 20, f"{streams} stream messages for {n} writes: not coalesced"
+    assert km.is_alive() and answers(kc)
+
+
+def test_floods_of_bad_and_malformed_messages_are_dropped(kernel):
+    km, kc = kernel
+    raw = ku.RawClient(km)
+    try:
+        rng = random.Random(3)
+        for i in range(1000):                    # well-formed, wrongly signed
+            sig = bytes(rng.choice(b"0123456789abcdef") for _ in range(64)) if i % 3 else b"f" * rng.randrange(80)
+            raw.send("kernel_info_request" if i % 2 else "execute_request", {"code": "print 1"}, signature=sig)
+        good = raw.parts("kernel_info_request", {})
+        for i in range(1000):                    # malformed frames
+            kind = i % 5
+            if kind == 0:
+                frames = [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40)))]
+            elif kind == 1:
+                frames = [b"<IDS|MSG>", raw.sign(good)] + good[:rng.randrange(4)]
+            elif kind == 2:
+                parts = [good[0][:rng.randrange(len(good[0]))], b"{}", b"{}", b"{}"]
+                frames = [b"<IDS|MSG>", raw.sign(parts)] + parts            # truncated header, signed
+            elif kind == 3:
+                parts = [b'{"msg_id": 1, "msg_type": null}', b"{}", b"{}", b"{}"]
+                frames = [b"<IDS|MSG>", raw.sign(parts) + b"0"] + parts     # 65-character signature
+            else:
+                frames = [b"a", b"b", b"c"] + [b"x" * rng.randrange(100) for _ in range(rng.randrange(10))]
+            raw.send_frames(frames)
+        assert raw.recv(timeout=1.0) is None, "a bad or malformed message was answered"
+        raw.send("kernel_info_request", {})
+        reply = raw.recv(timeout=10)
+        assert reply is not None and reply[0]["msg_type"] == "kernel_info_reply"
+    finally:
+        raw.close()
+    assert km.is_alive() and answers(kc)
+
+
+def test_client_disconnects_mid_execute(kernel):
+    km, kc = kernel
+    raw = ku.RawClient(km)
+    _, msg_id = raw.send("execute_request", {"code": 'sleep 1\nprint "still here"', "silent": False,
+                                             "store_history": True, "user_expressions": {}, "allow_stdin": False,
+                                             "stop_on_error": True})
+    time.sleep(0.2)
+    raw.close()                                   # gone before the reply
+    other = BlockingKernelClient()   # a client of its own session (km.client() would share kc's socket identity)
+    other.load_connection_info(km.get_connection_info())
+    other.start_channels()   # no wait_for_ready: it would flush IOPub
+    try:
+        # the cell ran to its end: its output reached IOPub with the vanished client's request as parent
+        msgs = ku.collect(other, msg_id, timeout=10)
+        assert ku.stdout_text(msgs) == "still here\n"
+        reply, msgs = ku.run(other, 'print "new client"')
+        assert reply["content"]["status"] == "ok" and ku.stdout_text(msgs) == "new client\n"
+    finally:
+        other.stop_channels()
+    assert answers(kc)
