@@ -23,6 +23,8 @@ typedef struct sg_story {
     char made_names[2][32];              /* invented names of the hero and the friend */
 } sg_story;
 
+#define SG_N(a) (sizeof(a) / sizeof((a)[0]))
+
 static uint64_t sg_splitmix(uint64_t *x)
 {
     uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
@@ -75,9 +77,9 @@ static int sg_wants_an(const char *w, size_t n)
     size_t k = 0;
     for (; k < n && k < sizeof low - 1 && sg_is_alpha(w[k]); k++) low[k] = sg_lower(w[k]);
     low[k] = '\0';
-    for (size_t i = 0; i < sizeof a_words / sizeof a_words[0]; i++)
+    for (size_t i = 0; i < SG_N(a_words); i++)
         if (strncmp(low, a_words[i], strlen(a_words[i])) == 0) return 0;
-    for (size_t i = 0; i < sizeof an_words / sizeof an_words[0]; i++)
+    for (size_t i = 0; i < SG_N(an_words); i++)
         if (strncmp(low, an_words[i], strlen(an_words[i])) == 0) return 1;
     return strchr("aeiou", low[0]) != NULL && low[0];
 }
@@ -260,7 +262,6 @@ static const char *sg_invent_name(sg_story *st, int female, char *out)
         "ella", "isa", "ine", "ara", "ie", "en"};
     static const char *const boy_end[] = {"o", "an", "us", "er", "el", "or", "on", "ick", "as",
         "en", "im", "ald", "ey", "ix"};
-#define SG_N(a) (sizeof(a) / sizeof((a)[0]))
     size_t nsyl = 1 + (sg_pick(st, 3) == 0);
     out[0] = '\0';
     for (size_t i = 0; i < nsyl; i++) {
@@ -269,7 +270,6 @@ static const char *sg_invent_name(sg_story *st, int female, char *out)
     }
     strcat(out, onset[sg_pick(st, SG_N(onset))]);
     strcat(out, female ? girl_end[sg_pick(st, SG_N(girl_end))] : boy_end[sg_pick(st, SG_N(boy_end))]);
-#undef SG_N
     out[0] = (char)(out[0] - 'a' + 'A');
     return out;
 }
@@ -305,7 +305,7 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     do st->friend = sg_name(st, st->friend_female, friend_pet && sg_chance(st, 60), 1);
     while (strcmp(st->friend, st->hero) == 0);
     static const char *const parents[] = {"mom", "dad", "mom", "dad", "mom", "grandma", "grandpa"};
-    size_t p = sg_pick(st, sizeof parents / sizeof parents[0]);
+    size_t p = sg_pick(st, SG_N(parents));
     st->parent = parents[p];
     st->parent_female = p == 0 || p == 2 || p == 4 || p == 5;
 
@@ -347,6 +347,7 @@ void wl_storygen_free(char **texts, size_t count)
 
 int wl_storygen_generate(uint64_t seed, size_t count, char ***texts, wl_err *err)
 {
+    if (!texts) return wl_fail(err, "storygen: the output pointer for %zu stories is NULL", count);
     *texts = NULL;
     char **out = calloc(count ? count : 1, sizeof *out);
     if (!out) return wl_fail(err, "storygen: out of memory allocating %zu stories", count);

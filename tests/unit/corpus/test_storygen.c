@@ -53,6 +53,7 @@ static void test_determinism(char **texts)
     char **none = NULL;
     CHECK(wl_storygen_generate(1, 0, &none, &err) == 0 && none != NULL);
     wl_storygen_free(none, 0);
+    CHECK(wl_storygen_generate(1, 5, NULL, &err) == -1 && strstr(err.msg, "NULL") != NULL);
 done:
     wl_storygen_free(again, again ? NSTORIES : 0);
     wl_storygen_free(prefix, prefix ? 100 : 0);
@@ -196,7 +197,7 @@ static void test_corpus_figures(char **texts)
     wl_corpus_free(&c);
 }
 
-/* Near-duplicates: no two stories share their first three sentences' worth of text. */
+/* Variety: hardly any two stories open with the same 120 characters. */
 static void test_variety(char **texts)
 {
     char **heads = malloc(NSTORIES * sizeof *heads);
