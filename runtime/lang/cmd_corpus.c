@@ -88,6 +88,8 @@ static int cmd_corpus(wl_call *c, wl_value **out)
         return -1;
     }
     if (stories) prof.stories = (size_t)stories;
+    int cap = wl_interp_options(c->in)->max_stories;
+    if (cap > 0 && prof.stories > (size_t)cap) prof.stories = (size_t)cap;
     if (file && wl_opt_has(c, "seed"))
         return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "seed"), "seed= chooses generated stories; a file= corpus has none");
     if (file && !c->allow_files)

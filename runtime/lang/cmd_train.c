@@ -249,6 +249,9 @@ static int cmd_train(wl_call *c, wl_value **out)
         wl_opt_int(c, "eval_every", steps / 8 > 0 ? steps / 8 : 1, 1, 10000000, &every) ||
         wl_opt_num(c, "lr", mlp ? 1e-3 : 3e-3, &lr) || wl_opt_num(c, "wd", mlp ? 1e-4 : 1e-3, &wd))
         return -1;
+    if ((double)batch * lm->m.V > 5e7)
+        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "batch"),
+                            "batch %lld x vocabulary %d is over 50 million logits per step; use a smaller batch", batch, lm->m.V);
     if (!(lr > 0)) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "lr"), "lr must be greater than 0");
     if (wd < 0) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "wd"), "wd must be 0 or more");
     wl_window_set tr, va, te;

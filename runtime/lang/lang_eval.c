@@ -161,6 +161,7 @@ wl_value *wl_interp_get(wl_interp *in, const char *name)
     return v ? v->v : NULL;
 }
 
+const wl_interp_opts *wl_interp_options(const wl_interp *in) { return &in->opts; }
 int wl_interp_nvars(const wl_interp *in) { return in->nvars; }
 const char *wl_interp_var_name(const wl_interp *in, int i) { return in->vars[i].name; }
 

@@ -151,6 +151,8 @@ int wl_call_optword(const wl_call *c, const char *key);
 /* WL_CMD_RAW commands: evaluates words from..end of the statement as a command (nested).
  * Returns 0 / -1 (the nested error is kept and reported as is). */
 int wl_call_eval_rest(wl_call *c, int from, wl_value **out);
+/* The options the interpreter was made with. */
+const wl_interp_opts *wl_interp_options(const wl_interp *in);
 /* A variable of the interpreter (borrowed) or NULL. */
 wl_value *wl_interp_get(wl_interp *in, const char *name);
 /* Displays a value through the sink now (display_id may be NULL). */

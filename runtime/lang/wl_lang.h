@@ -7,7 +7,8 @@
 typedef struct wl_interp wl_interp;
 
 typedef struct wl_interp_opts {
-    int allow_files;      /* 0 disables commands that write files (fuzzing) */
+    int allow_files;      /* 0 disables commands that read or write files (fuzzing) */
+    int max_stories;      /* > 0: at most this many stories per corpus (fuzzing keeps inputs fast); 0: no cap */
 } wl_interp_opts;
 
 /* A failed evaluation: what went wrong and where (1-based line and column in code points;

@@ -93,6 +93,13 @@ static void test_display_rules(void)
     r = lt_eval(NULL, "mean 1\nprint done", NULL);
     CHECK(r->rc == 0 && r->result.text_plain == NULL && r->ndisplays == 1);
     lt_free(r);
+    /* a corpus is capped by the interpreter's max_stories */
+    wl_interp_opts o = {.allow_files = 0, .max_stories = 30};
+    wl_interp *in = wl_interp_new(&o);
+    r = lt_eval(in, "s = corpus profile=smoke\nmean $s.train $s.validation $s.test", NULL);
+    CHECK(r->rc == 0 && !strcmp(lt_text(r), "10.0"));
+    lt_free(r);
+    wl_interp_free(in);
     /* corpus is shown even when kept */
     r = lt_eval(NULL, "s = corpus profile=smoke", NULL);
     CHECK(r->rc == 0 && strstr(lt_text(r), "documents") != NULL);
