@@ -15,6 +15,7 @@ typedef struct sg_story {
     size_t bad_len;
     int cap_next, end_pending, quote_open, article;
     int brief;                           /* a short story: optional sentences and scenes left out */
+    int openers;                         /* sentences about a character may start with "Then," */
     const char *hero, *hero_kind, *friend, *friend_kind, *parent;
     int hero_female, friend_female, parent_female;
     const wl_sg_object *obj;
@@ -235,6 +236,10 @@ static void sg_sentence(sg_story *st, const wl_sg_alts *alts, const char *sep)
     st->cap_next = 1;
     st->quote_open = 0;
     st->article = 0;
+    /* Varied openings keep long word sequences from repeating exactly across stories. */
+    if (st->openers && (strncmp(t, "{N} ", 4) == 0 || strncmp(t, "{F} ", 4) == 0) && sg_chance(st, 20)) {
+        sg_expand_str(st, "{opener}, ", 0);
+    }
     sg_expand_str(st, t, 0);
 }
 
@@ -323,6 +328,7 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     sg_stage(st, &wl_sg_belongs);
     sg_stage(st, &wl_sg_setting);
     sg_stage(st, &wl_sg_meeting);
+    st->openers = 1;
     sg_stage(st, &wl_sg_play);
     /* Zero (60%), one (32%) or two (8%) short scenes, in a random order. */
     size_t r = sg_pick(st, 100), nfill = r < 60 || st->brief ? 0 : r < 92 ? 1 : 2, used = 0;

@@ -63,7 +63,7 @@ static const wl_sg_step belongs[] = {
         "The {T} was {C} and {S}, and {N} loved it.",
         "Every day, {N} would {U} {D} {C} {T}.",
         "{N} said, \"This is the best {T} in the whole world!\"",
-        "\"I love my {C} {T},\" {N} said.",
+        "\"I love my {C} {T},\" {N} {said}.",
         "{N} called it \"my {C} {T}\" and never let it go.",
         "It was the only {C} {T} in all of {W}.",
         "{N} showed the {C} {T} to everyone {P} met."), 35},
@@ -112,16 +112,16 @@ static const wl_sg_step meeting[] = {
         "{AT}, there was {a} {FK} named {F}. {FP} was {trait} and {trait}.",
         "{N} was not alone. {D} friend {F} came too."), 100},
     {WL_SG_ALTS(
-        "\"Hi, {F}!\" said {N}. \"Do you want to see my {C} {T}?\"",
-        "\"Hello, {N}!\" said {F}. \"What {a} {S} {C} {T}!\"",
+        "\"Hi, {F}!\" {said} {N}. \"Do you want to see my {C} {T}?\"",
+        "\"Hello, {N}!\" {said} {F}. \"What {a} {S} {C} {T}!\"",
         "\"Hi, {N}! Can I play too?\" asked {F}.",
         "{F} smiled and said, \"I like your {C} {T}, {N}!\"",
-        "\"Look at my {C} {T}!\" {N} said to {F}.",
-        "\"Do you want to be my friend?\" asked {N}. \"Yes!\" said {F}.",
-        "\"Hello!\" said {F}. \"My name is {F}. What is your name?\" {^}\"I am {N},\" said {N}.",
+        "\"Look at my {C} {T}!\" {N} {said} to {F}.",
+        "\"Do you want to be my friend?\" asked {N}. \"Yes!\" {said} {F}.",
+        "\"Hello!\" {said} {F}. \"My name is {F}. What is your name?\" {^}\"I am {N},\" {said} {N}.",
         "\"Can I see your {C} {T}?\" asked {F}.",
-        "\"Hi, {F}!\" said {N}. \"Do you want to play with me?\"",
-        "{F} looked at the {C} {T}. \"Wow, it is so {S}!\" {FP} said."), 50},
+        "\"Hi, {F}!\" {said} {N}. \"Do you want to play with me?\"",
+        "{F} looked at the {C} {T}. \"Wow, it is so {S}!\" {FP} {said}."), 50},
     {WL_SG_ALTS(
         "{F} [smiled|nodded|laughed|jumped up and down]. {FP} was [happy|glad|excited] to [play|meet {N}|have a new friend].",
         "{N} and {F} became friends right away."), 20},
@@ -143,7 +143,7 @@ static const wl_sg_step play[] = {
         "They [laughed|giggled|ran|jumped|danced] and had so much fun.",
         "{N} was so {happy}. {P} liked playing with {F}.",
         "\"This is so much fun!\" {say} {F}.",
-        "\"You are my best friend, {F},\" said {N}.",
+        "\"You are my best friend, {F},\" {said} {N}.",
         "Then they played {game} and {game}."), 25},
 };
 
@@ -155,7 +155,7 @@ static const wl_sg_step snack[] = {
         "They sat {near} {a} {look} {thing} and ate {food} and {food}.",
         "{N} shared {D} {treat} with {F}.",
         "{F} had {a} {treat} and gave half of it to {N}."), 100},
-    {WL_SG_ALTS("\"Yum!\" said {F}. \"Thank you, {N}.\"", "It was [yummy|so good|delicious].",
+    {WL_SG_ALTS("\"Yum!\" {said} {F}. \"Thank you, {N}.\"", "It was [yummy|so good|delicious].",
         "{N} said, \"This is the best snack ever!\""), 55},
 };
 
@@ -164,8 +164,8 @@ static const wl_sg_step creature[] = {
         "Then {N} saw {a} {X} {doing} {near} {a} {look} {thing}.",
         "[Suddenly|Just then], {a} {X} came out from behind {a} {look} {thing}."), 100},
     {WL_SG_ALTS(
-        "\"Look, {F}! {^}{a} {X}!\" said {N}.",
-        "\"What {a} [cute|funny|little|big] {X}!\" said {F}.",
+        "\"Look, {F}! {^}{a} {X}!\" {said} {N}.",
+        "\"What {a} [cute|funny|little|big] {X}!\" {said} {F}.",
         "{N} had never seen {a} {X} so close before."), 80},
     {WL_SG_ALTS(
         "{N} and {F} [watched|followed|waved at] the {X}. The {X} [looked at them|ran away|wagged its tail|went back to its home].",
@@ -181,20 +181,20 @@ static const wl_sg_step song[] = {
 
 static const wl_sg_step clouds[] = {
     {WL_SG_ALTS("{N} and {F} lay on the grass and looked at the clouds."), 100},
-    {WL_SG_ALTS("\"That cloud looks like {a} {animal}!\" said {F}."), 100},
-    {WL_SG_ALTS("\"And that one looks like {a} {T}!\" said {N}.",
-        "\"And that one looks like {a} {treat}!\" said {N}."), 70},
+    {WL_SG_ALTS("\"That cloud looks like {a} {animal}!\" {said} {F}."), 100},
+    {WL_SG_ALTS("\"And that one looks like {a} {T}!\" {said} {N}.",
+        "\"And that one looks like {a} {treat}!\" {said} {N}."), 70},
 };
 
 static const wl_sg_step treasure[] = {
     {WL_SG_ALTS("{N} found {a} {treasure} {near} {a} {look} {thing}."), 100},
-    {WL_SG_ALTS("\"Look what I found!\" {N} said to {F}.", "{P} put it in {D} pocket."), 70},
+    {WL_SG_ALTS("\"Look what I found!\" {N} {said} to {F}.", "{P} put it in {D} pocket."), 70},
 };
 
 static const wl_sg_step parent[] = {
     {WL_SG_ALTS("{D} {M} [waved|called] from {a} bench. \"Be careful, {N}!\"",
         "{D} {M} sat on {a} bench and [read a book|watched them|smiled]."), 100},
-    {WL_SG_ALTS("\"We will, {^}{M}!\" said {N}.", "{N} waved back."), 60},
+    {WL_SG_ALTS("\"We will, {^}{M}!\" {said} {N}.", "{N} waved back."), 60},
 };
 
 static const wl_sg_step flowers[] = {
@@ -235,9 +235,9 @@ static const wl_sg_step lost_problem[] = {
 static const wl_sg_step lost_solve[] = {
     {WL_SG_ALTS(
         "{F} [came over|ran to {O}|saw {N} crying|put an arm around {O}] and said, \"Don't worry, {N}. I will help you find it.\"",
-        "\"Don't be {sad}, {N},\" said {F}. \"We can find your {C} {T} together.\"",
-        "{F} saw that {N} was {sad}. \"I will help you look,\" {FP} said.",
-        "\"What is wrong, {N}?\" asked {F}. \"I lost my {C} {T},\" said {N}. \"Let's find it,\" said {F}."), 100},
+        "\"Don't be {sad}, {N},\" {said} {F}. \"We can find your {C} {T} together.\"",
+        "{F} saw that {N} was {sad}. \"I will help you look,\" {FP} {said}.",
+        "\"What is wrong, {N}?\" asked {F}. \"I lost my {C} {T},\" {said} {N}. \"Let's find it,\" {said} {F}."), 100},
     {WL_SG_ALTS("{N} and {F} looked [near the {look} {thing}|in the tall grass|behind the trees|near the water|under the bench]."), 40},
     {WL_SG_ALTS(
         "[At last|Finally|Soon|After a long time], {F} found the {C} {T} {near} {a} {look} {thing}.",
@@ -245,7 +245,7 @@ static const wl_sg_step lost_solve[] = {
         "\"Look!\" {say} {F}. \"There is your {C} {T}, {near} the {look} {thing}!\"",
         "{F} [pointed|jumped|shouted]. The {C} {T} was [under a bush|in the tall grass|behind a rock|next to the pond]!"), 100},
     {WL_SG_ALTS(
-        "\"Thank you, {F}!\" said {N}. \"You are {a} {kind} friend.\"",
+        "\"Thank you, {F}!\" {said} {N}. \"You are {a} {kind} friend.\"",
         "{N} hugged {F} and said, \"Thank you for helping me!\"",
         "{N} was so {happy} to have {D} {C} {T} back.",
         "\"My {C} {T}!\" {say} {N}. {^}{P} held it tight and thanked {F}."), 80},
@@ -274,17 +274,17 @@ static const wl_sg_step stuck_problem[] = {
 };
 static const wl_sg_step stuck_solve[] = {
     {WL_SG_ALTS(
-        "{F} had an idea. \"Let's use a long stick!\" {FP} said.",
+        "{F} had an idea. \"Let's use a long stick!\" {FP} {said}.",
         "{F} said, \"I can climb! I will get it for you, {N}.\"",
         "{N} ran to get {D} {M}.",
-        "\"I know what to do,\" said {F}. \"We can [use a long stick|get a ladder|ask for help].\"",
+        "\"I know what to do,\" {said} {F}. \"We can [use a long stick|get a ladder|ask for help].\"",
         "{F} looked up at the {C} {T} and thought hard."), 100},
     {WL_SG_ALTS(
         "{F} [climbed up carefully|pushed the {T} with a long stick|shook the branch gently|stood on a box], and the {C} {T} fell down.",
         "{D} {M} came with a ladder and got the {C} {T} down.",
         "With one more try, the {C} {T} came down, and {N} caught it.",
         "{F} stood on a box and pulled the {C} {T} down."), 100},
-    {WL_SG_ALTS("{N} [caught|picked up|hugged] {D} {C} {T}. \"Thank you, {F}!\" {P} said."), 80},
+    {WL_SG_ALTS("{N} [caught|picked up|hugged] {D} {C} {T}. \"Thank you, {F}!\" {P} {said}."), 80},
 };
 static const wl_sg_step stuck_moral[] = {
     {WL_SG_ALTS(
@@ -309,12 +309,12 @@ static const wl_sg_step broken_problem[] = {
 };
 static const wl_sg_step broken_solve[] = {
     {WL_SG_ALTS("{N} and {F} took the {C} {T} to {D} {M}.",
-        "\"Let's ask your {M},\" said {F}.",
+        "\"Let's ask your {M},\" {said} {F}.",
         "{N} took the broken {C} {T} home to {D} {M}.",
         "{F} said, \"Don't cry, {N}. Maybe we can fix it.\""), 100},
     {WL_SG_ALTS("{D} {M} [fixed the {C} {T} with some tape|glued the {C} {T} back together|mended the {C} {T} very carefully|fixed the {C} {T} with a needle and thread]."), 100},
     {WL_SG_ALTS("Soon the {C} {T} was as good as new!", "The {T} looked almost new again."), 60},
-    {WL_SG_ALTS("\"Thank you, {^}{M}!\" said {N}, and {P} gave {D} {M} a big hug."), 60},
+    {WL_SG_ALTS("\"Thank you, {^}{M}!\" {said} {N}, and {P} gave {D} {M} a big hug."), 60},
 };
 static const wl_sg_step broken_moral[] = {
     {WL_SG_ALTS(
@@ -329,9 +329,9 @@ static const wl_sg_step share_problem[] = {
         "After a while, {F} asked, \"Can I {U} your {C} {T}, {N}?\"",
         "\"Can I have a turn with your {C} {T}?\" asked {F}.",
         "{F} looked at the {C} {T}. \"It is so {S}! Can I try?\" {FP} asked."), 100},
-    {WL_SG_ALTS("But {N} did not want to share. \"No! It is my {T}!\" {P} said.",
+    {WL_SG_ALTS("But {N} did not want to share. \"No! It is my {T}!\" {P} {said}.",
         "{N} held the {C} {T} tight and said, \"No, it's mine!\"",
-        "\"No, {F}. It is my {C} {T},\" said {N}, and {P} walked away.",
+        "\"No, {F}. It is my {C} {T},\" {said} {N}, and {P} walked away.",
         "{N} shook {D} head. {P} did not want to share {D} {C} {T}."), 100},
     {WL_SG_ALTS("{F} felt {sad} and walked away.",
         "{F} sat down {near} {a} {look} {thing} and looked {sad}."), 80},
@@ -340,7 +340,7 @@ static const wl_sg_step share_problem[] = {
 static const wl_sg_step share_solve[] = {
     {WL_SG_ALTS("{N} [thought about|looked at] {F}. {P} did not like to see {D} friend so {sad}."), 70},
     {WL_SG_ALTS("{N} walked over to {F} and said, \"I am sorry, {F}. Do you want to {U} my {C} {T}?\"",
-        "\"I am sorry, {F},\" said {N}. \"You can {U} my {C} {T} too.\"",
+        "\"I am sorry, {F},\" {said} {N}. \"You can {U} my {C} {T} too.\"",
         "{N} gave the {C} {T} to {F} and said, \"Here, it's your turn.\""), 100},
     {WL_SG_ALTS("{F} smiled. \"Yes, thank you, {N}!\"", "{F}'s face lit up."), 70},
     {WL_SG_ALTS("{N} and {F} took turns with the {C} {T}, and it was much more fun together."), 60},
@@ -367,7 +367,7 @@ static const wl_sg_step rain_problem[] = {
     {WL_SG_ALTS("\"What do we do?\" asked {F}."), 50},
 };
 static const wl_sg_step rain_solve[] = {
-    {WL_SG_ALTS("{N} [had an idea|looked around]. \"[Let's hide|Follow me|Come with me]!\" {P} said."), 100},
+    {WL_SG_ALTS("{N} [had an idea|looked around]. \"[Let's hide|Follow me|Come with me]!\" {P} {said}."), 100},
     {WL_SG_ALTS("They ran [under a big tree|into {a} {look} shed|under the slide|back home to {N}'s house] and waited."), 100},
     {WL_SG_ALTS("[Soon|After a while|Before long], the rain stopped and the sun came out. {^}[There was a big rainbow in the sky.|They saw a rainbow over the {L}.]"), 100},
     {WL_SG_ALTS("{N} and {F} [laughed|cheered|jumped in the puddles] and went back to play with the {C} {T}."), 50},
@@ -397,9 +397,9 @@ static const wl_sg_step fear_solve[] = {
         "Out came {a} [tiny|small|little|baby] {X}!",
         "There, {near} the {look} {thing}, sat {a} little {X}."), 100},
     {WL_SG_ALTS("The {X} was [lost|hungry|looking for its mom|stuck in the bushes]."), 60},
-    {WL_SG_ALTS("{N} [laughed|smiled]. \"You scared us, little {X}!\" {P} said.",
-        "\"Hello, little {X},\" said {N}. \"We are not scared of you now.\"",
-        "{N} and {F} laughed. \"It was only {a} {X}!\" said {F}."), 70},
+    {WL_SG_ALTS("{N} [laughed|smiled]. \"You scared us, little {X}!\" {P} {said}.",
+        "\"Hello, little {X},\" {said} {N}. \"We are not scared of you now.\"",
+        "{N} and {F} laughed. \"It was only {a} {X}!\" {said} {F}."), 70},
     {WL_SG_ALTS("{N} and {F} [helped the {X}|gave the {X} some {food}|said goodbye to the {X}]."), 50},
 };
 static const wl_sg_step fear_moral[] = {
@@ -420,7 +420,7 @@ static const wl_sg_step hurt_solve[] = {
     {WL_SG_ALTS("{F} ran to get {N}'s {M}.", "{F} helped {N} get up.",
         "\"Are you okay, {N}?\" asked {F}, and {FP} ran to help."), 100},
     {WL_SG_ALTS("{D} {M} [came running|gave {O} a big hug] and put a bandage on {D} {B}."), 100},
-    {WL_SG_ALTS("\"Does it still hurt?\" asked {F}. \"Only a little,\" said {N}."), 50},
+    {WL_SG_ALTS("\"Does it still hurt?\" asked {F}. \"Only a little,\" {said} {N}."), 50},
     {WL_SG_ALTS("Soon {N} felt better and {P} [played with the {C} {T} again|smiled again]."), 80},
 };
 static const wl_sg_step hurt_moral[] = {
@@ -442,7 +442,7 @@ static const wl_sg_step away_problem[] = {
 };
 static const wl_sg_step away_solve[] = {
     {WL_SG_ALTS("{F} heard {N} and came running.", "{F} found {N} {near} {a} {look} {thing}."), 100},
-    {WL_SG_ALTS("\"Don't worry, {N}. I know the way,\" said {F}."), 60},
+    {WL_SG_ALTS("\"Don't worry, {N}. I know the way,\" {said} {F}."), 60},
     {WL_SG_ALTS("{F} held {N}'s hand and they walked back together.",
         "{F} showed {N} the way back, past the {look} {thing}."), 100},
     {WL_SG_ALTS("Soon they saw {D} {M}. {N} ran to {MO} and gave {MO} a big hug."), 100},
@@ -463,12 +463,12 @@ static const wl_sg_step build_problem[] = {
     {WL_SG_ALTS(
         "But then, [a big wave came|the wind blew hard|a dog ran by|{F} sneezed], and it all fell down!",
         "Then {a} {X} ran into it, and it all fell down!"), 100},
-    {WL_SG_ALTS("{N} felt {sad}. \"Now we have to start again,\" {P} said.",
+    {WL_SG_ALTS("{N} felt {sad}. \"Now we have to start again,\" {P} {said}.",
         "\"Oh no!\" cried {F}. \"All our work is gone!\""), 50},
 };
 static const wl_sg_step build_solve[] = {
     {WL_SG_ALTS(
-        "\"Don't give up, {F},\" said {N}. \"We can build it again, even better!\"",
+        "\"Don't give up, {F},\" {said} {N}. \"We can build it again, even better!\"",
         "{F} said, \"Let's try again, {N}. This time we will make it strong.\""), 100},
     {WL_SG_ALTS("This time, {N} and {F} built it [slowly|carefully|together], one piece at a time."), 100},
     {WL_SG_ALTS("When it was done, it was even [bigger|taller|prettier] than before, and the {C} {T} sat right on top.",
@@ -490,11 +490,11 @@ static const wl_sg_step seed_problem[] = {
     {WL_SG_ALTS("\"Why is it not growing?\" {N} asked. {P} felt {sad}."), 50},
 };
 static const wl_sg_step seed_solve[] = {
-    {WL_SG_ALTS("\"Be patient, {N},\" said {F}. \"Seeds need time, water and sun.\"",
+    {WL_SG_ALTS("\"Be patient, {N},\" {said} {F}. \"Seeds need time, water and sun.\"",
         "{D} {M} said, \"Good things take time, {N}.\""), 100},
     {WL_SG_ALTS("So {N} gave the seed water every day and sang it {a} {song} song."), 60},
     {WL_SG_ALTS("One morning, {N} saw a little green sprout. Soon it grew into a tall plant with {a} big {C} flower!"), 100},
-    {WL_SG_ALTS("\"Look, {F}! My {C} flower!\" said {N}.", "{N} and {F} smiled at the {C} flower."), 80},
+    {WL_SG_ALTS("\"Look, {F}! My {C} flower!\" {said} {N}.", "{N} and {F} smiled at the {C} flower."), 80},
 };
 static const wl_sg_step seed_moral[] = {
     {WL_SG_ALTS("{N} learned that good things take time.",
@@ -506,15 +506,15 @@ static const wl_sg_step shy_problem[] = {
     {WL_SG_ALTS("{F} did not want to play. {FP} sat alone {near} {a} {look} {thing}.",
         "{F} looked {sad}. {FP} was new in {W} and had no friends."), 100},
     {WL_SG_ALTS("\"What is wrong, {F}?\" asked {N}."), 100},
-    {WL_SG_ALTS("\"I miss my old home,\" said {F}. \"I don't know anyone here.\"",
-        "\"I am shy,\" {F} said quietly. \"I don't know how to make friends.\""), 100},
+    {WL_SG_ALTS("\"I miss my old home,\" {said} {F}. \"I don't know anyone here.\"",
+        "\"I am shy,\" {F} {said} quietly. \"I don't know how to make friends.\""), 100},
 };
 static const wl_sg_step shy_solve[] = {
-    {WL_SG_ALTS("{N} sat down next to {F}. \"You can play with my {C} {T},\" {P} said.",
-        "{N} gave {F} {D} {C} {T} to hold. \"Now you know me,\" {P} said with a smile."), 100},
+    {WL_SG_ALTS("{N} sat down next to {F}. \"You can play with my {C} {T},\" {P} {said}.",
+        "{N} gave {F} {D} {C} {T} to hold. \"Now you know me,\" {P} {said} with a smile."), 100},
     {WL_SG_ALTS("{F} [smiled a little|looked up|wiped {FD} eyes]. {FP} held the {C} {T} and started to laugh."), 100},
     {WL_SG_ALTS("Soon {N} and {F} were playing {game} together {AT}.", "{N} showed {F} all of {W}."), 50},
-    {WL_SG_ALTS("\"Thank you, {N},\" said {F}. \"You are my first friend here.\""), 70},
+    {WL_SG_ALTS("\"Thank you, {N},\" {said} {F}. \"You are my first friend here.\""), 70},
 };
 static const wl_sg_step shy_moral[] = {
     {WL_SG_ALTS("{N} learned that a little kindness can make a big difference.",
@@ -529,8 +529,8 @@ static const wl_sg_step gift_problem[] = {
     {WL_SG_ALTS("{N} thought and thought, but {P} did not know what to do."), 30},
 };
 static const wl_sg_step gift_solve[] = {
-    {WL_SG_ALTS("{F} had an idea. \"You can make something!\" {FP} said.",
-        "\"Let's make a card,\" said {F}. \"Everybody loves cards.\""), 100},
+    {WL_SG_ALTS("{F} had an idea. \"You can make something!\" {FP} {said}.",
+        "\"Let's make a card,\" {said} {F}. \"Everybody loves cards.\""), 100},
     {WL_SG_ALTS("{N} and {F} made a card with {C} paper and drew {a} {S} {C} {T} on it.",
         "They picked {flowers} and tied them with {a} {C} ribbon."), 100},
     {WL_SG_ALTS("The next day, {N} gave the present to {D} {M}. {^}{D} {M} smiled and gave {O} a big hug."), 100},
@@ -561,7 +561,7 @@ static const wl_sg_step ending[] = {
     {WL_SG_ALTS(
         "{N} and {F} played with the {C} {T} until the sun went down.",
         "From that day on, {N} and {F} were best friends.",
-        "When it was time to go home, {N} [waved|said goodbye] to {F}. \"See you tomorrow!\" {P} said.",
+        "When it was time to go home, {N} [waved|said goodbye] to {F}. \"See you tomorrow!\" {P} {said}.",
         "That evening, {N} told {D} {M} all about {D} day {AT}.",
         "{N} went home with {D} {C} {T} and a big smile.",
         "At the end of the day, {N} and {F} walked home together.",

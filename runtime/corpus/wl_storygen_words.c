@@ -274,6 +274,10 @@ const wl_sg_list wl_sg_lists[] = {
         "arrowhead", "fossil", "geode"), 1},
     {"kind", WL_SG_ALTS("kind", "good", "nice", "helpful", "sweet", "brave", "wonderful",
         "great", "true", "caring", "loyal", "thoughtful"), 1},
+    {"said", WL_SG_ALTS("said", "said", "said", "said", "said", "said", "replied", "answered",
+        "added", "whispered", "called out"), 0},
+    {"opener", WL_SG_ALTS("then", "after that", "soon", "later", "next", "just then", "after a while",
+        "a little later", "now", "before long", "in a moment", "right away"), 0},
     {"excl", WL_SG_ALTS("oh no", "oh dear", "uh oh", "oops", "oh my", "what a mess"), 0},
 };
 const size_t wl_sg_nlists = sizeof wl_sg_lists / sizeof wl_sg_lists[0];
