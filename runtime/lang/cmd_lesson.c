@@ -419,15 +419,13 @@ static int cmd_heatmap(wl_call *c, wl_value **out)
         if (square) h->clab[k] = strdup(h->rlab[k]);
         else snprintf(buf, sizeof buf, "%d", k), h->clab[k] = strdup(buf);
     }
+    /* short enough for the SVG's width at 8 columns; the shapes are shown by `details` */
     wl_buf b = {0};
-    wl_buf_printf(&b, "%s [", t->name);
-    for (int i = 0; i < t->ndim; i++) wl_buf_printf(&b, "%s%d", i ? "," : "", t->shape[i]);
-    wl_buf_puts(&b, "]");
+    wl_buf_puts(&b, t->name);
     if (t->ndim == 4) wl_buf_printf(&b, " head %lld", head);
-    if (h->rows < R) wl_buf_printf(&b, ", last %d rows", h->rows);
-    if (!square && nc < C) wl_buf_printf(&b, ", first %d of %d columns", nc, C);
-    if (unit) wl_buf_puts(&b, "; shade = value (0..1)");
-    else if (isfinite(lo)) wl_buf_printf(&b, "; light %.3g .. dark %.3g", lo, hi);
+    if (!square && nc < C) wl_buf_printf(&b, " (%d of %d columns)", nc, C);
+    if (unit) wl_buf_puts(&b, ": 0 .. 1");
+    else if (isfinite(lo)) wl_buf_printf(&b, ": %.3g .. %.3g", lo, hi);
     char *title = wl_buf_take(&b);
     snprintf(h->title, sizeof h->title, "%s", title);
     free(title);
