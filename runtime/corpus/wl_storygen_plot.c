@@ -10,23 +10,23 @@
 static const wl_sg_step intro[] = {
     {WL_SG_ALTS(
         "Once upon a time, there was {a} {trait} {K} named {N}.",
-        "Once upon a time, in a [small|little|quiet|busy|pretty] town called {W}, there lived {a} {trait} {K} named {N}.",
+        "Once upon a time, in a [small|{little}|quiet|busy|pretty] town called {W}, there lived {a} {trait} {K} named {N}.",
         "There was once {a} {trait} {K} called {N}.",
-        "{N} was {a} {trait} {K} who lived [in a small house|in a big house|near the sea|on a farm|next to a big forest|in a cozy cottage|by a quiet river|at the end of a long road] in {W}.",
+        "{N} was {a} {trait} {K} who lived [in a small house|in a {big} house|near the sea|on a farm|next to a {big} forest|in a cozy cottage|by a quiet river|at the end of a long road] in {W}.",
         "Once upon a time, there was {a} {trait} {K}. {D} name was {N}.",
         "In a town called {W}, there was {a} {trait} {K} named {N}.",
-        "One [day|morning], {a} {trait} {K} named {N} woke up [early|very early|with a big smile|feeling happy|before the sun came up].",
+        "One [day|morning], {a} {trait} {K} named {N} woke up [early|very early|with a {big} smile|feeling happy|before the sun came up].",
         "Long ago, there lived {a} {trait} {K} named {N}.",
         "Once upon a time, there lived {a} {K} named {N}. {N} was very {trait}.",
         "There once was {a} {trait} {K} named {N} who lived in {W}.",
         "Once there was {a} {K} named {N}. {P} lived in {W} with {D} {M}.",
         "Not long ago, in a place called {W}, there was {a} {trait} {K} named {N}.",
-        "{N} was {a} {trait} little {K}. {P} lived with {D} {M} [near the {L}|in {W}|in a house with a red door].",
-        "Once upon a time, {a} {K} named {N} lived [in a tiny house|in a tall tree|under a big hill|near a pond] in {W}.",
+        "{N} was {a} {trait} {little} {K}. {P} lived with {D} {M} [near the {L}|in {W}|in a house with a red door].",
+        "Once upon a time, {a} {K} named {N} lived [in a tiny house|in a tall tree|under a {big} hill|near a pond] in {W}.",
         "There was {a} {trait} {K} in {W}, and {D} name was {N}.",
         "Once upon a time, there was {a} {K} called {N}, who was very {trait}.",
-        "Everybody in {W} knew {N}, the {trait} {K} with the [big smile|loud laugh|curly hair|bright eyes].",
-        "In the little town of {W}, {a} {trait} {K} named {N} lived with {D} {M}.",
+        "Everybody in {W} knew {N}, the {trait} {K} with the [{big} smile|loud laugh|curly hair|bright eyes].",
+        "In the {little} town of {W}, {a} {trait} {K} named {N} lived with {D} {M}.",
         "{N} was {a} {K}. {P} was [five|four|six|seven] years old and very {trait}."), 100},
     {WL_SG_ALTS(
         "{N} loved to {hobby}.",
@@ -35,7 +35,7 @@ static const wl_sg_step intro[] = {
         "Every [day|morning|afternoon], {N} liked to {hobby} and {hobby}.",
         "{P} loved to {hobby}, but {D} favorite thing was to {hobby}.",
         "More than anything, {N} loved to {hobby}.",
-        "{N} lived with {D} {M} in a [small|little|big|cozy|yellow|blue|white] house.",
+        "{N} lived with {D} {M} in a [small|{little}|{big}|cozy|yellow|blue|white] house.",
         "{P} always wanted to {hobby}.",
         "{D} {M} said {N} was the most {trait} {K} in {W}.",
         "{N} liked to {hobby} with {D} {M} on [sunny days|rainy days|weekends]."), 20},
@@ -75,16 +75,16 @@ static const wl_sg_step setting[] = {
         "One {weather} {part}, {N} took the {C} {T} {TO}.",
         "One day, {N} wanted to {U} the {C} {T} {AT}.",
         "On {a} {weather} {part}, {N} went {TO} with {D} {M}.",
-        "The next day, {N} [walked|ran|skipped|went] {TO} with {D} {C} {T}.",
+        "The next day, {N} [walked|{ran}|skipped|went] {TO} with {D} {C} {T}.",
         "One {weather} {part}, {D} {M} said, \"Let's go {TO}!\"",
         "{N} asked {D} {M}, \"Can we go {TO} today?\" {^}{D} {M} said yes.",
-        "After breakfast, {N} ran {TO} with the {C} {T}.",
+        "After breakfast, {N} {ran} {TO} with the {C} {T}.",
         "One {weather} {part}, {N} and {D} {M} walked {TO} together.",
         "It was {a} {weather} day, so {N} went {TO}.",
         "On Saturday, {D} {M} took {N} {TO}.",
         "That {part}, {N} put the {C} {T} in a bag and went {TO}."), 100},
     {WL_SG_ALTS(
-        "The {L} was [full of|filled with] {flowers} and [tall|green|old|big] trees.",
+        "The {L} was [full of|filled with] {flowers} and [tall|green|old|{big}] trees.",
         "{AT}, there was {a} {look} {thing} and {a} {look} {thing}.",
         "{N} could see {flowers}, {flowers} and {flowers} everywhere.",
         "The air smelled like {flowers} and fresh {food}.",
@@ -93,7 +93,7 @@ static const wl_sg_step setting[] = {
         "There were {flowers} everywhere {AT}.",
         "{AT}, the grass was green and the sky was blue."), 25},
     {WL_SG_ALTS(
-        "{N} [smiled|laughed|clapped {D} hands|jumped up and down]. {P} loved the {L}.",
+        "{N} [{smiled}|{laughed}|clapped {D} hands|jumped up and down]. {P} loved the {L}.",
         "{N} liked to be {AT}."), 5},
 };
 
@@ -115,7 +115,7 @@ static const wl_sg_step meeting[] = {
         "\"Hi, {F}!\" {said} {N}. \"Do you want to see my {C} {T}?\"",
         "\"Hello, {N}!\" {said} {F}. \"What {a} {S} {C} {T}!\"",
         "\"Hi, {N}! Can I play too?\" asked {F}.",
-        "{F} smiled and said, \"I like your {C} {T}, {N}!\"",
+        "{F} {smiled} and said, \"I like your {C} {T}, {N}!\"",
         "\"Look at my {C} {T}!\" {N} {said} to {F}.",
         "\"Do you want to be my friend?\" asked {N}. \"Yes!\" {said} {F}.",
         "\"Hello!\" {said} {F}. \"My name is {F}. What is your name?\" {^}\"I am {N},\" {said} {N}.",
@@ -123,7 +123,7 @@ static const wl_sg_step meeting[] = {
         "\"Hi, {F}!\" {said} {N}. \"Do you want to play with me?\"",
         "{F} looked at the {C} {T}. \"Wow, it is so {S}!\" {FP} {said}."), 50},
     {WL_SG_ALTS(
-        "{F} [smiled|nodded|laughed|jumped up and down]. {FP} was [happy|glad|excited] to [play|meet {N}|have a new friend].",
+        "{F} [{smiled}|nodded|{laughed}|jumped up and down]. {FP} was [happy|glad|excited] to [play|meet {N}|have a new friend].",
         "{N} and {F} became friends right away."), 20},
 };
 
@@ -133,14 +133,14 @@ static const wl_sg_step play[] = {
         "{N} let {F} {U} the {C} {T}.",
         "They took turns. First {N} {UP} the {C} {T}, then {F} {UP} it.",
         "{N} and {F} played {game} {near} the {look} {thing}.",
-        "{N} and {F} ran around the {L} and laughed.",
+        "{N} and {F} {ran} around the {L} and {laughed}.",
         "{F} showed {N} how to [jump over a log|climb a small tree|make a daisy chain|skip a stone|whistle|do a cartwheel].",
         "{N} and {F} played [{game}|with the {C} {T}] together.",
         "First they played {game}, and then they played with the {C} {T}.",
         "{N} showed {F} how to {U} the {C} {T}.",
-        "{F} and {N} [ran|raced|skipped|hopped] all around the {L}."), 100},
+        "{F} and {N} [{ran}|raced|skipped|hopped] all around the {L}."), 100},
     {WL_SG_ALTS(
-        "They [laughed|giggled|ran|jumped|danced] and had so much fun.",
+        "They [{laughed}|giggled|{ran}|jumped|danced] and had so much fun.",
         "{N} was so {happy}. {P} liked playing with {F}.",
         "\"This is so much fun!\" {say} {F}.",
         "\"You are my best friend, {F},\" {said} {N}.",
@@ -165,18 +165,18 @@ static const wl_sg_step creature[] = {
         "[Suddenly|Just then], {a} {X} came out from behind {a} {look} {thing}."), 100},
     {WL_SG_ALTS(
         "\"Look, {F}! {^}{a} {X}!\" {said} {N}.",
-        "\"What {a} [cute|funny|little|big] {X}!\" {said} {F}.",
+        "\"What {a} [cute|funny|{little}|{big}] {X}!\" {said} {F}.",
         "{N} had never seen {a} {X} so close before."), 80},
     {WL_SG_ALTS(
-        "{N} and {F} [watched|followed|waved at] the {X}. The {X} [looked at them|ran away|wagged its tail|went back to its home].",
-        "The {X} looked at {N} and then [hopped|ran|flew|walked] away."), 70},
+        "{N} and {F} [watched|followed|waved at] the {X}. The {X} [looked at them|{ran} away|wagged its tail|went back to its home].",
+        "The {X} looked at {N} and then [hopped|{ran}|flew|walked] away."), 70},
 };
 
 static const wl_sg_step song[] = {
     {WL_SG_ALTS(
         "{N} sang {a} {song} song about {D} {C} {T}.",
         "{F} made up {a} {song} song, and {N} sang along."), 100},
-    {WL_SG_ALTS("{F} [clapped|danced|laughed|sang along].", "The birds sang with them."), 60},
+    {WL_SG_ALTS("{F} [clapped|danced|{laughed}|sang along].", "The birds sang with them."), 60},
 };
 
 static const wl_sg_step clouds[] = {
@@ -193,7 +193,7 @@ static const wl_sg_step treasure[] = {
 
 static const wl_sg_step parent[] = {
     {WL_SG_ALTS("{D} {M} [waved|called] from {a} bench. \"Be careful, {N}!\"",
-        "{D} {M} sat on {a} bench and [read a book|watched them|smiled]."), 100},
+        "{D} {M} sat on {a} bench and [read a book|watched them|{smiled}]."), 100},
     {WL_SG_ALTS("\"We will, {^}{M}!\" {said} {N}.", "{N} waved back."), 60},
 };
 
@@ -218,11 +218,11 @@ const size_t wl_sg_nfillers = sizeof wl_sg_fillers / sizeof wl_sg_fillers[0];
 /* The object is lost and found again. */
 static const wl_sg_step lost_problem[] = {
     {WL_SG_ALTS(
-        "[But then|Suddenly|All of a sudden|Then], {a} [strong wind blew away|big dog ran off with|naughty monkey grabbed|fast bird took|big wave carried away] the {C} {T}.",
+        "[But then|Suddenly|All of a sudden|Then], {a} [strong wind blew away|{big} dog {ran} off with|naughty monkey grabbed|fast bird took|{big} wave carried away] the {C} {T}.",
         "{N} put the {C} {T} {near} {a} {look} {thing}, but when {P} came back, it was gone.",
         "When {N} was not looking, the {C} {T} [rolled|fell|slipped] away.",
         "{N} played and played, and then {P} could not find {D} {C} {T}.",
-        "{N} [left|dropped] the {C} {T} {AT} and ran off to play {game}. When {P} came back, the {T} was not there.",
+        "{N} [left|dropped] the {C} {T} {AT} and {ran} off to play {game}. When {P} came back, the {T} was not there.",
         "{^}{excl}! {N} could not find {D} {C} {T} anywhere.",
         "{N} turned around, and the {C} {T} was gone!"), 100},
     {WL_SG_ALTS("{N} looked [everywhere|all around|under every bush|behind every tree] for {D} {C} {T}, but {P} could not find it.",
@@ -234,7 +234,7 @@ static const wl_sg_step lost_problem[] = {
 };
 static const wl_sg_step lost_solve[] = {
     {WL_SG_ALTS(
-        "{F} [came over|ran to {O}|saw {N} crying|put an arm around {O}] and said, \"Don't worry, {N}. I will help you find it.\"",
+        "{F} [came over|{ran} to {O}|saw {N} crying|put an arm around {O}] and said, \"Don't worry, {N}. I will help you find it.\"",
         "\"Don't be {sad}, {N},\" {said} {F}. \"We can find your {C} {T} together.\"",
         "{F} saw that {N} was {sad}. \"I will help you look,\" {FP} {said}.",
         "\"What is wrong, {N}?\" asked {F}. \"I lost my {C} {T},\" {said} {N}. \"Let's find it,\" {said} {F}."), 100},
@@ -276,7 +276,7 @@ static const wl_sg_step stuck_solve[] = {
     {WL_SG_ALTS(
         "{F} had an idea. \"Let's use a long stick!\" {FP} {said}.",
         "{F} said, \"I can climb! I will get it for you, {N}.\"",
-        "{N} ran to get {D} {M}.",
+        "{N} {ran} to get {D} {M}.",
         "\"I know what to do,\" {said} {F}. \"We can [use a long stick|get a ladder|ask for help].\"",
         "{F} looked up at the {C} {T} and thought hard."), 100},
     {WL_SG_ALTS(
@@ -297,7 +297,7 @@ static const wl_sg_step stuck_moral[] = {
 static const wl_sg_step broken_problem[] = {
     {WL_SG_ALTS(
         "[Then|But then|Suddenly], {N} [tripped|slipped|bumped into {F}], and the {C} {T} fell and broke.",
-        "Oh no! The {C} {T} got a big [rip|crack|hole] in it.",
+        "Oh no! The {C} {T} got a {big} [rip|crack|hole] in it.",
         "{N} dropped the {C} {T}, and it [broke|cracked|tore] into two pieces.",
         "{F} [pulled|played with|stepped on] the {C} {T} too hard, and it broke."), 100},
     {WL_SG_ALTS("{N} [looked at|picked up] the broken {T} and felt very {sad}.",
@@ -314,7 +314,7 @@ static const wl_sg_step broken_solve[] = {
         "{F} said, \"Don't cry, {N}. Maybe we can fix it.\""), 100},
     {WL_SG_ALTS("{D} {M} [fixed the {C} {T} with some tape|glued the {C} {T} back together|mended the {C} {T} very carefully|fixed the {C} {T} with a needle and thread]."), 100},
     {WL_SG_ALTS("Soon the {C} {T} was as good as new!", "The {T} looked almost new again."), 60},
-    {WL_SG_ALTS("\"Thank you, {^}{M}!\" {said} {N}, and {P} gave {D} {M} a big hug."), 60},
+    {WL_SG_ALTS("\"Thank you, {^}{M}!\" {said} {N}, and {P} gave {D} {M} a {big} {hug}."), 60},
 };
 static const wl_sg_step broken_moral[] = {
     {WL_SG_ALTS(
@@ -342,7 +342,7 @@ static const wl_sg_step share_solve[] = {
     {WL_SG_ALTS("{N} walked over to {F} and said, \"I am sorry, {F}. Do you want to {U} my {C} {T}?\"",
         "\"I am sorry, {F},\" {said} {N}. \"You can {U} my {C} {T} too.\"",
         "{N} gave the {C} {T} to {F} and said, \"Here, it's your turn.\""), 100},
-    {WL_SG_ALTS("{F} smiled. \"Yes, thank you, {N}!\"", "{F}'s face lit up."), 70},
+    {WL_SG_ALTS("{F} {smiled}. \"Yes, thank you, {N}!\"", "{F}'s face lit up."), 70},
     {WL_SG_ALTS("{N} and {F} took turns with the {C} {T}, and it was much more fun together."), 60},
 };
 static const wl_sg_step share_moral[] = {
@@ -356,7 +356,7 @@ static const wl_sg_step share_moral[] = {
 static const wl_sg_step rain_problem[] = {
     {WL_SG_ALTS(
         "[Suddenly|Then|All at once], dark clouds covered the sky and it began to [rain|pour|storm].",
-        "The sky turned gray and big drops of rain began to fall.",
+        "The sky turned gray and {big} drops of rain began to fall.",
         "Then the wind began to blow, and it started to rain.",
         "{^}{excl}! Big gray clouds came, and soon it was raining hard."), 100},
     {WL_SG_ALTS("There was a loud boom of thunder.", "The wind blew hard.",
@@ -368,14 +368,14 @@ static const wl_sg_step rain_problem[] = {
 };
 static const wl_sg_step rain_solve[] = {
     {WL_SG_ALTS("{N} [had an idea|looked around]. \"[Let's hide|Follow me|Come with me]!\" {P} {said}."), 100},
-    {WL_SG_ALTS("They ran [under a big tree|into {a} {look} shed|under the slide|back home to {N}'s house] and waited."), 100},
-    {WL_SG_ALTS("[Soon|After a while|Before long], the rain stopped and the sun came out. {^}[There was a big rainbow in the sky.|They saw a rainbow over the {L}.]"), 100},
-    {WL_SG_ALTS("{N} and {F} [laughed|cheered|jumped in the puddles] and went back to play with the {C} {T}."), 50},
+    {WL_SG_ALTS("They {ran} [under a {big} tree|into {a} {look} shed|under the slide|back home to {N}'s house] and waited."), 100},
+    {WL_SG_ALTS("[Soon|After a while|Before long], the rain stopped and the sun came out. {^}[There was a {big} rainbow in the sky.|They saw a rainbow over the {L}.]"), 100},
+    {WL_SG_ALTS("{N} and {F} [{laughed}|cheered|jumped in the puddles] and went back to play with the {C} {T}."), 50},
 };
 static const wl_sg_step rain_moral[] = {
     {WL_SG_ALTS("{N} learned that bad days do not last forever.",
         "The moral of the story is: stay calm, and the sun will come out again.",
-        "{N} learned that a little rain cannot stop a good day with a friend."), 100},
+        "{N} learned that a {little} rain cannot stop a good day with a friend."), 100},
 };
 
 /* A scary noise turns out to be a small animal. */
@@ -393,13 +393,13 @@ static const wl_sg_step fear_solve[] = {
     {WL_SG_ALTS("{N} and {F} [walked slowly|tiptoed|crept] to the [bushes|trees|sound].",
         "{F} took {N}'s hand, and they went to look together.",
         "Very slowly, {N} looked behind the [bush|tree|rock]."), 100},
-    {WL_SG_ALTS("It was just {a} little {X}!",
-        "Out came {a} [tiny|small|little|baby] {X}!",
-        "There, {near} the {look} {thing}, sat {a} little {X}."), 100},
+    {WL_SG_ALTS("It was just {a} {little} {X}!",
+        "Out came {a} [tiny|small|{little}|baby] {X}!",
+        "There, {near} the {look} {thing}, sat {a} {little} {X}."), 100},
     {WL_SG_ALTS("The {X} was [lost|hungry|looking for its mom|stuck in the bushes]."), 60},
-    {WL_SG_ALTS("{N} [laughed|smiled]. \"You scared us, little {X}!\" {P} {said}.",
-        "\"Hello, little {X},\" {said} {N}. \"We are not scared of you now.\"",
-        "{N} and {F} laughed. \"It was only {a} {X}!\" {said} {F}."), 70},
+    {WL_SG_ALTS("{N} [{laughed}|{smiled}]. \"You scared us, {little} {X}!\" {P} {said}.",
+        "\"Hello, {little} {X},\" {said} {N}. \"We are not scared of you now.\"",
+        "{N} and {F} {laughed}. \"It was only {a} {X}!\" {said} {F}."), 70},
     {WL_SG_ALTS("{N} and {F} [helped the {X}|gave the {X} some {food}|said goodbye to the {X}]."), 50},
 };
 static const wl_sg_step fear_moral[] = {
@@ -411,17 +411,17 @@ static const wl_sg_step fear_moral[] = {
 /* The hero falls and is comforted. */
 static const wl_sg_step hurt_problem[] = {
     {WL_SG_ALTS("While {N} was running with the {C} {T}, {P} tripped over {a} [rock|root|stick|toy] and fell down.",
-        "{N} ran too fast and fell down on the [path|grass|sand|steps].",
+        "{N} {ran} too fast and fell down on the [path|grass|sand|steps].",
         "{N} climbed up {a} {look} [tree|rock|wall], but {P} slipped and fell."), 100},
-    {WL_SG_ALTS("{P} hurt {D} {B}. [It hurt a lot.|There was a little scrape.|It was red and sore.]"), 100},
+    {WL_SG_ALTS("{P} hurt {D} {B}. [It hurt a lot.|There was a {little} scrape.|It was red and sore.]"), 100},
     {WL_SG_ALTS("{N} started to cry. \"Ouch! My {B}!\"", "\"Ouch!\" cried {N}."), 70},
 };
 static const wl_sg_step hurt_solve[] = {
-    {WL_SG_ALTS("{F} ran to get {N}'s {M}.", "{F} helped {N} get up.",
-        "\"Are you okay, {N}?\" asked {F}, and {FP} ran to help."), 100},
-    {WL_SG_ALTS("{D} {M} [came running|gave {O} a big hug] and put a bandage on {D} {B}."), 100},
-    {WL_SG_ALTS("\"Does it still hurt?\" asked {F}. \"Only a little,\" {said} {N}."), 50},
-    {WL_SG_ALTS("Soon {N} felt better and {P} [played with the {C} {T} again|smiled again]."), 80},
+    {WL_SG_ALTS("{F} {ran} to get {N}'s {M}.", "{F} helped {N} get up.",
+        "\"Are you okay, {N}?\" asked {F}, and {FP} {ran} to help."), 100},
+    {WL_SG_ALTS("{D} {M} [came running|gave {O} a {big} {hug}] and put a bandage on {D} {B}."), 100},
+    {WL_SG_ALTS("\"Does it still hurt?\" asked {F}. \"Only a {little},\" {said} {N}."), 50},
+    {WL_SG_ALTS("Soon {N} felt better and {P} [played with the {C} {T} again|{smiled} again]."), 80},
 };
 static const wl_sg_step hurt_moral[] = {
     {WL_SG_ALTS("{N} learned to be careful when {P} runs.",
@@ -431,12 +431,12 @@ static const wl_sg_step hurt_moral[] = {
 
 /* The hero wanders off and is brought back. */
 static const wl_sg_step away_problem[] = {
-    {WL_SG_ALTS("{N} [ran after|followed] {a} {X} and went far away from {D} {M}.",
-        "{N} wanted to see {a} {X} up close, so {P} walked [into the trees|down a long path|over a little hill].",
+    {WL_SG_ALTS("{N} [{ran} after|followed] {a} {X} and went far away from {D} {M}.",
+        "{N} wanted to see {a} {X} up close, so {P} walked [into the trees|down a long path|over a {little} hill].",
         "{N} was chasing the {C} {T} and did not see where {P} was going."), 100},
     {WL_SG_ALTS("When {P} looked around, {P} could not see {D} {M} anywhere."), 80},
     {WL_SG_ALTS("{N} was lost {AT}. {P} felt {sad}.",
-        "Everything {AT} looked big and strange. {N} was lost.",
+        "Everything {AT} looked {big} and strange. {N} was lost.",
         "{N} sat down {near} {a} {look} {thing}. {P} was lost and {sad}."), 100},
     {WL_SG_ALTS("\"[{^}{M}|Help]! Where are you?\" [cried|called] {N}."), 85},
 };
@@ -445,7 +445,7 @@ static const wl_sg_step away_solve[] = {
     {WL_SG_ALTS("\"Don't worry, {N}. I know the way,\" {said} {F}."), 60},
     {WL_SG_ALTS("{F} held {N}'s hand and they walked back together.",
         "{F} showed {N} the way back, past the {look} {thing}."), 100},
-    {WL_SG_ALTS("Soon they saw {D} {M}. {N} ran to {MO} and gave {MO} a big hug."), 100},
+    {WL_SG_ALTS("Soon they saw {D} {M}. {N} {ran} to {MO} and gave {MO} a {big} {hug}."), 100},
 };
 static const wl_sg_step away_moral[] = {
     {WL_SG_ALTS("{N} learned to always stay close to {D} {M}.",
@@ -455,14 +455,14 @@ static const wl_sg_step away_moral[] = {
 /* A tower or castle falls down and is built again, together. */
 static const wl_sg_step build_problem[] = {
     {WL_SG_ALTS(
-        "{N} and {F} wanted to build {a} [big|tall|huge] [sand castle|tower of blocks|fort|snowman|house of sticks].",
-        "{N} had an idea. \"Let's build {a} [big|tall] [sand castle|tower|fort] and put my {C} {T} on top!\""), 100},
+        "{N} and {F} wanted to build {a} [{big}|tall|huge] [sand castle|tower of blocks|fort|snowman|house of sticks].",
+        "{N} had an idea. \"Let's build {a} [{big}|tall] [sand castle|tower|fort] and put my {C} {T} on top!\""), 100},
     {WL_SG_ALTS(
         "They worked hard, and soon it was [very tall|almost done|the biggest one {AT}].",
         "{N} put the {C} {T} on top, and {F} clapped."), 100},
     {WL_SG_ALTS(
-        "But then, [a big wave came|the wind blew hard|a dog ran by|{F} sneezed], and it all fell down!",
-        "Then {a} {X} ran into it, and it all fell down!"), 100},
+        "But then, [a {big} wave came|the wind blew hard|a dog {ran} by|{F} sneezed], and it all fell down!",
+        "Then {a} {X} {ran} into it, and it all fell down!"), 100},
     {WL_SG_ALTS("{N} felt {sad}. \"Now we have to start again,\" {P} {said}.",
         "\"Oh no!\" cried {F}. \"All our work is gone!\""), 50},
 };
@@ -473,7 +473,7 @@ static const wl_sg_step build_solve[] = {
     {WL_SG_ALTS("This time, {N} and {F} built it [slowly|carefully|together], one piece at a time."), 100},
     {WL_SG_ALTS("When it was done, it was even [bigger|taller|prettier] than before, and the {C} {T} sat right on top.",
         "Soon they had the best [castle|tower|fort] {AT}."), 100},
-    {WL_SG_ALTS("{N} and {F} [cheered|laughed|gave each other a high five]."), 40},
+    {WL_SG_ALTS("{N} and {F} [cheered|{laughed}|gave each other a high five]."), 40},
 };
 static const wl_sg_step build_moral[] = {
     {WL_SG_ALTS("{N} learned that if you keep trying, you can do it.",
@@ -482,7 +482,7 @@ static const wl_sg_step build_moral[] = {
 
 /* A seed is planted, cared for, and grows. */
 static const wl_sg_step seed_problem[] = {
-    {WL_SG_ALTS("{D} {M} gave {N} a little seed. \"Plant it, and see what grows,\" {MP} said.",
+    {WL_SG_ALTS("{D} {M} gave {N} a {little} seed. \"Plant it, and see what grows,\" {MP} said.",
         "{N} found a tiny seed {near} {a} {look} {thing}."), 100},
     {WL_SG_ALTS("{N} and {F} planted the seed {AT} and gave it some water."), 100},
     {WL_SG_ALTS("Every day, {N} looked at the ground, but nothing grew.",
@@ -493,8 +493,8 @@ static const wl_sg_step seed_solve[] = {
     {WL_SG_ALTS("\"Be patient, {N},\" {said} {F}. \"Seeds need time, water and sun.\"",
         "{D} {M} said, \"Good things take time, {N}.\""), 100},
     {WL_SG_ALTS("So {N} gave the seed water every day and sang it {a} {song} song."), 60},
-    {WL_SG_ALTS("One morning, {N} saw a little green sprout. Soon it grew into a tall plant with {a} big {C} flower!"), 100},
-    {WL_SG_ALTS("\"Look, {F}! My {C} flower!\" {said} {N}.", "{N} and {F} smiled at the {C} flower."), 80},
+    {WL_SG_ALTS("One morning, {N} saw a {little} green sprout. Soon it grew into a tall plant with {a} {big} {C} flower!"), 100},
+    {WL_SG_ALTS("\"Look, {F}! My {C} flower!\" {said} {N}.", "{N} and {F} {smiled} at the {C} flower."), 80},
 };
 static const wl_sg_step seed_moral[] = {
     {WL_SG_ALTS("{N} learned that good things take time.",
@@ -512,12 +512,12 @@ static const wl_sg_step shy_problem[] = {
 static const wl_sg_step shy_solve[] = {
     {WL_SG_ALTS("{N} sat down next to {F}. \"You can play with my {C} {T},\" {P} {said}.",
         "{N} gave {F} {D} {C} {T} to hold. \"Now you know me,\" {P} {said} with a smile."), 100},
-    {WL_SG_ALTS("{F} [smiled a little|looked up|wiped {FD} eyes]. {FP} held the {C} {T} and started to laugh."), 100},
+    {WL_SG_ALTS("{F} [{smiled} a {little}|looked up|wiped {FD} eyes]. {FP} held the {C} {T} and started to laugh."), 100},
     {WL_SG_ALTS("Soon {N} and {F} were playing {game} together {AT}.", "{N} showed {F} all of {W}."), 50},
     {WL_SG_ALTS("\"Thank you, {N},\" {said} {F}. \"You are my first friend here.\""), 70},
 };
 static const wl_sg_step shy_moral[] = {
-    {WL_SG_ALTS("{N} learned that a little kindness can make a big difference.",
+    {WL_SG_ALTS("{N} learned that a {little} kindness can make a {big} difference.",
         "The moral of the story is: be kind to someone who is new."), 100},
 };
 
@@ -533,7 +533,7 @@ static const wl_sg_step gift_solve[] = {
         "\"Let's make a card,\" {said} {F}. \"Everybody loves cards.\""), 100},
     {WL_SG_ALTS("{N} and {F} made a card with {C} paper and drew {a} {S} {C} {T} on it.",
         "They picked {flowers} and tied them with {a} {C} ribbon."), 100},
-    {WL_SG_ALTS("The next day, {N} gave the present to {D} {M}. {^}{D} {M} smiled and gave {O} a big hug."), 100},
+    {WL_SG_ALTS("The next day, {N} gave the present to {D} {M}. {^}{D} {M} {smiled} and gave {O} a {big} {hug}."), 100},
     {WL_SG_ALTS("\"This is the best present ever, {N},\" said {D} {M}."), 50},
 };
 static const wl_sg_step gift_moral[] = {
@@ -563,7 +563,7 @@ static const wl_sg_step ending[] = {
         "From that day on, {N} and {F} were best friends.",
         "When it was time to go home, {N} [waved|said goodbye] to {F}. \"See you tomorrow!\" {P} {said}.",
         "That evening, {N} told {D} {M} all about {D} day {AT}.",
-        "{N} went home with {D} {C} {T} and a big smile.",
+        "{N} went home with {D} {C} {T} and a {big} smile.",
         "At the end of the day, {N} and {F} walked home together.",
         "When the sun went down, {N} took {D} {C} {T} and went home.",
         "{N} hugged {F} and said, \"Thank you for a great day!\"",
@@ -574,7 +574,7 @@ static const wl_sg_step ending[] = {
         "{N} and {F} played together {AT} every day after that.",
         "{P} could not wait to go back {TO} with {F}.",
         "{N} knew that {F} was {a} {kind} friend.",
-        "{N} smiled. {P} was happy to have a friend like {F}.",
+        "{N} {smiled}. {P} was happy to have a friend like {F}.",
         "It was a day {N} would never forget."), 30},
 };
 const wl_sg_stage wl_sg_ending = WL_SG_STAGE(ending);

@@ -278,6 +278,12 @@ const wl_sg_list wl_sg_lists[] = {
         "added", "whispered", "called out"), 0},
     {"opener", WL_SG_ALTS("then", "after that", "soon", "later", "next", "just then", "after a while",
         "a little later", "now", "before long", "in a moment", "right away"), 0},
+    {"big", WL_SG_ALTS("big", "big", "big", "large", "huge", "giant", "enormous"), 0},
+    {"little", WL_SG_ALTS("little", "little", "small", "tiny", "wee"), 0},
+    {"ran", WL_SG_ALTS("ran", "ran", "raced", "hurried", "dashed", "rushed"), 0},
+    {"smiled", WL_SG_ALTS("smiled", "smiled", "grinned", "beamed"), 0},
+    {"laughed", WL_SG_ALTS("laughed", "laughed", "giggled", "chuckled"), 0},
+    {"hug", WL_SG_ALTS("hug", "hug", "hug", "cuddle", "squeeze"), 0},
     {"excl", WL_SG_ALTS("oh no", "oh dear", "uh oh", "oops", "oh my", "what a mess"), 0},
 };
 const size_t wl_sg_nlists = sizeof wl_sg_lists / sizeof wl_sg_lists[0];
