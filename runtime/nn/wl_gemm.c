@@ -1,8 +1,7 @@
 /* wl_gemm.c: C (+)= A B for the models' big products: a 12x32 AVX-512 kernel over packed panels of B, or OpenBLAS.
  *
- * Work is split by panels of 32 columns of C: each part packs its own panels of B (KC rows at a time, 32 KiB,
- * on its stack; B may be stored transposed, the packing reads it either way) and sweeps all rows of A over them,
- * 12 rows at a time, with 24 accumulators in registers.
+ * Work is split by panels of 32 columns of C (or, when there are few, by rows): each part packs its panels of B
+ * (KC rows at a time, 32 KiB, on its stack; B may be stored transposed, the packing reads it either way) and sweeps its rows of A over them, 12 rows at a time, with 24 accumulators in registers.
  * Each C element is the sum over k in increasing order (one fused multiply-add chain per K block, blocks
  * added in order), so the split does not change the result. */
 #include "wl_gemm.h"
@@ -113,20 +112,26 @@ static void pack(const gemm_args *g, float *bp, int k0, int kc, int j0, int nr)
     for (int k = 0; k < kc; k++) memcpy(bp + (size_t)k * NR, g->B + (size_t)(k0 + k) * g->ldb + j0, sizeof(float) * nr);
 }
 
-/* One part's share: panels p = part, part + nparts, ... (interleaved so that parts get equal work); K blocks
- * outermost so that A's block [M, KC] stays in cache across the panels. */
+/* One part's share: with few panels, a range of 12-row blocks over every panel; otherwise every row over panels
+ * p = part, part + nparts, ... (interleaved so that parts get equal work). K blocks are outermost so that A's
+ * block [M, KC] stays in cache; each packed panel stays in L1 while the row blocks sweep over it. */
 __attribute__((target("avx512f"))) static void gemm_part(void *arg, int part, int nparts)
 {
     const gemm_args *g = arg;
     float bp[KC * NR] __attribute__((aligned(64)));
-    int npanels = (g->N + NR - 1) / NR;
+    int npanels = (g->N + NR - 1) / NR, by_rows = npanels < 2 * nparts;
+    int nblocks = (g->M + MR - 1) / MR;
+    int b0 = by_rows ? (int)((long)nblocks * part / nparts) : 0;
+    int b1 = by_rows ? (int)((long)nblocks * (part + 1) / nparts) : nblocks;
     for (int k0 = 0; k0 < g->K; k0 += KC) {
         int kc = g->K - k0 < KC ? g->K - k0 : KC;
-        for (int p = part; p < npanels; p += nparts) {
+        for (int p = by_rows ? 0 : part; p < npanels; p += by_rows ? 1 : nparts) {
             int j0 = p * NR, nr = g->N - j0 < NR ? g->N - j0 : NR;
             pack(g, bp, k0, kc, j0, nr);
-            for (int i0 = 0; i0 < g->M; i0 += MR)
+            for (int blk = b0; blk < b1; blk++) {
+                int i0 = blk * MR;
                 kernel(g, bp, i0, g->M - i0 < MR ? g->M - i0 : MR, j0, nr, k0, kc);
+            }
         }
     }
 }
@@ -179,8 +184,7 @@ void gemm(const wl_par *par, float *C, int ldc, int ct, const float *A, size_t r
     if (M <= 0 || N <= 0) return;
 #ifdef WL_HAVE_AVX512_KERNEL
     if (gemm_has_kernel() && M > 1 && N > 1) {
-        int npanels = (N + NR - 1) / NR;
-        if (par && par->nparts > 1 && npanels > 1)
+        if (par && par->nparts > 1 && (N > NR || M > MR))
             par->run(par->ctx, gemm_part, &g);
         else
             gemm_part(&g, 0, 1);
