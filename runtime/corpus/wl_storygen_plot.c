@@ -12,17 +12,17 @@ static const wl_sg_step intro[] = {
         "Once upon a time, there was {a} {trait} {K} named {N}.",
         "Once upon a time, in a [small|{little}|quiet|busy|pretty] town called {W}, there lived {a} {trait} {K} named {N}.",
         "There was once {a} {trait} {K} called {N}.",
-        "{N} was {a} {trait} {K} who lived [in a small house|in a {big} house|near the sea|on a farm|next to a {big} forest|in a cozy cottage|by a quiet river|at the end of a long road] in {W}.",
+        "{N} was {a} {trait} {K} who lived [in a small house|in {a} {big} house|near the sea|on a farm|next to {a} {big} forest|in a cozy cottage|by a quiet river|at the end of a long road] in {W}.",
         "Once upon a time, there was {a} {trait} {K}. {D} name was {N}.",
         "In a town called {W}, there was {a} {trait} {K} named {N}.",
-        "One [day|morning], {a} {trait} {K} named {N} woke up [early|very early|with a {big} smile|feeling happy|before the sun came up].",
+        "One [day|morning], {a} {trait} {K} named {N} woke up [early|very early|with {a} {big} smile|feeling happy|before the sun came up].",
         "Long ago, there lived {a} {trait} {K} named {N}.",
         "Once upon a time, there lived {a} {K} named {N}. {N} was very {trait}.",
         "There once was {a} {trait} {K} named {N} who lived in {W}.",
         "Once there was {a} {K} named {N}. {P} lived in {W} with {D} {M}.",
         "Not long ago, in a place called {W}, there was {a} {trait} {K} named {N}.",
         "{N} was {a} {trait} {little} {K}. {P} lived with {D} {M} [near the {L}|in {W}|in a house with a red door].",
-        "Once upon a time, {a} {K} named {N} lived [in a tiny house|in a tall tree|under a {big} hill|near a pond] in {W}.",
+        "Once upon a time, {a} {K} named {N} lived [in a tiny house|in a tall tree|under {a} {big} hill|near a pond] in {W}.",
         "There was {a} {trait} {K} in {W}, and {D} name was {N}.",
         "Once upon a time, there was {a} {K} called {N}, who was very {trait}.",
         "Everybody in {W} knew {N}, the {trait} {K} with the [{big} smile|loud laugh|curly hair|bright eyes].",
@@ -35,7 +35,7 @@ static const wl_sg_step intro[] = {
         "Every [day|morning|afternoon], {N} liked to {hobby} and {hobby}.",
         "{P} loved to {hobby}, but {D} favorite thing was to {hobby}.",
         "More than anything, {N} loved to {hobby}.",
-        "{N} lived with {D} {M} in a [small|{little}|{big}|cozy|yellow|blue|white] house.",
+        "{N} lived with {D} {M} in {a} [small|{little}|{big}|cozy|yellow|blue|white] house.",
         "{P} always wanted to {hobby}.",
         "{D} {M} said {N} was the most {trait} {K} in {W}.",
         "{N} liked to {hobby} with {D} {M} on [sunny days|rainy days|weekends]."), 20},
@@ -297,7 +297,7 @@ static const wl_sg_step stuck_moral[] = {
 static const wl_sg_step broken_problem[] = {
     {WL_SG_ALTS(
         "[Then|But then|Suddenly], {N} [tripped|slipped|bumped into {F}], and the {C} {T} fell and broke.",
-        "Oh no! The {C} {T} got a {big} [rip|crack|hole] in it.",
+        "Oh no! The {C} {T} got {a} {big} [rip|crack|hole] in it.",
         "{N} dropped the {C} {T}, and it [broke|cracked|tore] into two pieces.",
         "{F} [pulled|played with|stepped on] the {C} {T} too hard, and it broke."), 100},
     {WL_SG_ALTS("{N} [looked at|picked up] the broken {T} and felt very {sad}.",
@@ -314,7 +314,7 @@ static const wl_sg_step broken_solve[] = {
         "{F} said, \"Don't cry, {N}. Maybe we can fix it.\""), 100},
     {WL_SG_ALTS("{D} {M} [fixed the {C} {T} with some tape|glued the {C} {T} back together|mended the {C} {T} very carefully|fixed the {C} {T} with a needle and thread]."), 100},
     {WL_SG_ALTS("Soon the {C} {T} was as good as new!", "The {T} looked almost new again."), 60},
-    {WL_SG_ALTS("\"Thank you, {^}{M}!\" {said} {N}, and {P} gave {D} {M} a {big} {hug}."), 60},
+    {WL_SG_ALTS("\"Thank you, {^}{M}!\" {said} {N}, and {P} gave {D} {M} {a} {big} {hug}."), 60},
 };
 static const wl_sg_step broken_moral[] = {
     {WL_SG_ALTS(
@@ -368,14 +368,14 @@ static const wl_sg_step rain_problem[] = {
 };
 static const wl_sg_step rain_solve[] = {
     {WL_SG_ALTS("{N} [had an idea|looked around]. \"[Let's hide|Follow me|Come with me]!\" {P} {said}."), 100},
-    {WL_SG_ALTS("They {ran} [under a {big} tree|into {a} {look} shed|under the slide|back home to {N}'s house] and waited."), 100},
-    {WL_SG_ALTS("[Soon|After a while|Before long], the rain stopped and the sun came out. {^}[There was a {big} rainbow in the sky.|They saw a rainbow over the {L}.]"), 100},
+    {WL_SG_ALTS("They {ran} [under {a} {big} tree|into {a} {look} shed|under the slide|back home to {N}'s house] and waited."), 100},
+    {WL_SG_ALTS("[Soon|After a while|Before long], the rain stopped and the sun came out. {^}[There was {a} {big} rainbow in the sky.|They saw a rainbow over the {L}.]"), 100},
     {WL_SG_ALTS("{N} and {F} [{laughed}|cheered|jumped in the puddles] and went back to play with the {C} {T}."), 50},
 };
 static const wl_sg_step rain_moral[] = {
     {WL_SG_ALTS("{N} learned that bad days do not last forever.",
         "The moral of the story is: stay calm, and the sun will come out again.",
-        "{N} learned that a {little} rain cannot stop a good day with a friend."), 100},
+        "{N} learned that {a} {little} rain cannot stop a good day with a friend."), 100},
 };
 
 /* A scary noise turns out to be a small animal. */
@@ -413,14 +413,14 @@ static const wl_sg_step hurt_problem[] = {
     {WL_SG_ALTS("While {N} was running with the {C} {T}, {P} tripped over {a} [rock|root|stick|toy] and fell down.",
         "{N} {ran} too fast and fell down on the [path|grass|sand|steps].",
         "{N} climbed up {a} {look} [tree|rock|wall], but {P} slipped and fell."), 100},
-    {WL_SG_ALTS("{P} hurt {D} {B}. [It hurt a lot.|There was a {little} scrape.|It was red and sore.]"), 100},
+    {WL_SG_ALTS("{P} hurt {D} {B}. [It hurt a lot.|There was {a} {little} scrape.|It was red and sore.]"), 100},
     {WL_SG_ALTS("{N} started to cry. \"Ouch! My {B}!\"", "\"Ouch!\" cried {N}."), 70},
 };
 static const wl_sg_step hurt_solve[] = {
     {WL_SG_ALTS("{F} {ran} to get {N}'s {M}.", "{F} helped {N} get up.",
         "\"Are you okay, {N}?\" asked {F}, and {FP} {ran} to help."), 100},
-    {WL_SG_ALTS("{D} {M} [came running|gave {O} a {big} {hug}] and put a bandage on {D} {B}."), 100},
-    {WL_SG_ALTS("\"Does it still hurt?\" asked {F}. \"Only a {little},\" {said} {N}."), 50},
+    {WL_SG_ALTS("{D} {M} [came running|gave {O} {a} {big} {hug}] and put a bandage on {D} {B}."), 100},
+    {WL_SG_ALTS("\"Does it still hurt?\" asked {F}. \"Only {a} {little},\" {said} {N}."), 50},
     {WL_SG_ALTS("Soon {N} felt better and {P} [played with the {C} {T} again|{smiled} again]."), 80},
 };
 static const wl_sg_step hurt_moral[] = {
@@ -432,7 +432,7 @@ static const wl_sg_step hurt_moral[] = {
 /* The hero wanders off and is brought back. */
 static const wl_sg_step away_problem[] = {
     {WL_SG_ALTS("{N} [{ran} after|followed] {a} {X} and went far away from {D} {M}.",
-        "{N} wanted to see {a} {X} up close, so {P} walked [into the trees|down a long path|over a {little} hill].",
+        "{N} wanted to see {a} {X} up close, so {P} walked [into the trees|down a long path|over {a} {little} hill].",
         "{N} was chasing the {C} {T} and did not see where {P} was going."), 100},
     {WL_SG_ALTS("When {P} looked around, {P} could not see {D} {M} anywhere."), 80},
     {WL_SG_ALTS("{N} was lost {AT}. {P} felt {sad}.",
@@ -445,7 +445,7 @@ static const wl_sg_step away_solve[] = {
     {WL_SG_ALTS("\"Don't worry, {N}. I know the way,\" {said} {F}."), 60},
     {WL_SG_ALTS("{F} held {N}'s hand and they walked back together.",
         "{F} showed {N} the way back, past the {look} {thing}."), 100},
-    {WL_SG_ALTS("Soon they saw {D} {M}. {N} {ran} to {MO} and gave {MO} a {big} {hug}."), 100},
+    {WL_SG_ALTS("Soon they saw {D} {M}. {N} {ran} to {MO} and gave {MO} {a} {big} {hug}."), 100},
 };
 static const wl_sg_step away_moral[] = {
     {WL_SG_ALTS("{N} learned to always stay close to {D} {M}.",
@@ -461,7 +461,7 @@ static const wl_sg_step build_problem[] = {
         "They worked hard, and soon it was [very tall|almost done|the biggest one {AT}].",
         "{N} put the {C} {T} on top, and {F} clapped."), 100},
     {WL_SG_ALTS(
-        "But then, [a {big} wave came|the wind blew hard|a dog {ran} by|{F} sneezed], and it all fell down!",
+        "But then, [{a} {big} wave came|the wind blew hard|a dog {ran} by|{F} sneezed], and it all fell down!",
         "Then {a} {X} {ran} into it, and it all fell down!"), 100},
     {WL_SG_ALTS("{N} felt {sad}. \"Now we have to start again,\" {P} {said}.",
         "\"Oh no!\" cried {F}. \"All our work is gone!\""), 50},
@@ -482,7 +482,7 @@ static const wl_sg_step build_moral[] = {
 
 /* A seed is planted, cared for, and grows. */
 static const wl_sg_step seed_problem[] = {
-    {WL_SG_ALTS("{D} {M} gave {N} a {little} seed. \"Plant it, and see what grows,\" {MP} said.",
+    {WL_SG_ALTS("{D} {M} gave {N} {a} {little} seed. \"Plant it, and see what grows,\" {MP} said.",
         "{N} found a tiny seed {near} {a} {look} {thing}."), 100},
     {WL_SG_ALTS("{N} and {F} planted the seed {AT} and gave it some water."), 100},
     {WL_SG_ALTS("Every day, {N} looked at the ground, but nothing grew.",
@@ -493,7 +493,7 @@ static const wl_sg_step seed_solve[] = {
     {WL_SG_ALTS("\"Be patient, {N},\" {said} {F}. \"Seeds need time, water and sun.\"",
         "{D} {M} said, \"Good things take time, {N}.\""), 100},
     {WL_SG_ALTS("So {N} gave the seed water every day and sang it {a} {song} song."), 60},
-    {WL_SG_ALTS("One morning, {N} saw a {little} green sprout. Soon it grew into a tall plant with {a} {big} {C} flower!"), 100},
+    {WL_SG_ALTS("One morning, {N} saw {a} {little} green sprout. Soon it grew into a tall plant with {a} {big} {C} flower!"), 100},
     {WL_SG_ALTS("\"Look, {F}! My {C} flower!\" {said} {N}.", "{N} and {F} {smiled} at the {C} flower."), 80},
 };
 static const wl_sg_step seed_moral[] = {
@@ -512,12 +512,12 @@ static const wl_sg_step shy_problem[] = {
 static const wl_sg_step shy_solve[] = {
     {WL_SG_ALTS("{N} sat down next to {F}. \"You can play with my {C} {T},\" {P} {said}.",
         "{N} gave {F} {D} {C} {T} to hold. \"Now you know me,\" {P} {said} with a smile."), 100},
-    {WL_SG_ALTS("{F} [{smiled} a {little}|looked up|wiped {FD} eyes]. {FP} held the {C} {T} and started to laugh."), 100},
+    {WL_SG_ALTS("{F} [{smiled} {a} {little}|looked up|wiped {FD} eyes]. {FP} held the {C} {T} and started to laugh."), 100},
     {WL_SG_ALTS("Soon {N} and {F} were playing {game} together {AT}.", "{N} showed {F} all of {W}."), 50},
     {WL_SG_ALTS("\"Thank you, {N},\" {said} {F}. \"You are my first friend here.\""), 70},
 };
 static const wl_sg_step shy_moral[] = {
-    {WL_SG_ALTS("{N} learned that a {little} kindness can make a {big} difference.",
+    {WL_SG_ALTS("{N} learned that {a} {little} kindness can make {a} {big} difference.",
         "The moral of the story is: be kind to someone who is new."), 100},
 };
 
@@ -533,7 +533,7 @@ static const wl_sg_step gift_solve[] = {
         "\"Let's make a card,\" {said} {F}. \"Everybody loves cards.\""), 100},
     {WL_SG_ALTS("{N} and {F} made a card with {C} paper and drew {a} {S} {C} {T} on it.",
         "They picked {flowers} and tied them with {a} {C} ribbon."), 100},
-    {WL_SG_ALTS("The next day, {N} gave the present to {D} {M}. {^}{D} {M} {smiled} and gave {O} a {big} {hug}."), 100},
+    {WL_SG_ALTS("The next day, {N} gave the present to {D} {M}. {^}{D} {M} {smiled} and gave {O} {a} {big} {hug}."), 100},
     {WL_SG_ALTS("\"This is the best present ever, {N},\" said {D} {M}."), 50},
 };
 static const wl_sg_step gift_moral[] = {
@@ -563,7 +563,7 @@ static const wl_sg_step ending[] = {
         "From that day on, {N} and {F} were best friends.",
         "When it was time to go home, {N} [waved|said goodbye] to {F}. \"See you tomorrow!\" {P} {said}.",
         "That evening, {N} told {D} {M} all about {D} day {AT}.",
-        "{N} went home with {D} {C} {T} and a {big} smile.",
+        "{N} went home with {D} {C} {T} and {a} {big} smile.",
         "At the end of the day, {N} and {F} walked home together.",
         "When the sun went down, {N} took {D} {C} {T} and went home.",
         "{N} hugged {F} and said, \"Thank you for a great day!\"",
