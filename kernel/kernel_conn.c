@@ -51,9 +51,11 @@ int wl_conn_read(const char *path, wl_conn *c, char *why, size_t cap)
         fail(why, cap, path, "\"key\" must be a string");
         goto out;
     }
-    if (cJSON_IsString(key) && key->valuestring[0] && cJSON_IsString(scheme) &&
-        strcmp(scheme->valuestring, "hmac-sha256")) {
-        fail(why, cap, path, "only signature_scheme \"hmac-sha256\" is supported");
+    if (scheme && (!cJSON_IsString(scheme) || strcmp(scheme->valuestring, "hmac-sha256"))) {
+        char what[200];
+        snprintf(what, sizeof what, "signature_scheme %.100s is not supported; use \"hmac-sha256\"",
+                 cJSON_IsString(scheme) ? scheme->valuestring : "(not a string)");
+        fail(why, cap, path, what);
         goto out;
     }
     for (int i = 0; i < WL_NCH; i++) {

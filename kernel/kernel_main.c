@@ -179,6 +179,9 @@ int wl_cmd_kernel(int argc, char **argv)
         fprintf(stderr, "wordlab kernel: %s\n", why);
         return 1;
     }
+    if (!conn.keylen)
+        fprintf(stderr, "wordlab kernel: WARNING: the connection file's key is empty: messages are not signed, "
+                        "and anyone who can reach its ports can run commands\n");
     wl_kernel k = {.interrupt = &interrupted};
     if (wl_wire_init(&k.wire, conn.key, conn.keylen)) {
         fprintf(stderr, "wordlab kernel: out of memory\n");
