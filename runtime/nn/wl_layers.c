@@ -410,29 +410,26 @@ void attention_full_forward(float *Q, float *K, float *V, float *scores, float *
         for (int h = 0; h < H; h++) {
             size_t bh = (size_t)b * H + h;
             float *Qh = Q + bh * T * d, *Kh = K + bh * T * d, *Vh = V + bh * T * d;
+            float *S = scores + bh * T * T, *W = weights + bh * T * T;
             for (int t = 0; t < T; t++) {   /* split the heads: [T,D] -> [H,T,d] */
                 size_t src = ((size_t)b * T + t) * D + (size_t)h * d;
                 memcpy(Qh + (size_t)t * d, Qf + src, sizeof(float) * d);
                 memcpy(Kh + (size_t)t * d, Kf + src, sizeof(float) * d);
                 memcpy(Vh + (size_t)t * d, Vf + src, sizeof(float) * d);
             }
+            gemm(NULL, W, T, 0, Qh, (size_t)d, 1, Kh, d, 1, NULL, 0, T, T, d);   /* Q_h K_h^T */
             for (int t = 0; t < T; t++) {
-                float *s = scores + (bh * T + t) * T, *w = weights + (bh * T + t) * T;
-                const float *qt = Qh + (size_t)t * d;
+                float *s = S + (size_t)t * T, *w = W + (size_t)t * T;
                 for (int j = 0; j < T; j++) {
                     keep[j] = j <= t && (id[t] == 0 || id[j] != 0) ? -1 : 0;
-                    float acc = 0.0f;
-                    if (keep[j])
-                        for (int k = 0; k < d; k++) acc += qt[k] * Kh[(size_t)j * d + k];
-                    s[j] = keep[j] ? acc * c : -INFINITY;
-                    w[j] = acc * c;
+                    w[j] *= c;
+                    s[j] = keep[j] ? w[j] : -INFINITY;
                 }
                 masked_softmax(w, keep, T);
-                float *m = messages + ((size_t)b * T + t) * D + (size_t)h * d;
-                memset(m, 0, sizeof(float) * d);
-                for (int j = 0; j <= t; j++)
-                    for (int k = 0; k < d; k++) m[k] += w[j] * Vh[(size_t)j * d + k];
             }
+            /* messages_h = weights_h V_h, into the head's columns of messages [B,T,D] */
+            gemm(NULL, messages + (size_t)b * T * D + (size_t)h * d, D, 0, W, (size_t)T, 1, Vh, d, 0, NULL, 0, T, d,
+                 T);
         }
     }
 }
