@@ -28,7 +28,10 @@ def parse_lesson(text):
             lines.pop()
         cells.append((kind, "\n".join(lines)))
 
-    for n, line in enumerate(text.split("\n"), 1):
+    rows = text.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()   # the newline that ends the last line
+    for n, line in enumerate(rows, 1):
         line = line.rstrip("\r")
         m = re.fullmatch(r"#%%\s*(\S*)\s*", line)
         if line.startswith("#%%"):
