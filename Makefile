@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= 2
 
-.PHONY: all deps build test notebook bench fuzz valgrind clean
+.PHONY: all deps build test notebook bench fuzz valgrind soak clean
 
 all: build
 
@@ -31,3 +31,6 @@ fuzz: build
 
 valgrind: build
 	bash scripts/valgrind-units.sh $(BUILD)
+
+soak: build
+	/usr/bin/python3 tests/soak/soak.py $(BUILD)/wordlab
