@@ -10,6 +10,8 @@
 
 #define SESSION_NO 1        /* history is kept per process: it is always session 1 */
 #define ABORT_WINDOW_MS 100  /* after an error, executes arriving this soon are aborted too ("Run all") */
+#define SUBSCRIBER_WAIT_MS 1000
+#define SUBSCRIBER_TICK_MS 2
 
 void wl_kernel_publish(wl_chan *c, const wl_msg *m, const char *type, cJSON *content)
 {
@@ -55,9 +57,21 @@ cJSON *wl_kernel_error_reply(const char *ename, const char *evalue)
 
 /* ---- requests that need no language state ---- */
 
+/* A client may execute as soon as it has this reply; if nobody listens on IOPub yet, its
+ * output would be lost (the slow-joiner problem: jupyter-console waits for the reply only).
+ * So the reply waits, a bounded time, for a subscriber. */
+static void wait_for_subscriber(wl_kernel *k)
+{
+    struct timespec tick = {0, SUBSCRIBER_TICK_MS * 1000000L};
+    for (int waited = 0; waited < SUBSCRIBER_WAIT_MS && atomic_load(&k->iopub_subscribers) <= 0;
+         waited += SUBSCRIBER_TICK_MS)
+        nanosleep(&tick, NULL);
+}
+
 static cJSON *kernel_info(wl_chan *c, const wl_msg *m)
 {
-    (void)c, (void)m;
+    (void)m;
+    wait_for_subscriber(c->k);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "status", "ok");
     cJSON_AddStringToObject(r, "protocol_version", WL_PROTOCOL_VERSION);

@@ -19,6 +19,7 @@ typedef struct wl_kernel {
     wl_wire wire;
     volatile sig_atomic_t *interrupt;   /* set by SIGINT or interrupt_request; read by the running cell */
     atomic_int shutdown;                /* set by shutdown_request: the shell loop ends */
+    atomic_int iopub_subscribers;       /* counted by the IOPub thread */
     /* Shell thread only: */
     wl_interp *interp;
     int execution_count;

@@ -27,9 +27,11 @@ static void on_sigint(int sig)
 }
 
 /* Forwards every message from the in-process PULL (fed by the shell and control threads)
- * to the PUB socket, so that only this thread touches PUB. */
+ * to the XPUB socket, so that only this thread touches it; and counts IOPub subscribers
+ * from the subscription messages that XPUB passes up. */
 typedef struct wl_forward {
     void *pull, *pub;
+    atomic_int *subscribers;
 } wl_forward;
 
 static int forward_one(wl_forward *f, int flags, int *stop)
@@ -56,12 +58,34 @@ static int forward_one(wl_forward *f, int flags, int *stop)
     return 0;
 }
 
+/* A subscription message: first byte 1 (subscribe) or 0 (unsubscribe, also sent when a subscriber goes away). */
+static void count_subscription(wl_forward *f)
+{
+    zmq_msg_t sub;
+    zmq_msg_init(&sub);
+    if (zmq_msg_recv(&sub, f->pub, ZMQ_DONTWAIT) >= 0 && zmq_msg_size(&sub) > 0) {
+        unsigned char kind = *(unsigned char *)zmq_msg_data(&sub);
+        if (kind == 1) atomic_fetch_add(f->subscribers, 1);
+        if (kind == 0) atomic_fetch_sub(f->subscribers, 1);
+    }
+    zmq_msg_close(&sub);
+}
+
 static void *iopub_thread(void *arg)
 {
     wl_forward *f = arg;
     int stop = 0;
-    while (!stop)
-        if (forward_one(f, 0, &stop) < 0 && errno != EINTR) break;
+    while (!stop) {
+        zmq_pollitem_t it[2] = {{f->pull, 0, ZMQ_POLLIN, 0}, {f->pub, 0, ZMQ_POLLIN, 0}};
+        if (zmq_poll(it, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        if (it[1].revents & ZMQ_POLLIN) count_subscription(f);
+        if ((it[0].revents & ZMQ_POLLIN) && forward_one(f, ZMQ_DONTWAIT, &stop) < 0 && errno != EINTR &&
+            errno != EAGAIN)
+            break;
+    }
     /* Whatever the other thread published before the shutdown still goes out. */
     int again = 0;
     while (forward_one(f, ZMQ_DONTWAIT, &again) == 0) {}
@@ -205,7 +229,7 @@ int wl_cmd_kernel(int argc, char **argv)
 
     void *ctx = zmq_ctx_new();
     void *sock[WL_NCH];
-    static const int types[WL_NCH] = {ZMQ_ROUTER, ZMQ_PUB, ZMQ_ROUTER, ZMQ_ROUTER, ZMQ_ROUTER};
+    static const int types[WL_NCH] = {ZMQ_ROUTER, ZMQ_XPUB, ZMQ_ROUTER, ZMQ_ROUTER, ZMQ_ROUTER};
     static const char *names[WL_NCH] = {"shell", "iopub", "stdin", "control", "heartbeat"};
     int ok = ctx != NULL, one = 1, hwm = 100000;
     for (int i = 0; i < WL_NCH; i++) {
@@ -217,6 +241,8 @@ int wl_cmd_kernel(int argc, char **argv)
         zmq_setsockopt(sock[WL_CH_SHELL], ZMQ_ROUTER_HANDOVER, &one, sizeof one);
         zmq_setsockopt(sock[WL_CH_STDIN], ZMQ_ROUTER_HANDOVER, &one, sizeof one);
         zmq_setsockopt(sock[WL_CH_IOPUB], ZMQ_SNDHWM, &hwm, sizeof hwm);
+        /* every subscribe and unsubscribe is passed up, so that subscribers can be counted */
+        zmq_setsockopt(sock[WL_CH_IOPUB], ZMQ_XPUB_VERBOSER, &one, sizeof one);
     }
     for (int i = 0; ok && i < WL_NCH; i++) ok = !bind_retry(sock[i], conn.endpoint[i], names[i]);
     void *pull = ok ? make_socket(ctx, ZMQ_PULL, 0) : NULL;
@@ -234,7 +260,7 @@ int wl_cmd_kernel(int argc, char **argv)
          !wl_port_init(&control.req, &k.wire, sock[WL_CH_CONTROL], "control") &&
          !wl_port_init(&control.iopub, &k.wire, push_control, "iopub");
 
-    wl_forward fwd = {pull, sock[WL_CH_IOPUB]};
+    wl_forward fwd = {pull, sock[WL_CH_IOPUB], &k.iopub_subscribers};
     pthread_t t_iopub, t_hb, t_control;
     int started = 0;
     if (ok) {

@@ -1,5 +1,6 @@
 """test_kernel_clients.py: the wordlab kernel under real front ends: nbclient runs a notebook, jupyter-console in a pseudo-terminal."""
 import asyncio
+import io
 import json
 import os
 import re
@@ -84,8 +85,9 @@ def test_jupyter_console_in_a_pty(tmp_path):
                JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTER_DATA_DIR=str(tmp_path / "data"))
     child = pexpect.spawn(console, ["--kernel", "wordlab", "--simple-prompt"], env=env, encoding="utf-8",
                           timeout=30, dimensions=(40, 120))
+    child.logfile_read = transcript = io.StringIO()
     try:
-        child.expect(r"In \[1\]: ")
+        child.expect(r"In \[1\]: ", timeout=60)
         assert "wordlab" in ANSI.sub("", child.before)   # the banner
         child.sendline('print "hello from the console"')
         child.expect("hello from the console")
@@ -107,6 +109,8 @@ def test_jupyter_console_in_a_pty(tmp_path):
         if child.expect([r"exit.*\?", pexpect.EOF]) == 0:
             child.sendline("y")
             child.expect(pexpect.EOF)
+    except pexpect.TIMEOUT:
+        raise AssertionError("jupyter-console stalled; its screen so far:\n" + ANSI.sub("", transcript.getvalue()))
     finally:
         child.close(force=True)
     assert child.exitstatus == 0, (child.exitstatus, child.signalstatus)

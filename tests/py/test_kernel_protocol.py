@@ -339,3 +339,37 @@ def test_shutdown_on_shell():
     assert proc.returncode == 0
     kc.stop_channels()
     km.cleanup_resources()
+
+
+def test_kernel_info_waits_for_an_iopub_subscriber():
+    """A client may execute as soon as kernel_info_reply arrives: by then someone listens on IOPub."""
+    from jupyter_client.manager import KernelManager
+    km = KernelManager(kernel_name="wordlab")
+    km.start_kernel()
+    raw = ku.RawClient(km)
+    ctx = zmq.Context()
+    sub = ctx.socket(zmq.SUB)
+    sub.linger = 0
+    try:
+        raw.send("kernel_info_request", {})
+        assert raw.recv(timeout=0.4) is None, "kernel_info_reply came while nobody listened on IOPub"
+        info = km.get_connection_info()
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        sub.connect(f"tcp://{info['ip']}:{info['iopub_port']}")
+        header, content = raw.recv(timeout=2)
+        assert header["msg_type"] == "kernel_info_reply"
+        _, msg_id = raw.send("execute_request", {"code": "mean 1 2"})
+        states = []
+        while "idle" not in states:
+            assert sub.poll(2000), "the execute's status messages were lost"
+            frames = sub.recv_multipart()
+            i = frames.index(b"<IDS|MSG>")
+            parent, content = json.loads(frames[i + 3]), json.loads(frames[i + 5])
+            if parent.get("msg_id") == msg_id and "execution_state" in content:
+                states.append(content["execution_state"])
+        assert states == ["busy", "idle"]
+    finally:
+        sub.close()
+        ctx.term()
+        raw.close()
+        km.shutdown_kernel(now=True)
