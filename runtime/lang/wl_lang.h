@@ -1,4 +1,25 @@
-/* wl_lang.h: the command language's public face, shared by the REPL, `wordlab run/-c` and the Jupyter kernel. */
+/* wl_lang.h: the command language's public face, shared by the REPL, `wordlab run/-c` and the Jupyter kernel.
+ *
+ * The files of runtime/lang/:
+ *   lang_parse.c     lexer and parser: words, "quotes" with escapes, $var.field, [commands], key=value, # comments
+ *   lang_eval.c      evaluator: variables, dispatch through the command table, arity/option/type errors with a caret
+ *   lang_value.c     reference-counted values (number, string, list, object) and their text/JSON rendering
+ *   lang_render.c    shared renderers: aligned/shaded tables, heat maps (Unicode, SVG, HTML), line charts (SVG)
+ *   lang_complete.c  is_complete, tab completion and inspect, all from the command table
+ *   cmd_table.c      the one command table: the per-topic arrays, in `help` order
+ *   cmd_<topic>.c    the commands of a topic (core, math, text, corpus, model, train, ...)
+ *
+ * Adding commands: a topic file runtime/lang/cmd_<topic>.c defines `const wl_command wl_cmds_<topic>[]`
+ * (name, topic, synopsis, summary, long help, a runnable example, arity, options, handler; NULL-name
+ * terminated) and cmd_table.c lists that array. wl_cmd.h is the interface for writing one: values,
+ * argument and option helpers, renderers. Dispatch, errors, `help`, completion, inspect and the doc tests
+ * (tests/unit/lang/test_doc.c runs every example) follow from the entry.
+ *
+ * The anatomy of a command: `m = model new kind=multihead vocab=$s.vocab` is parsed into one statement
+ * (binding m, words "model" "new" and two options); the evaluator finds `model` in the table, evaluates the
+ * words ($s.vocab asks the corpus object for its field), checks the arity, the subcommand and the option
+ * names, and calls the handler with a wl_call; the handler reads its arguments with wl_arg_/wl_opt_ helpers
+ * and returns a value (here a model object), which is kept in m instead of being shown. */
 #ifndef WL_LANG_H
 #define WL_LANG_H
 
