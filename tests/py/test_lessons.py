@@ -197,3 +197,74 @@ def test_notebook_command_usage():
     assert r.returncode == 2 and "usage: wordlab notebook" in r.stderr
     r = subprocess.run([WORDLAB, "notebook", "/nonexistent.wlab", "-o", "/tmp/x.ipynb"], capture_output=True, text=True)
     assert r.returncode == 1 and "/nonexistent.wlab" in r.stderr
+
+
+# ---- the commands the lessons lean on: artifact, losses, uniform, heatmap ----
+
+def wl(code, **env):
+    return subprocess.run([WORDLAB, "-c", code], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **env})
+
+
+def test_artifact_looks_in_wordlab_artifacts_first(tmp_path):
+    (tmp_path / "vocab.json").write_text("{}")
+    r = wl("print [artifact vocab.json]\nprint [artifact]", WORDLAB_ARTIFACTS=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:2] == [str(tmp_path / "vocab.json"), str(tmp_path)]
+    r = wl("artifact nothing-here.npz", WORDLAB_ARTIFACTS=str(tmp_path))
+    assert r.returncode == 1 and "FileNotFoundError: no artifact nothing-here.npz in " + str(tmp_path) in r.stderr
+    r = wl("artifact ../vocab.json", WORDLAB_ARTIFACTS=str(tmp_path))
+    assert r.returncode == 1 and "ArgumentError" in r.stderr
+
+
+SMOKE = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
+
+
+def test_losses_match_evaluate_and_perplexity():
+    # the per-token losses of every test story, weighted by their targets, are `evaluate`'s test loss
+    r = wl("stories = corpus profile=smoke\nprint N $stories.test")
+    n = int(next(line for line in r.stdout.splitlines() if line.startswith("N ")).split()[1])
+    code = SMOKE + "train $m $stories steps=10 batch=16 eval_every=10\n"
+    code += "".join(f"l = losses $m $stories story={k}\nprint L $l.loss $l.count\n" for k in range(1, n + 1))
+    code += "e = evaluate $m $stories split=test\nprint E $e.loss $e.targets\n"
+    code += "l = losses $m \"the dog was happy .\"\nprint P $l.perplexity [exp [mean $l.losses]] $l.count\n"
+    r = wl(code)
+    assert r.returncode == 0, r.stderr
+    rows = [line.split() for line in r.stdout.splitlines() if line[:2] in ("L ", "E ", "P ")]
+    total = sum(float(x[1]) * int(x[2]) for x in rows if x[0] == "L")
+    count = sum(int(x[2]) for x in rows if x[0] == "L")
+    e = next(x for x in rows if x[0] == "E")
+    assert count == int(e[2]), "the test stories' targets are not evaluate's targets"
+    assert abs(total / count - float(e[1])) < 1e-3
+    p = next(x for x in rows if x[0] == "P")
+    assert p[1] == p[2] and p[3] == "6"   # five tokens and <EOS>
+
+
+@pytest.mark.parametrize("code,message", [
+    (SMOKE + "heatmap $m", "TypeError"),
+    (SMOKE + "d = details $m \"a dog\"\nheatmap $d.logits.0", "has one axis"),
+    (SMOKE + "d = details $m \"a dog\"\nheatmap $d.Q head=5", "ArgumentError"),
+    (SMOKE + "ids = encode \"a dog\" vocab=$stories\nd = details $m $ids\nheatmap $d.E last=4 labels=$ids.tokens",
+     "labels= needs a list of 4 names"),
+    (SMOKE + "other = corpus profile=classroom\nlosses $m $other", "another vocabulary"),
+    (SMOKE + "losses $m $stories story=100000", "the test split has"),
+    (SMOKE + "losses $m $stories split=nope", "split is train, validation or test"),
+    ("m = model new kind=mlp vocab=50\nlosses $m \"the dog\"", "needs a vocabulary"),
+    ("uniform 0", "ArgumentError"),
+])
+def test_lesson_command_errors(code, message):
+    r = wl(code)
+    assert r.returncode == 1 and message in r.stderr, r.stderr
+
+
+def test_heatmap_shapes_and_uniform():
+    r = wl(SMOKE + "ids = encode \"a little dog found a red hat\" vocab=$stories\nd = details $m $ids\n"
+           "heatmap $d.weights head=3 last=8 labels=$ids.tokens\nheatmap $d.E last=2\nheatmap $d.logits_all last=1 cols=5\n"
+           "print [uniform 4] [uniform $stories]\nperplexity [uniform 8] [uniform 8]")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "weights head 3: 0 .. 1" in out and "keys: 1=<BOS> 2=a 3=little" in out
+    # E [1,64,64] is slots x features: 64 columns, not the last 2 key slots
+    assert "E: " in out and "64=63" in out
+    assert "logits_all (5 of " in out
+    assert "0.25 0.0007" in out and "perplexity: exp(2.0794) = 8.0" in out
