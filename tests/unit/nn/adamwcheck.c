@@ -5,7 +5,10 @@
  * names and shapes), ctx.bin (int32 [steps,B,64]) and tgt.bin (int32 [steps,B]). Each step runs wl_model_loss
  * with gradients, wl_clip_factor and wl_adamw_step on that step's batch. With "given_grads": true in the manifest
  * the gradients are read from grad.<step>.<name>.bin instead (the optimizer alone is checked); with "write_grads":
- * true each step's gradients before clipping go to out.grad.<step>.<name>.bin. With "load": "FILE.npz" the
+ * true each step's gradients before clipping go to out.grad.<step>.<name>.bin. With "teacher_forced": true each
+ * step starts from PyTorch's state before it (tf.<step>.param.<name>.bin, tf.<step>.m.<name>.bin and
+ * tf.<step>.v.<name>.bin: parameters and AdamW moments after <step> steps) and its result goes to
+ * out.param.<step>.<name>.bin, so every step is compared on its own. With "load": "FILE.npz" the
  * starting parameters come from that checkpoint (wl_checkpoint_load) instead of the .bin files, and with "save":
  * "FILE.npz" the final parameters are also saved as a checkpoint (wl_checkpoint_save). Writes
  * out.param.<name>.bin (the parameters after the last step), out.loss.bin and out.norm.bin (float64 [steps]:
@@ -47,6 +50,22 @@ static int write_raw(const char *file, const void *data, size_t n, wl_err *err)
     return 0;
 }
 
+/* Reads (or writes) every view of buf, a buffer of the parameter layout, from (to) DIR/<prefix><name>.bin;
+ * prefix is a printf format that may use step. */
+static int io_views(const wl_model *m, const char *dir, const char *prefix, int step, float *buf, int write,
+                    wl_err *err)
+{
+    char pre[64];
+    snprintf(pre, sizeof pre, prefix, step);
+    for (int i = 0; i < m->nviews; i++) {
+        const char *file = in_dir(dir, pre, m->views[i].name);
+        float *p = buf + m->views[i].offset;
+        size_t n = sizeof(float) * m->views[i].size;
+        if (write ? write_raw(file, p, n, err) : read_raw(file, p, n, err)) return -1;
+    }
+    return 0;
+}
+
 static double number(const cJSON *j, const char *key, int *ok)
 {
     const cJSON *v = cJSON_GetObjectItem(j, key);
@@ -69,6 +88,7 @@ static int run(const char *dir, wl_err *err)
     double lr = number(j, "lr", &ok), wd = number(j, "weight_decay", &ok), clip = number(j, "clip", &ok);
     int given = cJSON_IsTrue(cJSON_GetObjectItem(j, "given_grads"));
     int dump = cJSON_IsTrue(cJSON_GetObjectItem(j, "write_grads"));
+    int forced = cJSON_IsTrue(cJSON_GetObjectItem(j, "teacher_forced"));
     const cJSON *load = cJSON_GetObjectItem(j, "load"), *save = cJSON_GetObjectItem(j, "save");
     char load_path[4096] = "", save_path[4096] = "";
     if (cJSON_IsString(load)) snprintf(load_path, sizeof load_path, "%s/%s", dir, load->valuestring);
@@ -94,34 +114,28 @@ static int run(const char *dir, wl_err *err)
         wl_fail(err, "out of memory");
         goto done;
     }
-    for (int i = 0; !load_path[0] && i < m.nviews; i++)
-        if (read_raw(in_dir(dir, "param.", m.views[i].name), m.params + m.views[i].offset,
-                     sizeof(float) * m.views[i].size, err))
-            goto done;
-    if (read_raw(in_dir(dir, "", "ctx"), ctx, sizeof(int32_t) * nctx, err) ||
+    if ((!load_path[0] && io_views(&m, dir, "param.", 0, m.params, 0, err)) ||
+        read_raw(in_dir(dir, "", "ctx"), ctx, sizeof(int32_t) * nctx, err) ||
         read_raw(in_dir(dir, "", "tgt"), tgt, sizeof(int32_t) * ntgt, err) ||
         wl_adamw_init(&opt, m.nparams, lr, wd, err))
         goto done;
     for (int s = 0; s < steps; s++) {
-        if (wl_model_loss(&m, ws, ctx + (size_t)s * B * WL_T, tgt + (size_t)s * B, B, &loss[s], grads, err))
-            goto done;
-        for (int i = 0; (given || dump) && i < m.nviews; i++) {
-            char prefix[32];
-            snprintf(prefix, sizeof prefix, given ? "grad.%d." : "out.grad.%d.", s);
-            const char *file = in_dir(dir, prefix, m.views[i].name);
-            float *g = grads + m.views[i].offset;
-            if (given ? read_raw(file, g, sizeof(float) * m.views[i].size, err)
-                      : write_raw(file, g, sizeof(float) * m.views[i].size, err))
+        if (forced) {
+            if (io_views(&m, dir, "tf.%d.param.", s, m.params, 0, err) || io_views(&m, dir, "tf.%d.m.", s, opt.m, 0, err) ||
+                io_views(&m, dir, "tf.%d.v.", s, opt.v, 0, err))
                 goto done;
+            opt.t = s;
         }
+        if (wl_model_loss(&m, ws, ctx + (size_t)s * B * WL_T, tgt + (size_t)s * B, B, &loss[s], grads, err) ||
+            (given && io_views(&m, dir, "grad.%d.", s, grads, 0, err)) ||
+            (dump && io_views(&m, dir, "out.grad.%d.", s, grads, 1, err)))
+            goto done;
         float f = wl_clip_factor(grads, m.nparams, clip, &norm[s]);
         wl_adamw_step(&opt, m.params, grads, f);
+        if (forced && io_views(&m, dir, "out.param.%d.", s, m.params, 1, err)) goto done;
     }
-    for (int i = 0; i < m.nviews; i++)
-        if (write_raw(in_dir(dir, "out.param.", m.views[i].name), m.params + m.views[i].offset,
-                      sizeof(float) * m.views[i].size, err))
-            goto done;
-    if (write_raw(in_dir(dir, "out.", "loss"), loss, sizeof(double) * steps, err) ||
+    if (io_views(&m, dir, "out.param.", 0, m.params, 1, err) ||
+        write_raw(in_dir(dir, "out.", "loss"), loss, sizeof(double) * steps, err) ||
         write_raw(in_dir(dir, "out.", "norm"), norm, sizeof(double) * steps, err) ||
         (save_path[0] &&
          wl_checkpoint_save(save_path, &m, 0, steps, loss[steps - 1], "{\"source\": \"nn_adamwcheck\"}", err)))
