@@ -214,6 +214,8 @@ char *wl_heatmap_svg(const wl_heatmap *h)
     int cell = h->cols <= 24 ? 22 : h->cols <= 48 ? 12 : 8;
     int left = 110, top = h->title ? 100 : 80;
     int W = left + cell * h->cols + 20, H = top + cell * h->rows + 20;
+    int title_w = h->title ? 8 * utf8_width(h->title) + 10 : 0;   /* about 8 px per character at 14 px bold */
+    if (W < title_w) W = title_w;
     wl_buf b = {0};
     wl_buf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                       "font-family=\"sans-serif\" font-size=\"%d\">", W, H, W, H, cell >= 12 ? 11 : 8);
