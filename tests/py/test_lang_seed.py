@@ -34,9 +34,10 @@ model save $m m.npz
 m2 = model load m.npz vocab=$stories
 heads [details $m2 $ids]
 model info $m
+attention $d
 """
     docs = run_json(code, tmp_path)
-    corpus, training, toks, ids, details, heads, weights, heads2, card = docs
+    corpus, training, toks, ids, details, heads, weights, heads2, card, attention = docs
     itos = json.loads((tmp_path / "vocab.json").read_text())["itos"]
     assert itos[:4] == ["<PAD>", "<BOS>", "<EOS>", "<UNK>"]
     assert corpus["type"] == "corpus" and training["type"] == "training" and training["steps_done"] == 30
@@ -66,6 +67,13 @@ model info $m
     assert heads2 == heads                                          # the checkpoint keeps every weight
     assert card["parameters"] == 64 * V + 64 * 64 + 4 * 64 * 64 + 256 * 64 + 256 + V * 256 + V
     assert card["selected_step"] == training["selected_step"] > 0
+
+    assert attention["tokens"] == heads["tokens"] and [h["head"] for h in attention["heads"]] == [1, 2, 3, 4]
+    for h in attention["heads"]:
+        rows = h["weights"]
+        assert rows[-1] == heads["weights"][h["head"] - 1]           # the last row is the head table's row
+        for q, row in enumerate(rows):
+            assert abs(sum(row) - 1) < 1e-5 and all(x == 0 for x in row[q + 1:])   # causal: nothing after the query
 
 
 def test_cross_entropy_and_perplexity(tmp_path):
