@@ -286,6 +286,45 @@ static void test_gradients(const char *kind, int H)
     wl_model_free(&m);
 }
 
+/* Two workspaces give the same bits; the batched forward's rows equal one-context forwards (the generation
+ * call); the loss is the same number with or without gradients, at a batch with whole 16-column groups. */
+static void test_batches(const char *kind, int H)
+{
+    enum { B = 40, V = 300 };
+    wl_model m;
+    wl_err err = {""};
+    CHECK(wl_model_init(&m, kind, V, H, 3, &err) == 0);
+    int32_t ctx[B * WL_T], tgt[B];
+    make_batch(ctx, tgt, B, V, 99);
+    wl_model_ws *w1 = wl_model_ws_new(&m, B), *w2 = wl_model_ws_new(&m, B), *one = wl_model_ws_new(&m, 1);
+    float *g1 = malloc(sizeof(float) * m.nparams), *g2 = malloc(sizeof(float) * m.nparams);
+    float *logits = malloc(sizeof(float) * B * V), row[V];
+    double l1, l2, l3;
+    CHECK(wl_model_loss(&m, w1, ctx, tgt, B, &l1, g1, &err) == 0);
+    CHECK(wl_model_loss(&m, w2, ctx, tgt, B, &l2, g2, &err) == 0);
+    CHECK(wl_model_loss(&m, w2, ctx, tgt, B, &l3, NULL, &err) == 0);
+    CHECK(l1 == l2 && l2 == l3 && memcmp(g1, g2, sizeof(float) * m.nparams) == 0);
+    CHECK(wl_model_forward(&m, w1, ctx, B, logits, &err) == 0);
+    double diff = 0, lsum = 0;
+    for (int b = 0; b < B; b++) {
+        CHECK(wl_model_forward(&m, one, ctx + b * WL_T, 1, row, &err) == 0);
+        diff = fmax(diff, max_abs_diff(row, logits + (size_t)b * V, V));
+        double mx = -INFINITY, z = 0;
+        for (int v = 0; v < V; v++) mx = fmax(mx, row[v]);
+        for (int v = 0; v < V; v++) z += exp(row[v] - mx);
+        lsum += log(z) + mx - row[tgt[b]];
+    }
+    CHECK_MSG(diff < 1e-5, "%s: batched and one-context forward differ by %g", kind, diff);
+    CHECK_MSG(fabs(lsum / B - l1) < 1e-5, "%s: loss %.8f, from the logits %.8f", kind, l1, lsum / B);
+    free(g1);
+    free(g2);
+    free(logits);
+    wl_model_ws_free(w1);
+    wl_model_ws_free(w2);
+    wl_model_ws_free(one);
+    wl_model_free(&m);
+}
+
 void wl_test_main(void)
 {
     test_layout_and_init();
@@ -295,6 +334,9 @@ void wl_test_main(void)
     test_details("multihead", 4);
     test_details("multihead", 64);
     test_one_head_equals_attention();
+    test_batches("mlp", 1);
+    test_batches("attention", 1);
+    test_batches("multihead", 4);
     test_gradients("mlp", 1);
     test_gradients("attention", 1);
     test_gradients("multihead", 4);
