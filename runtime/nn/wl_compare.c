@@ -149,6 +149,17 @@ static cJSON *run_json(const wl_compare_model *mm, uint64_t seed, const wl_compa
     return o;
 }
 
+/* o as comparison.json will give it back: cJSON prints a double with 15 digits when they read back within an
+ * ulp, so the aggregate is computed from the numbers as written, the same in a fresh and a resumed run. */
+static cJSON *as_written(cJSON *o)
+{
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON *back = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    cJSON_Delete(o);
+    return back;
+}
+
 /* mean and sample_std (null below two values) of one field over the finished runs of a model. */
 static cJSON *stat_json(cJSON *const *runs, int n, const char *field)
 {
@@ -356,8 +367,8 @@ static int one_run(state *st, const wl_corpus *c, const char *outdir, int m, int
         rc = wl_checkpoint_save(path, &model, seed, res.selected_step, res.test_loss, extra, err);
         if (rc < 0) goto done;
     }
-    st->runs[m][s] = run_json(mm, seed, cfg, &res, name[0] ? name : NULL);
-    rc = write_results(st, err);
+    st->runs[m][s] = as_written(run_json(mm, seed, cfg, &res, name[0] ? name : NULL));
+    rc = st->runs[m][s] ? write_results(st, err) : wl_fail(err, "compare: out of memory while recording a run");
     if (rc == 0) tell(rl, WL_COMPARE_DONE, &res);
 done:
     wl_train_result_free(&res);

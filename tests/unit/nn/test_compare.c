@@ -169,6 +169,16 @@ static void check_same_results(const cJSON *got, const cJSON *ref)
                       "%s run %d differs after resuming", kinds[k], i);
             CHECK(run_field(got, kinds[k], i, "selected_step") == run_field(ref, kinds[k], i, "selected_step"));
         }
+        /* The aggregate too, to the last bit (kept runs come back from the file). */
+        const char *stats[] = {"mean", "sample_std"};
+        for (int i = 0; i < 2; i++) {
+            const cJSON *a = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+                                 cJSON_GetObjectItem(got, "aggregate"), kinds[k]), "test_loss"), stats[i]);
+            const cJSON *b = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+                                 cJSON_GetObjectItem(ref, "aggregate"), kinds[k]), "test_loss"), stats[i]);
+            CHECK_MSG(cJSON_IsNumber(a) && cJSON_IsNumber(b) && a->valuedouble == b->valuedouble,
+                      "%s aggregate test_loss %s differs after resuming", kinds[k], stats[i]);
+        }
     }
 }
 
