@@ -419,12 +419,12 @@ static wl_value *details_field(wl_value *self, const char *name, wl_err *err)
     for (int i = 0; i < n; i++)
         if (!strcmp(tr[i].name, name)) return lang_tensor_value(name, tr[i].data, tr[i].ndim, tr[i].shape);
     if (!strcmp(name, "ids")) return lang_ids_value(ld->ids + (WL_T - ld->nreal), ld->nreal, WL_T, ld->vocab);
-    wl_fail(err, "%s has no .%s; its fields are: ids%s", ld->d.E ? "these details" : "an mlp's details (only logits)", name,
+    wl_fail(err, "%s has no field .%s (fields: ids%s)", ld->d.E ? "a forward_details" : "an mlp's forward_details", name,
             ld->d.E ? " E Q K V scores weights messages contextual logits_all logits" : " logits");
     return NULL;
 }
 
-static const wl_objtype DETAILS_T = {.name = "details", .fields = "E Q K V scores weights messages contextual logits_all logits ids",
+static const wl_objtype DETAILS_T = {.name = "forward_details", .fields = "E Q K V scores weights messages contextual logits_all logits ids",
                                      .free = details_free, .render = details_render, .field = details_field};
 
 static int cmd_details(wl_call *c, wl_value **out)

@@ -84,7 +84,7 @@ static void test_type_errors(void)
 {
     expect_error("mean 1 abc", "TypeError", 1, 8, "the second argument of `mean` must be a number, not a string");
     expect_error("x = perplexity 0.5\nexp $x", "TypeError", 2, 5, "must be a number, not a perplexity");
-    expect_error("heads 3", "TypeError", 1, 7, "must be a details, not a number");
+    expect_error("heads 3", "TypeError", 1, 7, "must be a forward_details, not a number");
     expect_error("corpus seed=abc", "TypeError", 1, 8, "option seed= of `corpus` must be a number");
     expect_error("mean [tokenize \"a b\"]", "TypeError", 1, 6, "numbers");
 }
@@ -93,7 +93,7 @@ static void test_name_errors(void)
 {
     expect_error("print $nothing", "NameError", 1, 7, "no variable $nothing; give it a value first");
     expect_error("total = mean 1 2\nprint $totl", "NameError", 2, 7, "did you mean $total?");
-    expect_error("p = perplexity 0.5\nprint $p.perplexty", "NameError", 2, 7, "no field .perplexty");
+    expect_error("p = perplexity 0.5\nprint $p.perplexty", "NameError", 2, 7, "no field .perplexty; its fields are probabilities losses cross_entropy perplexity; did you mean .perplexity?");
     expect_error("x = mean 1 2\nprint $x.y", "NameError", 2, 7, "has no fields");
     expect_error("l = nll 0.5\nprint $l.3", "IndexError", 2, 7, "has 1 items");
 }
