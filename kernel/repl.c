@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <readline/history.h>
@@ -113,6 +114,38 @@ static void term_display(void *ud, const char *display_id, const wl_mime *m, int
     }
 }
 
+/* Asks for a line on the terminal (the REPL has handed it back: cooked mode, echo on unless password). */
+static int term_input(void *ud, const char *prompt, int password, char *out, size_t cap)
+{
+    term *t = ud;
+    live_end(t);
+    fputs(prompt, stdout);
+    fflush(stdout);
+    struct termios old;
+    int quiet = password && isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &old) == 0;
+    if (quiet) {
+        struct termios noecho = old;
+        noecho.c_lflag &= (tcflag_t)~ECHO;
+        tcsetattr(STDIN_FILENO, TCSANOW, &noecho);
+    }
+    char *line = NULL;
+    size_t n = 0;
+    ssize_t k = getline(&line, &n, stdin);   /* Ctrl-C: read fails with EINTR (no SA_RESTART) */
+    if (quiet) {
+        tcsetattr(STDIN_FILENO, TCSANOW, &old);
+        putchar('\n');
+    }
+    if (k < 0) {
+        free(line);
+        clearerr(stdin);
+        return -1;
+    }
+    if (k && line[k - 1] == '\n') line[--k] = 0;
+    snprintf(out, cap, "%s", line);
+    free(line);
+    return 0;
+}
+
 static void print_error(const term *t, const wl_lang_error *e)
 {
     if (t->json) {
@@ -148,7 +181,7 @@ static void term_init(term *t, int json)
 /* Evaluates one piece of code and shows its result or error. Returns 0 / -1. */
 static int run_code(wl_interp *in, term *t, const char *code, const char *origin, int first_line)
 {
-    wl_sink sink = {.ud = t, .write = term_write, .display = term_display, .interrupt = &g_interrupt};
+    wl_sink sink = {.ud = t, .write = term_write, .display = term_display, .input = term_input, .interrupt = &g_interrupt};
     wl_mime result;
     wl_lang_error err;
     g_interrupt = 0;

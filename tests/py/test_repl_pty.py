@@ -158,3 +158,15 @@ def test_ctrl_d_exits(home):
     r = Repl(home)
     r.expect(r"wordlab> ")
     assert r.close() == 0
+
+
+def test_input_reads_a_line_from_the_terminal(home):
+    r = Repl(home)
+    r.expect(r"wordlab> ")
+    r.send('name = input "who? "\r')
+    r.expect(r"who\? ")
+    r.send("Ada\r")
+    r.expect(r"wordlab> ")
+    r.send('print "hello, $name"\r')
+    assert "hello, Ada" in r.expect(r"wordlab> ")
+    assert r.close() == 0
