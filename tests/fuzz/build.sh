@@ -9,7 +9,9 @@ flags=(-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined
 incs=()
 for d in "$src"/runtime/*/; do incs+=(-I"$d"); done
 read -r -a pc_cflags <<<"$(pkg-config --cflags libutf8proc libcjson openblas)"
-objs=()
+# Objects are rebuilt when their source or any runtime header is newer; compiled $(nproc) at a time.
+newest_h="$(ls -t "$src"/runtime/*/*.h | head -1)"
+objs=(); pids=()
 for c in "$src"/runtime/*/*.c; do
   o="$out/obj/$(basename "$(dirname "$c")")_$(basename "$c" .c).o"
   # The sequence lesson's vector code is written for gcc (clang 14 refuses its 4 x double vector
@@ -17,11 +19,14 @@ for c in "$src"/runtime/*/*.c; do
   # its commands take only numbers.
   cc=("$CC" "${flags[@]}")
   case "$c" in */runtime/seq/*) cc=("${CC_SEQ:-gcc}" -g -O1 -std=c11 -D_GNU_SOURCE) ;; esac
-  if [ ! -f "$o" ] || [ "$c" -nt "$o" ]; then
-    "${cc[@]}" "${incs[@]}" "${pc_cflags[@]}" -c "$c" -o "$o"
+  if [ ! -f "$o" ] || [ "$c" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then
+    while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+    "${cc[@]}" "${incs[@]}" "${pc_cflags[@]}" -c "$c" -o "$o" &
+    pids+=($!)
   fi
   objs+=("$o")
 done
+for p in "${pids[@]}"; do wait "$p"; done   # set -e: a failed compile ends the script
 rm -f "$out/libwl_fuzz.a"
 ar rcs "$out/libwl_fuzz.a" "${objs[@]}"
 read -r -a pc_libs <<<"$(pkg-config --libs libutf8proc libcjson openblas)"
