@@ -93,6 +93,10 @@ static wl_value *tensor_field(wl_value *self, const char *name, wl_err *err)
         return l;
     }
     if (!strcmp(name, "values")) {
+        if (t->n > (1 << 20)) {
+            wl_fail(err, "%s has %zu values, too many for a list; index it first (.0)", t->name, t->n);
+            return NULL;
+        }
         wl_value *l = wl_list();
         for (size_t i = 0; i < t->n; i++) wl_list_push(l, wl_num(t->data[i]));
         return l;

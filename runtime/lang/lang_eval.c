@@ -739,15 +739,6 @@ int wl_call_eval_rest(wl_call *c, int from, wl_value **out)
     return eval_stmt(c->in, &sub, out, NULL);   /* a failure is already recorded with its own position */
 }
 
-void wl_call_display(wl_call *c, const wl_value *v, const char *display_id, int update)
-{
-    if (!c->sink || !c->sink->display || !v) return;
-    wl_mime m = {0};
-    wl_err err;
-    if (wl_value_render(v, &m, &err) == 0) c->sink->display(c->sink->ud, display_id, &m, update);
-    wl_mime_free(&m);
-}
-
 /* ---- the entry point ---- */
 
 int wl_interp_eval(wl_interp *in, const char *code, const char *origin, int first_line, const wl_sink *sink,

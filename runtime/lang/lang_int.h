@@ -10,7 +10,6 @@
 #define WL_LANG_MAX_DEPTH 32            /* nested [ ] and nested command evaluation */
 #define WL_LANG_MAX_VARS 4096
 #define WL_LANG_MAX_STR (16 << 20)      /* bytes in one string value */
-#define WL_LANG_MAX_LIST (1 << 22)      /* items in one list */
 
 typedef enum wl_part_kind { WL_P_LIT, WL_P_VAR, WL_P_SUBST } wl_part_kind;
 

@@ -155,8 +155,6 @@ int wl_call_eval_rest(wl_call *c, int from, wl_value **out);
 const wl_interp_opts *wl_interp_options(const wl_interp *in);
 /* A variable of the interpreter (borrowed) or NULL. */
 wl_value *wl_interp_get(wl_interp *in, const char *name);
-/* Displays a value through the sink now (display_id may be NULL). */
-void wl_call_display(wl_call *c, const wl_value *v, const char *display_id, int update);
 
 /* ---- renderers shared by the value types ---- */
 
