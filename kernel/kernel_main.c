@@ -82,9 +82,8 @@ static void *iopub_thread(void *arg)
             break;
         }
         if (it[1].revents & ZMQ_POLLIN) count_subscription(f);
-        if ((it[0].revents & ZMQ_POLLIN) && forward_one(f, ZMQ_DONTWAIT, &stop) < 0 && errno != EINTR &&
-            errno != EAGAIN)
-            break;
+        /* a request publishes several messages at once: forward all that are there */
+        while ((it[0].revents & ZMQ_POLLIN) && !stop && forward_one(f, ZMQ_DONTWAIT, &stop) == 0) {}
     }
     /* Whatever the other thread published before the shutdown still goes out. */
     int again = 0;
@@ -123,17 +122,16 @@ static int parent_gone(void)
 /* The shell loop: ends on a shutdown_request, or when the kernel's client is gone. */
 static void serve(wl_chan *c, int timeout_ms)
 {
+    zmq_setsockopt(c->req.sock, ZMQ_RCVTIMEO, &timeout_ms, sizeof timeout_ms);
     while (!atomic_load(&c->k->shutdown)) {
-        zmq_pollitem_t it = {c->req.sock, 0, ZMQ_POLLIN, 0};
-        int r = zmq_poll(&it, 1, timeout_ms);
-        if (r < 0 && errno != EINTR) return;   /* ETERM: the kernel is closing */
-        if (r == 0 && parent_gone()) {
+        wl_msg m;
+        int r = wl_wire_recv(&c->req, &m, 0);
+        if (r < 0 && errno == EAGAIN && parent_gone()) {
             fprintf(stderr, "wordlab kernel: the process that started it (pid %d) is gone; exiting\n", (int)launcher_pid);
             return;
         }
-        if (r <= 0) continue;
-        wl_msg m;
-        if (wl_wire_recv(&c->req, &m, ZMQ_DONTWAIT) != 1) continue;
+        if (r < 0 && errno != EINTR && errno != EAGAIN) return;   /* ETERM: the kernel is closing */
+        if (r != 1) continue;
         wl_kernel_handle(c, &m);
         wl_msg_free(&m);
         if (c->k->aborting) wl_kernel_abort_queue(c);
