@@ -184,7 +184,8 @@ void gemm(const wl_par *par, float *C, int ldc, int ct, const float *A, size_t r
     if (M <= 0 || N <= 0) return;
 #ifdef WL_HAVE_AVX512_KERNEL
     if (gemm_has_kernel() && M > 1 && N > 1) {
-        if (par && par->nparts > 1 && (N > NR || M > MR))
+        /* threads only for work worth waking them for (about 2 M multiply-adds, tens of microseconds) */
+        if (par && par->nparts > 1 && (N > NR || M > MR) && (double)M * N * K >= (double)(1 << 21))
             par->run(par->ctx, gemm_part, &g);
         else
             gemm_part(&g, 0, 1);

@@ -1,4 +1,4 @@
-/* wl_layers.c: the models' layers: embeddings, Linear (OpenBLAS sgemm), ReLU, softmax cross-entropy, attention.
+/* wl_layers.c: the models' layers: embeddings, Linear (wl_gemm), ReLU, softmax cross-entropy, attention.
  *
  * The per-example loops use 8-wide GCC vector types; the hot ones are compiled twice (x86-64-v3 and baseline)
  * and picked at load time. Multiplies and adds stay separate (no FMA contraction in C11 mode), and every sum
