@@ -1,7 +1,7 @@
 """test_security.py: what the kernel exposes and what commands may touch.
 
-The kernel listens only on the connection file's ip; it refuses a signature scheme it does not know;
-nothing runs a program; the front ends read a few environment variables, each listed here with its reason.
+The kernel listens only on the connection file's ip; it refuses a signature scheme it does not know
+(naming it), with or without a key; it warns on stderr when the key is empty; nothing runs a program; the front ends read a few environment variables, each listed here with its reason.
 """
 import json
 import os
@@ -105,7 +105,23 @@ def test_refuses_an_unknown_signature_scheme(tmp_path):
     path, _ = connection_file(tmp_path, signature_scheme="hmac-md5")
     done = subprocess.run([WORDLAB, "kernel", "-f", str(path)], capture_output=True, text=True, timeout=30)
     assert done.returncode != 0
-    assert "signature_scheme" in done.stderr, done.stderr
+    assert "signature_scheme" in done.stderr and "hmac-md5" in done.stderr, done.stderr
+
+
+def test_refuses_an_unknown_signature_scheme_without_a_key(tmp_path):
+    path, _ = connection_file(tmp_path, signature_scheme="rot13", key="")
+    done = subprocess.run([WORDLAB, "kernel", "-f", str(path)], capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0 and "signature_scheme" in done.stderr, done.stderr
+
+
+def test_warns_loudly_when_the_key_is_empty(tmp_path):
+    path, _ = connection_file(tmp_path, key="")
+    proc = start_kernel(path)
+    try:
+        wait_listening(proc.pid, 5)
+    finally:
+        _, err = stop_kernel(proc)
+    assert "WARNING" in err and "key" in err and "not signed" in err, err
 
 
 def c_sources(folder):
