@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# valgrind-units.sh: runs every plain (non-sanitizer) C unit test of the build in $1 under valgrind memcheck.
+# valgrind-units.sh: runs every plain (non-sanitizer) C unit test of the build in $1 under valgrind memcheck,
+# $VALGRIND_JOBS (default: the number of CPUs) at a time; any memcheck error or definite leak fails.
 set -uo pipefail
 src="$(cd "$(dirname "$0")/.." && pwd)"
 build="$(cd "${1:-$src/build}" && pwd)"
-export WL_TEST_DATA="$src/tests/data"
+export WL_TEST_DATA="$src/tests/data" build
 cd "$src"
-pass=0; fail=0
-for t in $(cd "$build" && ctest -N -L unit | sed -n 's/.*Test *#[0-9]*: unit\.\([a-z]*\)\.\(.*\)$/\1_\2/p'); do
-  if valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$build/$t" >"$build/valgrind_$t.log" 2>&1; then
-    pass=$((pass + 1)); echo "ok      $t"
+tests=$(cd "$build" && ctest -N -L unit | sed -n 's/.*Test *#[0-9]*: unit\.\([a-z]*\)\.\(.*\)$/\1_\2/p')
+run_one() {
+  if valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$build/$1" \
+      >"$build/valgrind_$1.log" 2>&1; then
+    echo "ok      $1"
   else
-    fail=$((fail + 1)); echo "FAILED  $t (see $build/valgrind_$t.log)"
+    echo "FAILED  $1 (see $build/valgrind_$1.log)"
   fi
-done
+}
+export -f run_one
+results=$(printf '%s\n' $tests | xargs -P "${VALGRIND_JOBS:-$(nproc)}" -I{} bash -c 'run_one {}' | tee /dev/stderr)
+pass=$(grep -c '^ok' <<<"$results"); fail=$(grep -c '^FAILED' <<<"$results")
 echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
