@@ -1,9 +1,11 @@
 /* wl_core.c: error messages, sink helpers, MIME bundles and atomic file I/O shared by the runtime. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700   /* realpath */
 #include "wl_core.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +66,26 @@ int wl_sink_interrupted(const wl_sink *s)
     return s && s->interrupt && *s->interrupt;
 }
 
+const char *wl_path_shown(const char *path, char *out, size_t cap)
+{
+    char full[PATH_MAX], real[PATH_MAX];
+    if (!path[0] || snprintf(full, sizeof full, "%s", path) >= (int)sizeof full) return path;
+    for (size_t n = strlen(full);;) {
+        char c = full[n];
+        full[n] = 0;
+        const char *r = realpath(n ? full : path[0] == '/' ? "/" : ".", real);
+        full[n] = c;
+        if (r) {
+            const char *rest = full + n;
+            while (*rest == '/') rest++;
+            int w = snprintf(out, cap, "%s%s%s", real, *rest && strcmp(real, "/") ? "/" : "", rest);
+            return w > 0 && (size_t)w < cap ? out : path;
+        }
+        if (n == 0) return path;
+        do n--; while (n > 0 && full[n] != '/');
+    }
+}
+
 int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err)
 {
     size_t plen = strlen(path);
@@ -73,8 +95,10 @@ int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err)
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) {
         int e = errno;
+        char shown[PATH_MAX];
         free(tmp);
-        return wl_fail(err, "%s: cannot create temporary file: %s", path, strerror(e));
+        return wl_fail(err, "%s: cannot create temporary file: %s", wl_path_shown(path, shown, sizeof shown),
+                       strerror(e));
     }
     const char *p = data;
     size_t left = len;
@@ -99,9 +123,11 @@ int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err)
     }
     if (rename(tmp, path) != 0) {
         int e = errno;
+        char shown[PATH_MAX];
         unlink(tmp);
         free(tmp);
-        return wl_fail(err, "%s: cannot rename temporary file into place: %s", path, strerror(e));
+        return wl_fail(err, "%s: cannot rename temporary file into place: %s", wl_path_shown(path, shown, sizeof shown),
+                       strerror(e));
     }
     free(tmp);
     return 0;
@@ -112,7 +138,11 @@ int wl_read_file(const char *path, char **data, size_t *len, wl_err *err)
     *data = NULL;
     *len = 0;
     FILE *f = fopen(path, "rb");
-    if (!f) return wl_fail(err, "%s: cannot open: %s", path, strerror(errno));
+    if (!f) {
+        int e = errno;
+        char shown[PATH_MAX];
+        return wl_fail(err, "%s: cannot open: %s", wl_path_shown(path, shown, sizeof shown), strerror(e));
+    }
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     if (!buf) {

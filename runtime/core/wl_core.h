@@ -50,6 +50,11 @@ int wl_sink_interrupted(const wl_sink *s);
  * On failure the old file (if any) is untouched. */
 int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err);
 
+/* path as error messages show it: its longest existing leading part resolved (absolute, no symbolic
+ * links), the rest as given, in out (PATH_MAX bytes suffice). Returns out, or path itself when that fails.
+ * The kernel's working directory need not be the one the user has in mind. */
+const char *wl_path_shown(const char *path, char *out, size_t cap);
+
 /* Reads a whole file into a malloc'd buffer (NUL-terminated; *len excludes the NUL). */
 int wl_read_file(const char *path, char **data, size_t *len, wl_err *err);
 

@@ -448,7 +448,11 @@ int wl_corpus_load_file(const char *path, const wl_profile *profile, wl_corpus *
     builder b;
     builder_init(&b, c, profile);
     FILE *f = fopen(path, "rb");
-    if (!f) return wl_fail(err, "cannot open %s: %s", path, strerror(errno));
+    if (!f) {
+        int e = errno;
+        char shown[4096];
+        return wl_fail(err, "cannot open %s: %s", wl_path_shown(path, shown, sizeof shown), strerror(e));
+    }
     unsigned char bom[3];   /* a UTF-8 byte order mark at the start is skipped */
     long start = fread(bom, 1, 3, f) == 3 && !memcmp(bom, "\xEF\xBB\xBF", 3) ? 3 : 0;
     int ch = EOF, rc;

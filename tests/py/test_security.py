@@ -1,7 +1,9 @@
 """test_security.py: what the kernel exposes and what commands may touch.
 
 The kernel listens only on the connection file's ip; it refuses a signature scheme it does not know
-(naming it), with or without a key; it warns on stderr when the key is empty; nothing runs a program; the front ends read a few environment variables, each listed here with its reason.
+(naming it), with or without a key; it warns on stderr when the key is empty; nothing runs a program;
+the front ends read a few environment variables, each listed here with its reason; file errors name the
+path resolved (absolute, from the working directory of the process).
 """
 import json
 import os
@@ -174,3 +176,19 @@ def test_front_ends_run_no_shell_and_read_only_the_listed_variables():
                 seen.add((path, var))
             assert re.findall(r'getenv\("([A-Z_]+)"\)', src_line), f"{path}:{line}: getenv of a computed name"
     assert seen == set(FRONT_END_ENV), f"listed but no longer read: {set(FRONT_END_ENV) - seen}"
+
+
+def test_file_errors_show_the_resolved_path(tmp_path):
+    (tmp_path / "work").mkdir()
+    cases = [
+        ("m = model load missing/model.npz", "missing/model.npz"),
+        ("m = model new kind=mlp vocab=100\nmodel save $m no/such/dir/m.npz", "no/such/dir/m.npz"),
+        ("v = vocab ./missing.json", "missing.json"),
+        ("results ../work/nothing-here", "nothing-here/comparison.json"),
+        ("c = corpus file=missing.jsonl", "missing.jsonl"),
+    ]
+    for code, rel in cases:
+        done = subprocess.run([WORDLAB, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path / "work")
+        assert done.returncode != 0
+        want = os.path.normpath(os.path.join(tmp_path, "work", rel))
+        assert want in done.stderr, f"{code!r}: the error does not name {want}: {done.stderr}"
