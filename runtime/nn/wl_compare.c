@@ -420,9 +420,10 @@ int wl_compare_run(const wl_corpus *c, const char *outdir, const wl_compare_conf
         }
 
     relay rl = {progress, ud, {.nruns = status->nruns}};
-    for (int m = 0; m < cfg->nmodels && !status->interrupted; m++) {
-        for (int s = 0; s < cfg->nseeds; s++) {
-            rl.p.run = m * cfg->nseeds + s;
+    /* Seed-major: after the first nmodels runs every model has one finished run and its checkpoint. */
+    for (int s = 0; s < cfg->nseeds && !status->interrupted; s++) {
+        for (int m = 0; m < cfg->nmodels; m++) {
+            rl.p.run = s * cfg->nmodels + m;
             rl.p.kind = cfg->models[m].kind;
             rl.p.seed = cfg->seeds[s];
             if (st.runs[m][s]) {
