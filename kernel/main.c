@@ -25,7 +25,7 @@ static void usage(FILE *out)
             "  wordlab                       start the interactive REPL\n",
             WL_VERSION);
     for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; i++)
-        fprintf(out, "  wordlab %-22s %s\n", SUBCOMMANDS[i].synopsis, SUBCOMMANDS[i].summary);
+        fprintf(out, "  wordlab %-21s %s\n", SUBCOMMANDS[i].synopsis, SUBCOMMANDS[i].summary);
     fprintf(out,
             "  wordlab --help                this text\n"
             "  wordlab --version             the version\n");
