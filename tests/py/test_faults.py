@@ -117,14 +117,13 @@ def test_kill9_while_saving_a_checkpoint_keeps_the_old_file(tmp_path):
     for i in range(6):
         shutil.copyfile(ref_a, target)                        # the old file
         proc = subprocess.Popen([WORDLAB, "run", str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if i % 2 == 0:                                        # soon after a save starts writing
+        if i % 2 == 0:                                        # while a save is being written
             deadline = time.monotonic() + 60
-            while not list(tmp_path.glob("model.npz.tmp.*")) and time.monotonic() < deadline:
-                time.sleep(0.001)
-            time.sleep(rng.uniform(0.0, 0.03))
+            while not (temps := list(tmp_path.glob("model.npz.tmp.*"))) and time.monotonic() < deadline:
+                time.sleep(0.0005)
         else:                                                 # at any moment
             time.sleep(rng.uniform(0.5, 2.0))
-        temps = list(tmp_path.glob("model.npz.tmp.*"))
+            temps = list(tmp_path.glob("model.npz.tmp.*"))
         proc.kill()
         assert proc.wait(timeout=30) == -signal.SIGKILL
         mid_write += bool(temps)
