@@ -19,6 +19,10 @@ test: build
 notebook: build
 	bash scripts/notebook.sh $(BUILD)
 
+# Rebuilds notebooks/*.ipynb (with outputs) from lessons/*.wlab.
+notebooks: build
+	for f in lessons/*.wlab; do $(BUILD)/wordlab notebook "$$f" -o "notebooks/$$(basename "$${f%.wlab}").ipynb" || exit 1; done
+
 bench: build
 	bash tests/bench/run.sh $(BUILD)
 
