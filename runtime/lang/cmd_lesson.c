@@ -41,7 +41,9 @@ static int cmd_artifact(wl_call *c, wl_value **out)
     if (c->argc == 0) {
         for (int i = 0; i < n; i++)
             if (!access(dirs[i], R_OK | X_OK)) {
-                *out = wl_str(dirs[i]);
+                char *real = realpath(dirs[i], NULL);
+                *out = wl_str(real ? real : dirs[i]);
+                free(real);
                 return 0;
             }
         *out = wl_str(dirs[n - 1]);
@@ -55,7 +57,9 @@ static int cmd_artifact(wl_call *c, wl_value **out)
         char *path;
         if (asprintf(&path, "%s/%s", dirs[i], name) < 0) abort();
         int found = !access(path, R_OK);
-        if (found) *out = wl_str(path);
+        char *real = found ? realpath(path, NULL) : NULL;   /* shown without the program's "/../" */
+        if (found) *out = wl_str(real ? real : path);
+        free(real);
         free(path);
         if (found) return 0;
     }
