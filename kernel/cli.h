@@ -2,12 +2,17 @@
 #ifndef WL_CLI_H
 #define WL_CLI_H
 
+#include "wl_lang.h"
+
 typedef struct wl_subcommand {
     const char *name;
     const char *synopsis;
     const char *summary;
     int (*run)(int argc, char **argv);   /* argv[0] is the subcommand name */
 } wl_subcommand;
+
+/* The interpreter settings every front end uses (files allowed; $WORDLAB_ARTIFACTS for `artifact`). main.c */
+wl_interp_opts cli_interp_opts(void);
 
 int wl_cmd_kernel(int argc, char **argv);          /* kernel_main.c */
 int wl_cmd_install_kernel(int argc, char **argv);  /* kernel_spec.c */

@@ -338,7 +338,7 @@ static cJSON *nb_metadata(const char *lesson_path)
 /* Runs the command cells and builds the notebook. Returns NULL after printing the failing cell's error. */
 static cJSON *nb_build(const char *path, const nb_lesson *l)
 {
-    wl_interp_opts opts = {.allow_files = 1};
+    wl_interp_opts opts = cli_interp_opts();
     wl_interp *in = wl_interp_new(&opts);
     if (!in) {
         fprintf(stderr, "wordlab notebook: out of memory\n");

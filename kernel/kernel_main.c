@@ -210,7 +210,8 @@ int wl_cmd_kernel(int argc, char **argv)
         wl_conn_free(&conn);
         return 1;
     }
-    k.interp = wl_interp_new(&(wl_interp_opts){.allow_files = 1});
+    wl_interp_opts opts = cli_interp_opts();
+    k.interp = wl_interp_new(&opts);
     if (!k.interp) {
         fprintf(stderr, "wordlab kernel: cannot create the interpreter\n");
         wl_wire_free(&k.wire);

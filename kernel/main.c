@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int cli_help(int argc, char **argv);
@@ -37,6 +38,11 @@ static int cli_help(int argc, char **argv)
     (void)argv;
     usage(stdout);
     return 0;
+}
+
+wl_interp_opts cli_interp_opts(void)
+{
+    return (wl_interp_opts){.allow_files = 1, .artifacts_dir = getenv("WORDLAB_ARTIFACTS")};
 }
 
 int main(int argc, char **argv)

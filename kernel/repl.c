@@ -387,7 +387,7 @@ static int repl_loop(wl_interp *in, term *t)
 
 static wl_interp *new_interp(void)
 {
-    wl_interp_opts o = {.allow_files = 1};
+    wl_interp_opts o = cli_interp_opts();
     wl_interp *in = wl_interp_new(&o);
     if (!in) fprintf(stderr, "wordlab: out of memory\n");
     return in;

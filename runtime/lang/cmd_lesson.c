@@ -10,13 +10,14 @@
 
 /* ---- artifact: where the bundled vocab.json, checkpoints and comparison.json live ---- */
 
-/* The directories searched, in order: $WORDLAB_ARTIFACTS, <dir of the program>/../share/artifacts
- * (an installed or build-tree program), the source tree's share/artifacts. Returns how many. */
-static int artifact_dirs(char dirs[3][PATH_MAX])
+/* The directories searched, in order: the interpreter's artifacts_dir (the front ends pass
+ * $WORDLAB_ARTIFACTS), <dir of the program>/../share/artifacts (an installed or build-tree program),
+ * the source tree's share/artifacts. Returns how many. */
+static int artifact_dirs(const wl_interp *in, char dirs[3][PATH_MAX])
 {
     int n = 0;
-    const char *env = getenv("WORDLAB_ARTIFACTS");
-    if (env && *env) snprintf(dirs[n++], PATH_MAX, "%s", env);
+    const char *first = wl_interp_options(in)->artifacts_dir;
+    if (first && *first) snprintf(dirs[n++], PATH_MAX, "%s", first);
     char exe[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len > 0) {
@@ -36,7 +37,7 @@ static int artifact_dirs(char dirs[3][PATH_MAX])
 static int cmd_artifact(wl_call *c, wl_value **out)
 {
     char dirs[3][PATH_MAX];
-    int n = artifact_dirs(dirs);
+    int n = artifact_dirs(c->in, dirs);
     if (!n) return wl_call_fail(c, "RuntimeError", 0, "no artifact directory is known; set WORDLAB_ARTIFACTS");
     if (c->argc == 0) {
         for (int i = 0; i < n; i++)

@@ -30,6 +30,8 @@ typedef struct wl_interp wl_interp;
 typedef struct wl_interp_opts {
     int allow_files;      /* 0 disables commands that read or write files (fuzzing) */
     int max_stories;      /* > 0: at most this many stories per corpus (fuzzing keeps inputs fast); 0: no cap */
+    const char *artifacts_dir;   /* searched first by `artifact` (the front ends pass $WORDLAB_ARTIFACTS); NULL: none.
+                                    Must outlive the interpreter. */
 } wl_interp_opts;
 
 /* A failed evaluation: what went wrong and where (1-based line and column in code points;

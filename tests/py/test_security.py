@@ -156,12 +156,18 @@ FRONT_END_ENV = {
     ("kernel/repl.c", "NO_COLOR"): "the REPL honours the no-colour convention",
     ("kernel/repl.c", "TERM"): "the REPL draws no colour on a dumb terminal",
     ("kernel/repl.c", "HOME"): "the REPL's history file ~/.wordlab_history",
+    ("kernel/main.c", "WORDLAB_ARTIFACTS"): "where `artifact` looks first for the bundled files, passed to the interpreter",
 }
 
 
 def test_the_runtime_runs_no_program():
     found = [(path, fn, line) for path, text in c_sources("runtime") for fn, line in calls(text, SHELL)]
     assert found == [], f"the runtime runs a program: {found}"
+
+
+def test_the_runtime_reads_no_environment():
+    found = [(path, fn, line) for path, text in c_sources("runtime") for fn, line in calls(text, ENV)]
+    assert found == [], f"the runtime reads or changes the environment: {found}"
 
 
 def test_front_ends_run_no_shell_and_read_only_the_listed_variables():
