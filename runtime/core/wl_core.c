@@ -129,6 +129,14 @@ int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err)
         return wl_fail(err, "%s: cannot rename temporary file into place: %s", wl_path_shown(path, shown, sizeof shown),
                        strerror(e));
     }
+    /* Make the rename itself durable: fsync the directory that holds the file (best effort). */
+    char *slash = strrchr(tmp, '/');
+    if (slash) *slash = '\0';
+    int dfd = open(slash ? (slash == tmp ? "/" : tmp) : ".", O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
     free(tmp);
     return 0;
 }
