@@ -172,9 +172,9 @@ static int cmd_help(wl_call *c, wl_value **out)
     return -1;
 }
 
-static int cmd_print(wl_call *c, wl_value **out)
+/* Writes the arguments as text, separated by spaces and ended by a newline, to stream ("stdout" or "stderr"). */
+int wl_call_write_args(wl_call *c, const char *stream)
 {
-    (void)out;
     wl_buf b = {0};
     for (int i = 0; i < c->argc; i++) {
         if (i) wl_buf_put(&b, " ", 1);
@@ -191,9 +191,15 @@ static int cmd_print(wl_call *c, wl_value **out)
         wl_mime_free(&m);
     }
     wl_buf_put(&b, "\n", 1);
-    wl_sink_write(c->sink, "stdout", b.s, b.len);
+    wl_sink_write(c->sink, stream, b.s, b.len);
     free(b.s);
     return 0;
+}
+
+static int cmd_print(wl_call *c, wl_value **out)
+{
+    (void)out;
+    return wl_call_write_args(c, "stdout");
 }
 
 static int cmd_time(wl_call *c, wl_value **out)

@@ -10,25 +10,7 @@
 static int cmd_warn(wl_call *c, wl_value **out)
 {
     (void)out;
-    wl_buf b = {0};
-    for (int i = 0; i < c->argc; i++) {
-        if (i) wl_buf_put(&b, " ", 1);
-        const wl_value *v = c->argv[i];
-        wl_mime m = {0};
-        if (v->type == WL_V_STR) {
-            wl_buf_put(&b, v->str, v->len);
-        } else if (wl_value_render(v, &m, c->err) == 0) {
-            wl_buf_puts(&b, m.text_plain);
-        } else {
-            free(b.s);
-            return -1;
-        }
-        wl_mime_free(&m);
-    }
-    wl_buf_put(&b, "\n", 1);
-    wl_sink_write(c->sink, "stderr", b.s, b.len);
-    free(b.s);
-    return 0;
+    return wl_call_write_args(c, "stderr");
 }
 
 static int cmd_input(wl_call *c, wl_value **out)

@@ -151,6 +151,9 @@ int wl_call_optword(const wl_call *c, const char *key);
 /* WL_CMD_RAW commands: evaluates words from..end of the statement as a command (nested).
  * Returns 0 / -1 (the nested error is kept and reported as is). */
 int wl_call_eval_rest(wl_call *c, int from, wl_value **out);
+/* Writes the arguments as text (strings as they are, other values as their text/plain), separated by
+ * spaces and ended by a newline, to the sink's stream "stdout" or "stderr" (print and warn). */
+int wl_call_write_args(wl_call *c, const char *stream);
 /* The options the interpreter was made with. */
 const wl_interp_opts *wl_interp_options(const wl_interp *in);
 /* A variable of the interpreter (borrowed) or NULL. */
