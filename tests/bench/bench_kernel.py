@@ -13,6 +13,7 @@ import tempfile
 import time
 
 import zmq
+import zmq.asyncio
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 
@@ -44,7 +45,10 @@ def start(spec):
     ctx.setsockopt(zmq.RECONNECT_IVL, RECONNECT_IVL_MS)
     km = KernelManager(kernel_name=spec, context=ctx)
     km.start_kernel()
-    kc = km.client()
+    # The client makes its own context unless given one (an asyncio one), with zmq's 100 ms default.
+    client_ctx = zmq.asyncio.Context()
+    client_ctx.setsockopt(zmq.RECONNECT_IVL, RECONNECT_IVL_MS)
+    kc = km.client(context=client_ctx)
     kc.start_channels()
     return km, kc
 
@@ -68,6 +72,7 @@ def stop(km, kc):
     kc.stop_channels()
     km.shutdown_kernel(now=False)
     km.context.term()
+    kc.context.term()
 
 
 def cold_starts(specs):
