@@ -18,37 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rawio.h"
 #include "wl_checkpoint.h"
 #include "wl_train.h"
-
-static char path[4096];
-
-static const char *in_dir(const char *dir, const char *prefix, const char *name)
-{
-    snprintf(path, sizeof path, "%s/%s%s.bin", dir, prefix, name);
-    return path;
-}
-
-/* Reads exactly n bytes of a raw file into out. */
-static int read_raw(const char *file, void *out, size_t n, wl_err *err)
-{
-    char *data;
-    size_t len;
-    if (wl_read_file(file, &data, &len, err)) return -1;
-    int rc = len == n ? 0 : wl_fail(err, "%s: %zu bytes, expected %zu", file, len, n);
-    if (rc == 0) memcpy(out, data, n);
-    free(data);
-    return rc;
-}
-
-static int write_raw(const char *file, const void *data, size_t n, wl_err *err)
-{
-    FILE *f = fopen(file, "wb");
-    if (!f) return wl_fail(err, "cannot write %s", file);
-    size_t w = fwrite(data, 1, n, f);
-    if (fclose(f) != 0 || w != n) return wl_fail(err, "cannot write %s", file);
-    return 0;
-}
 
 /* Reads (or writes) every view of buf, a buffer of the parameter layout, from (to) DIR/<prefix><name>.bin;
  * prefix is a printf format that may use step. */
@@ -58,10 +30,10 @@ static int io_views(const wl_model *m, const char *dir, const char *prefix, int 
     char pre[64];
     snprintf(pre, sizeof pre, prefix, step);
     for (int i = 0; i < m->nviews; i++) {
-        const char *file = in_dir(dir, pre, m->views[i].name);
+        const char *file = rawio_path(dir, pre, m->views[i].name);
         float *p = buf + m->views[i].offset;
         size_t n = sizeof(float) * m->views[i].size;
-        if (write ? write_raw(file, p, n, err) : read_raw(file, p, n, err)) return -1;
+        if (write ? rawio_write(file, p, n, err) : rawio_read(file, p, n, err)) return -1;
     }
     return 0;
 }
@@ -77,6 +49,7 @@ static int run(const char *dir, wl_err *err)
 {
     char *text;
     size_t len;
+    char path[4096];
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     if (wl_read_file(path, &text, &len, err)) return -1;
     cJSON *j = cJSON_Parse(text);
@@ -115,8 +88,8 @@ static int run(const char *dir, wl_err *err)
         goto done;
     }
     if ((!load_path[0] && io_views(&m, dir, "param.", 0, m.params, 0, err)) ||
-        read_raw(in_dir(dir, "", "ctx"), ctx, sizeof(int32_t) * nctx, err) ||
-        read_raw(in_dir(dir, "", "tgt"), tgt, sizeof(int32_t) * ntgt, err) ||
+        rawio_read(rawio_path(dir, "", "ctx"), ctx, sizeof(int32_t) * nctx, err) ||
+        rawio_read(rawio_path(dir, "", "tgt"), tgt, sizeof(int32_t) * ntgt, err) ||
         wl_adamw_init(&opt, m.nparams, lr, wd, err))
         goto done;
     for (int s = 0; s < steps; s++) {
@@ -135,8 +108,8 @@ static int run(const char *dir, wl_err *err)
         if (forced && io_views(&m, dir, "out.param.%d.", s, m.params, 1, err)) goto done;
     }
     if (io_views(&m, dir, "out.param.", 0, m.params, 1, err) ||
-        write_raw(in_dir(dir, "out.", "loss"), loss, sizeof(double) * steps, err) ||
-        write_raw(in_dir(dir, "out.", "norm"), norm, sizeof(double) * steps, err) ||
+        rawio_write(rawio_path(dir, "out.", "loss"), loss, sizeof(double) * steps, err) ||
+        rawio_write(rawio_path(dir, "out.", "norm"), norm, sizeof(double) * steps, err) ||
         (save_path[0] &&
          wl_checkpoint_save(save_path, &m, 0, steps, loss[steps - 1], "{\"source\": \"nn_adamwcheck\"}", err)))
         goto done;

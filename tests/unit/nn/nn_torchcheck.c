@@ -9,44 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rawio.h"
 #include "wl_model.h"
-
-static char path[4096];
-
-static const char *in_dir(const char *dir, const char *prefix, const char *name)
-{
-    snprintf(path, sizeof path, "%s/%s%s.bin", dir, prefix, name);
-    return path;
-}
-
-/* Reads exactly n bytes of a raw file into out. */
-static int read_raw(const char *file, void *out, size_t n, wl_err *err)
-{
-    char *data;
-    size_t len;
-    if (wl_read_file(file, &data, &len, err)) return -1;
-    int rc = 0;
-    if (len != n)
-        rc = wl_fail(err, "%s: %zu bytes, expected %zu", file, len, n);
-    else
-        memcpy(out, data, n);
-    free(data);
-    return rc;
-}
-
-static int write_raw(const char *file, const void *data, size_t n, wl_err *err)
-{
-    FILE *f = fopen(file, "wb");
-    if (!f) return wl_fail(err, "cannot write %s", file);
-    size_t w = fwrite(data, 1, n, f);
-    if (fclose(f) != 0 || w != n) return wl_fail(err, "cannot write %s", file);
-    return 0;
-}
 
 static int run(const char *dir, wl_err *err)
 {
     char *text;
     size_t len;
+    char path[4096];
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     if (wl_read_file(path, &text, &len, err)) return -1;
     cJSON *j = cJSON_Parse(text);
@@ -73,20 +43,20 @@ static int run(const char *dir, wl_err *err)
         goto done;
     }
     for (int i = 0; i < m.nviews; i++)
-        if (read_raw(in_dir(dir, "param.", m.views[i].name), m.params + m.views[i].offset,
+        if (rawio_read(rawio_path(dir, "param.", m.views[i].name), m.params + m.views[i].offset,
                      sizeof(float) * m.views[i].size, err))
             goto done;
-    if (read_raw(in_dir(dir, "", "ctx"), ctx, sizeof(int32_t) * B * WL_T, err) ||
-        read_raw(in_dir(dir, "", "tgt"), tgt, sizeof(int32_t) * B, err))
+    if (rawio_read(rawio_path(dir, "", "ctx"), ctx, sizeof(int32_t) * B * WL_T, err) ||
+        rawio_read(rawio_path(dir, "", "tgt"), tgt, sizeof(int32_t) * B, err))
         goto done;
     if (wl_model_forward(&m, ws, ctx, B, logits, err) ||
-        write_raw(in_dir(dir, "out.", "logits"), logits, sizeof(float) * B * m.V, err))
+        rawio_write(rawio_path(dir, "out.", "logits"), logits, sizeof(float) * B * m.V, err))
         goto done;
     if (wl_model_loss(&m, ws, ctx, tgt, B, &loss, grads, err) ||
-        write_raw(in_dir(dir, "out.", "loss"), &loss, sizeof loss, err))
+        rawio_write(rawio_path(dir, "out.", "loss"), &loss, sizeof loss, err))
         goto done;
     for (int i = 0; i < m.nviews; i++)
-        if (write_raw(in_dir(dir, "out.grad.", m.views[i].name), grads + m.views[i].offset,
+        if (rawio_write(rawio_path(dir, "out.grad.", m.views[i].name), grads + m.views[i].offset,
                       sizeof(float) * m.views[i].size, err))
             goto done;
     if (wl_model_details(&m, ctx, B, &d, err)) goto done;
@@ -97,7 +67,7 @@ static int run(const char *dir, wl_err *err)
         {"contextual", d.contextual, N * WL_D}, {"logits_all", d.logits_all, N * m.V}, {"logits", d.logits, B * (size_t)m.V},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        if (fields[i].p && write_raw(in_dir(dir, "out.details.", fields[i].name), fields[i].p,
+        if (fields[i].p && rawio_write(rawio_path(dir, "out.details.", fields[i].name), fields[i].p,
                                      sizeof(float) * fields[i].n, err))
             goto done;
     rc = 0;

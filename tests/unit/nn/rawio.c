@@ -1,0 +1,33 @@
+/* rawio.c: raw little-endian files shared by the PyTorch check helpers (nn_torchcheck, nn_adamwcheck). */
+#include "rawio.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *rawio_path(const char *dir, const char *prefix, const char *name)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/%s%s.bin", dir, prefix, name);
+    return path;
+}
+
+int rawio_read(const char *file, void *out, size_t n, wl_err *err)
+{
+    char *data;
+    size_t len;
+    if (wl_read_file(file, &data, &len, err)) return -1;
+    int rc = len == n ? 0 : wl_fail(err, "%s: %zu bytes, expected %zu", file, len, n);
+    if (rc == 0) memcpy(out, data, n);
+    free(data);
+    return rc;
+}
+
+int rawio_write(const char *file, const void *data, size_t n, wl_err *err)
+{
+    FILE *f = fopen(file, "wb");
+    if (!f) return wl_fail(err, "cannot write %s", file);
+    size_t w = fwrite(data, 1, n, f);
+    if (fclose(f) != 0 || w != n) return wl_fail(err, "cannot write %s", file);
+    return 0;
+}

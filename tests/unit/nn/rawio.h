@@ -1,0 +1,16 @@
+/* rawio.h: raw little-endian files shared by the PyTorch check helpers (nn_torchcheck, nn_adamwcheck). */
+#ifndef WL_RAWIO_H
+#define WL_RAWIO_H
+
+#include <stddef.h>
+
+#include "wl_core.h"
+
+/* DIR/<prefix><name>.bin, in a static buffer (valid until the next call). */
+const char *rawio_path(const char *dir, const char *prefix, const char *name);
+/* Reads exactly n bytes of a raw file into out. */
+int rawio_read(const char *file, void *out, size_t n, wl_err *err);
+/* Writes n bytes to a raw file. */
+int rawio_write(const char *file, const void *data, size_t n, wl_err *err);
+
+#endif
