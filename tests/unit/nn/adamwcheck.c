@@ -128,14 +128,5 @@ done:
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: nn_adamwcheck DIR\n");
-        return 2;
-    }
-    wl_err err = {""};
-    if (run(argv[1], &err)) {
-        fprintf(stderr, "nn_adamwcheck: %s\n", err.msg);
-        return 1;
-    }
-    return 0;
+    return rawio_main(argc, argv, "nn_adamwcheck", run);
 }

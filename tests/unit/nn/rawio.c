@@ -23,6 +23,20 @@ int rawio_read(const char *file, void *out, size_t n, wl_err *err)
     return rc;
 }
 
+int rawio_main(int argc, char **argv, const char *name, int (*run)(const char *dir, wl_err *err))
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s DIR\n", name);
+        return 2;
+    }
+    wl_err err = {""};
+    if (run(argv[1], &err)) {
+        fprintf(stderr, "%s: %s\n", name, err.msg);
+        return 1;
+    }
+    return 0;
+}
+
 int rawio_write(const char *file, const void *data, size_t n, wl_err *err)
 {
     FILE *f = fopen(file, "wb");

@@ -12,5 +12,7 @@ const char *rawio_path(const char *dir, const char *prefix, const char *name);
 int rawio_read(const char *file, void *out, size_t n, wl_err *err);
 /* Writes n bytes to a raw file. */
 int rawio_write(const char *file, const void *data, size_t n, wl_err *err);
+/* The helpers' main: `NAME DIR` runs run(DIR); exit status 0, 1 with the error on stderr, or 2 for usage. */
+int rawio_main(int argc, char **argv, const char *name, int (*run)(const char *dir, wl_err *err));
 
 #endif
