@@ -157,10 +157,31 @@ static cJSON *interrupt(wl_chan *c, const wl_msg *m)
 
 /* ---- history ---- */
 
+/* A copy of a result's text, cut at a UTF-8 character boundary to at most WL_HIST_OUTPUT_MAX bytes plus "…". */
+static char *hist_output(const char *output)
+{
+    size_t n = strlen(output);
+    if (n <= WL_HIST_OUTPUT_MAX) return strdup(output);
+    n = WL_HIST_OUTPUT_MAX;
+    while (n > 0 && ((unsigned char)output[n] & 0xC0) == 0x80) n--;   /* not inside a character */
+    char *s = malloc(n + sizeof "\u2026");
+    if (!s) return NULL;
+    memcpy(s, output, n);
+    memcpy(s + n, "\u2026", sizeof "\u2026");
+    return s;
+}
+
 void wl_kernel_history_add(wl_kernel *k, int line, const char *input, const char *output)
 {
+    if (k->nhist == WL_HIST_MAX) {   /* drop the oldest */
+        free(k->hist[0].input);
+        free(k->hist[0].output);
+        memmove(k->hist, k->hist + 1, (size_t)(k->nhist - 1) * sizeof *k->hist);
+        k->nhist--;
+    }
     if (k->nhist == k->caphist) {
         int cap = k->caphist ? 2 * k->caphist : 64;
+        if (cap > WL_HIST_MAX) cap = WL_HIST_MAX;
         wl_hist *h = realloc(k->hist, (size_t)cap * sizeof *h);
         if (!h) return;   /* history is best effort */
         k->hist = h;
@@ -169,7 +190,7 @@ void wl_kernel_history_add(wl_kernel *k, int line, const char *input, const char
     wl_hist *h = &k->hist[k->nhist];
     h->line = line;
     h->input = strdup(input);
-    h->output = output ? strdup(output) : NULL;
+    h->output = output ? hist_output(output) : NULL;
     if (!h->input) {
         free(h->output);
         return;

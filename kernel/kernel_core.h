@@ -48,6 +48,10 @@ void wl_kernel_publish(wl_chan *c, const wl_msg *m, const char *type, cJSON *con
 /* Publishes status busy / idle / starting. */
 void wl_kernel_status(wl_chan *c, const wl_msg *m, const char *state);
 
+/* History keeps the last WL_HIST_MAX cells, each result's text cut to WL_HIST_OUTPUT_MAX bytes, so a kernel
+ * that runs all day holds a bounded amount. */
+#define WL_HIST_MAX 1000
+#define WL_HIST_OUTPUT_MAX 4096
 void wl_kernel_history_add(wl_kernel *k, int line, const char *input, const char *output);
 void wl_kernel_history_free(wl_kernel *k);
 

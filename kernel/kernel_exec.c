@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +13,16 @@
 #define STREAM_MAX (64 * 1024)   /* or until this many bytes are buffered */
 #define INPUT_POLL_MS 100
 
-/* The sink's state while one execute_request runs. */
+/* The sink's state while one execute_request runs. While the cell runs, mu guards everything below it and
+ * every use of the IOPub port: the sink callbacks (shell thread) and the flush timer both publish. */
 typedef struct wl_cell {
     wl_chan *c;
     const wl_msg *m;
     int silent, allow_stdin;
+    pthread_mutex_t mu;
+    pthread_cond_t wake;         /* the flush timer waits on it */
+    pthread_t timer;
+    int timer_on, done;
     char stream[8];              /* name of the buffered stream ("stdout" / "stderr") */
     char *buf;
     size_t len, cap;
@@ -83,10 +89,73 @@ static void flush_all(wl_cell *cell)
     flush_update(cell);
 }
 
+/* When what is buffered must go out (0: nothing is buffered). */
+static double flush_due(const wl_cell *cell)
+{
+    double due = cell->len ? cell->last_flush + STREAM_FLUSH_S : 0;
+    double due_update = cell->pending ? cell->last_update + STREAM_FLUSH_S : 0;
+    return !due || (due_update && due_update < due) ? due_update : due;
+}
+
+/* The flush timer: text or a display update held back to coalesce goes out STREAM_FLUSH_S after the previous
+ * flush even when the cell writes nothing more (a long computation right after a print). */
+static void *timer_main(void *arg)
+{
+    wl_cell *cell = arg;
+    pthread_mutex_lock(&cell->mu);
+    while (!cell->done) {
+        double due = flush_due(cell);
+        if (!due) {
+            pthread_cond_wait(&cell->wake, &cell->mu);
+        } else if (now_s() >= due) {
+            flush_all(cell);
+        } else {
+            struct timespec ts = {(time_t)due, (long)((due - (double)(time_t)due) * 1e9)};
+            pthread_cond_timedwait(&cell->wake, &cell->mu, &ts);
+        }
+    }
+    pthread_mutex_unlock(&cell->mu);
+    return NULL;
+}
+
+/* Called with mu held after output was held back: starts the flush timer (once per cell) and wakes it.
+ * Without a timer thread the output still goes out with the next write or at the end of the cell. */
+static void arm_timer(wl_cell *cell)
+{
+    if (!cell->timer_on) cell->timer_on = !pthread_create(&cell->timer, NULL, timer_main, cell);
+    pthread_cond_signal(&cell->wake);
+}
+
+static void cell_init(wl_cell *cell)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);   /* the clock of now_s */
+    pthread_cond_init(&cell->wake, &a);
+    pthread_condattr_destroy(&a);
+    pthread_mutex_init(&cell->mu, NULL);
+    cell->last_flush = cell->last_update = now_s() - 1;
+}
+
+/* The cell has ended: the timer stops and everything buffered goes out. */
+static void cell_finish(wl_cell *cell)
+{
+    pthread_mutex_lock(&cell->mu);
+    cell->done = 1;
+    pthread_cond_signal(&cell->wake);
+    pthread_mutex_unlock(&cell->mu);
+    if (cell->timer_on) pthread_join(cell->timer, NULL);
+    flush_all(cell);
+    free(cell->buf);
+    pthread_cond_destroy(&cell->wake);
+    pthread_mutex_destroy(&cell->mu);
+}
+
 static void sink_write(void *ud, const char *stream, const char *s, size_t n)
 {
     wl_cell *cell = ud;
     if (cell->silent || !n) return;
+    pthread_mutex_lock(&cell->mu);
     const char *name = stream && !strcmp(stream, "stderr") ? "stderr" : "stdout";
     if (cell->len && strcmp(cell->stream, name)) flush_stream(cell);
     flush_update(cell);
@@ -94,48 +163,62 @@ static void sink_write(void *ud, const char *stream, const char *s, size_t n)
         size_t cap = cell->cap ? cell->cap : 4096;
         while (cap < cell->len + n) cap *= 2;
         char *b = realloc(cell->buf, cap);
-        if (!b) return;
+        if (!b) {
+            pthread_mutex_unlock(&cell->mu);
+            return;
+        }
         cell->buf = b;
         cell->cap = cap;
     }
     memcpy(cell->buf + cell->len, s, n);
     cell->len += n;
     snprintf(cell->stream, sizeof cell->stream, "%s", name);
-    if (cell->len >= STREAM_MAX || now_s() - cell->last_flush >= STREAM_FLUSH_S) flush_stream(cell);
+    if (cell->len >= STREAM_MAX || now_s() - cell->last_flush >= STREAM_FLUSH_S)
+        flush_stream(cell);
+    else
+        arm_timer(cell);
+    pthread_mutex_unlock(&cell->mu);
 }
 
 static void sink_display(void *ud, const char *display_id, const wl_mime *bundle, int update)
 {
     wl_cell *cell = ud;
     if (cell->silent || !bundle || (update && !display_id)) return;
-    flush_stream(cell);
     cJSON *d = cJSON_CreateObject();
     cJSON_AddItemToObject(d, "data", mime_data(bundle));
     cJSON_AddObjectToObject(d, "metadata");
     if (display_id) cJSON_AddStringToObject(cJSON_AddObjectToObject(d, "transient"), "display_id", display_id);
+    pthread_mutex_lock(&cell->mu);
+    flush_stream(cell);
     if (!update) {
         flush_update(cell);
         wl_kernel_publish(cell->c, cell->m, "display_data", d);
-        return;
+    } else {
+        /* Updates of one display faster than STREAM_FLUSH_S are coalesced: only the latest goes out. */
+        if (cell->pending) {
+            const char *id = wl_msg_str(cJSON_GetObjectItemCaseSensitive(cell->pending, "transient"), "display_id");
+            if (strcmp(id, display_id)) flush_update(cell);
+        }
+        cJSON_Delete(cell->pending);
+        cell->pending = d;
+        if (now_s() - cell->last_update >= STREAM_FLUSH_S)
+            flush_update(cell);
+        else
+            arm_timer(cell);
     }
-    /* Updates of one display faster than STREAM_FLUSH_S are coalesced: only the latest goes out. */
-    if (cell->pending) {
-        const char *id = wl_msg_str(cJSON_GetObjectItemCaseSensitive(cell->pending, "transient"), "display_id");
-        if (strcmp(id, display_id)) flush_update(cell);
-    }
-    cJSON_Delete(cell->pending);
-    cell->pending = d;
-    if (now_s() - cell->last_update >= STREAM_FLUSH_S) flush_update(cell);
+    pthread_mutex_unlock(&cell->mu);
 }
 
 static void sink_clear(void *ud, int wait)
 {
     wl_cell *cell = ud;
     if (cell->silent) return;
-    flush_all(cell);
     cJSON *d = cJSON_CreateObject();
     cJSON_AddBoolToObject(d, "wait", wait);
+    pthread_mutex_lock(&cell->mu);
+    flush_all(cell);
     wl_kernel_publish(cell->c, cell->m, "clear_output", d);
+    pthread_mutex_unlock(&cell->mu);
 }
 
 /* input_request on stdin with the shell request's routing ids, then waits for input_reply.
@@ -145,7 +228,9 @@ static int sink_input(void *ud, const char *prompt, int password, char *out, siz
     wl_cell *cell = ud;
     wl_chan *c = cell->c;
     if (!cell->allow_stdin || !c->stdin_port) return -1;
+    pthread_mutex_lock(&cell->mu);
     flush_all(cell);
+    pthread_mutex_unlock(&cell->mu);
     cJSON *req = cJSON_CreateObject();
     cJSON_AddItemToObject(req, "prompt", clean_string(prompt ? prompt : ""));
     cJSON_AddBoolToObject(req, "password", password);
@@ -268,7 +353,7 @@ cJSON *wl_exec_execute(wl_chan *c, const wl_msg *m)
         wl_kernel_publish(c, m, "execute_input", in);
     }
     wl_cell cell = {.c = c, .m = m, .silent = silent, .allow_stdin = wl_content_bool(m->content, "allow_stdin", 0)};
-    cell.last_flush = cell.last_update = now_s() - 1;
+    cell_init(&cell);
     wl_sink sink = {.ud = &cell,
                     .write = sink_write,
                     .display = sink_display,
@@ -280,8 +365,7 @@ cJSON *wl_exec_execute(wl_chan *c, const wl_msg *m)
     wl_lang_error err = {0};
     cJSON *payload = pager_payload(k, code);
     int rc = payload ? 0 : wl_interp_eval(k->interp, code, "cell", 1, &sink, &result, &err);
-    flush_all(&cell);
-    free(cell.buf);
+    cell_finish(&cell);
     cJSON *r = cJSON_CreateObject();
     if (rc == 0) {
         if (result.text_plain && !silent) {

@@ -84,6 +84,20 @@ def stdout_text(msgs):
                    if m["msg_type"] == "stream" and m["content"]["name"] == "stdout")
 
 
+def heartbeat_echoes(km, payload=b"ping", timeout_ms=2000):
+    """Whether the kernel's heartbeat sends payload back within timeout_ms."""
+    info = km.get_connection_info()
+    ctx = zmq.Context()
+    s = ctx.socket(zmq.REQ)
+    s.linger = 0
+    s.connect(f"tcp://{info['ip']}:{info['hb_port']}")
+    s.send(payload)
+    ok = bool(s.poll(timeout_ms)) and s.recv() == payload
+    s.close()
+    ctx.term()
+    return ok
+
+
 class RawClient:
     """Hand-made frames on a kernel's shell socket: for signatures and malformed messages."""
 

@@ -2,7 +2,6 @@
 import time
 
 import pytest
-import zmq
 
 import kernel_util as ku
 
@@ -86,15 +85,7 @@ def test_control_and_heartbeat_during_a_long_cell(kernel):
     kc.control_channel.send(msg)
     reply = kc.get_control_msg(timeout=1)
     assert reply["msg_type"] == "kernel_info_reply" and time.monotonic() - t < 0.5
-    info = km.get_connection_info()
-    ctx = zmq.Context()
-    hb = ctx.socket(zmq.REQ)
-    hb.linger = 0
-    hb.connect(f"tcp://{info['ip']}:{info['hb_port']}")
-    hb.send(b"ping")
-    assert hb.poll(500) and hb.recv() == b"ping"
-    hb.close()
-    ctx.term()
+    assert ku.heartbeat_echoes(km, timeout_ms=500)
     reply = ku.shell_reply(kc, msg_id, timeout=5)
     assert reply["content"]["status"] == "ok"
     assert time.monotonic() - t < 3.0
@@ -182,3 +173,21 @@ def test_training_shows_live_progress_and_interrupt_keeps_the_best(kernel):
     time.sleep(0.2)
     reply, msgs = ku.run(kc, "e = evaluate $m $stories split=validation\nprint $e.loss")
     assert abs(float(ku.stdout_text(msgs)) - best_loss) < 2e-4
+
+
+def test_output_held_back_goes_out_while_the_cell_still_runs(kernel):
+    """Writes that come close together are coalesced, but none waits for the end of the cell: the flush timer
+    sends what is buffered within a fraction of a second while a long command runs."""
+    km, kc = kernel
+    msg_id = kc.execute('print "a"\nprint "b"\nsleep 3')
+    wait_started(kc, msg_id)
+    t, text = time.monotonic(), ""
+    while "b" not in text:
+        m = kc.get_iopub_msg(timeout=ku.TIMEOUT)
+        if m["parent_header"].get("msg_id") == msg_id:
+            assert m["msg_type"] == "stream", f"{m['msg_type']} came before the output: it waited for the cell's end"
+            text += m["content"]["text"]
+    assert text == "a\nb\n" and time.monotonic() - t < 1.0, (text, time.monotonic() - t)
+    reply = ku.shell_reply(kc, msg_id)
+    assert reply["content"]["status"] == "ok"
+    assert [m["msg_type"] for m in ku.collect(kc, msg_id)] == ["status"]

@@ -169,6 +169,29 @@ def test_history(kernel):
     assert [e[2] for e in h] == ["mean 7 9"]
 
 
+def test_history_is_bounded(kernel):
+    """A kernel that runs all day keeps only the last 1,000 cells, long results cut to 4,096 bytes."""
+    km, kc = kernel
+    long_text = "é" * 3000                      # 6,000 bytes of UTF-8
+    reply, _ = ku.run(kc, f'"{long_text}"')
+    first = reply["content"]["execution_count"]
+    for i in range(1000):
+        kc.execute(f"mean {i}", reply=False)
+    for _ in range(1000):                       # drain the replies so none is left for later tests
+        assert kc.get_shell_msg(timeout=ku.TIMEOUT)["content"]["status"] == "ok"
+    msg_id = kc.history(hist_access_type="tail", n=5000, output=True, raw=True)
+    h = ku.shell_reply(kc, msg_id)["content"]["history"]
+    assert len(h) == 1000
+    assert [e[2][0] for e in h[:2]] == ["mean 0", "mean 1"] and h[-1][2][0] == "mean 999"
+    assert all(e[1] > first for e in h)         # the long cell was the oldest: dropped
+    msg_id = kc.history(hist_access_type="range", session=0, start=first, stop=first + 1, raw=True, output=True)
+    assert ku.shell_reply(kc, msg_id)["content"]["history"] == []
+    ku.run(kc, f'"{long_text}"')
+    msg_id = kc.history(hist_access_type="tail", n=1, output=True, raw=True)
+    out = ku.shell_reply(kc, msg_id)["content"]["history"][0][2][1]
+    assert len(out.encode()) <= 4096 + 3 and out.endswith("…") and long_text.startswith(out[:-1])
+
+
 def test_comms(kernel):
     km, kc = kernel
     msg_id = kc.comm_info()
@@ -206,15 +229,7 @@ def test_kernel_info_on_control(kernel):
 
 def test_heartbeat_echoes(kernel):
     km, kc = kernel
-    info = km.get_connection_info()
-    ctx = zmq.Context()
-    s = ctx.socket(zmq.REQ)
-    s.linger = 0
-    s.connect(f"tcp://{info['ip']}:{info['hb_port']}")
-    s.send(b"ping-\xff")
-    assert s.poll(2000) and s.recv() == b"ping-\xff"
-    s.close()
-    ctx.term()
+    assert ku.heartbeat_echoes(km, b"ping-\xff")
 
 
 def test_bad_and_duplicate_signatures_dropped(kernel):
