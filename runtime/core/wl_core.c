@@ -3,12 +3,14 @@
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "wl_core.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -86,6 +88,28 @@ const char *wl_path_shown(const char *path, char *out, size_t cap)
     }
 }
 
+/* Removes the NAME.tmp.PID files in directory dfd that a process killed while saving NAME left behind
+ * (PID no longer running); best effort. tmpname is this save's own NAME.tmp.PID. */
+static void remove_stale_temps(int dfd, const char *tmpname)
+{
+    size_t stem = strlen(tmpname);
+    while (stem > 0 && tmpname[stem - 1] != '.') stem--;   /* NAME.tmp. */
+    int fd = dup(dfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strncmp(e->d_name, tmpname, stem) || !e->d_name[stem]) continue;
+        char *end;
+        long pid = strtol(e->d_name + stem, &end, 10);
+        if (*end || pid <= 0 || e->d_name[stem] < '0' || e->d_name[stem] > '9') continue;
+        if (pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH) unlinkat(dfd, e->d_name, 0);
+    }
+    closedir(d);
+}
+
 int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err)
 {
     size_t plen = strlen(path);
@@ -134,6 +158,7 @@ int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err)
     if (slash) *slash = '\0';
     int dfd = open(slash ? (slash == tmp ? "/" : tmp) : ".", O_RDONLY | O_DIRECTORY);
     if (dfd >= 0) {
+        remove_stale_temps(dfd, slash ? slash + 1 : tmp);
         fsync(dfd);
         close(dfd);
     }

@@ -46,8 +46,9 @@ void wl_sink_write(const wl_sink *s, const char *stream, const char *text, size_
 void wl_sink_printf(const wl_sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int wl_sink_interrupted(const wl_sink *s);
 
-/* Writes data to path atomically: a temporary file in the same directory, fsync, rename.
- * On failure the old file (if any) is untouched. */
+/* Writes data to path atomically: a temporary file (path.tmp.PID) in the same directory, fsync, rename.
+ * On failure the old file (if any) is untouched. A successful write also removes the path.tmp.PID files
+ * that processes killed while saving left behind. */
 int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err);
 
 /* path as error messages show it: its longest existing leading part resolved (absolute, no symbolic

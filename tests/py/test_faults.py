@@ -131,10 +131,19 @@ def test_kill9_while_saving_a_checkpoint_keeps_the_old_file(tmp_path):
         assert same(got, want_a) or same(got, want_b)
         for t in tmp_path.glob("model.npz.tmp.*"):           # what kill -9 leaves: a partial temporary file
             t.unlink()
-    loaded = subprocess.run([WORDLAB, "-c", f"m = model load {target}\nprint $m.parameters"],
-                            capture_output=True, text=True, timeout=60)
-    assert loaded.returncode == 0 and int(loaded.stdout) > 3_000_000, loaded.stderr
     assert mid_write >= 1, "no kill landed while a checkpoint was being written"
+    # The next save removes what killed savers left (their processes are gone), never a live saver's file.
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale, live = tmp_path / f"model.npz.tmp.{dead.pid}", tmp_path / f"model.npz.tmp.{os.getpid()}"
+    stale.write_bytes(b"partial")
+    live.write_bytes(b"being written")
+    other = tmp_path / "other.npz.tmp.1"                    # another file's temporary: not ours to touch
+    other.write_bytes(b"x")
+    loaded = subprocess.run([WORDLAB, "-c", f"m = model load {target}\nprint $m.parameters\nmodel save $m {target}"],
+                            capture_output=True, text=True, timeout=60)
+    assert loaded.returncode == 0 and int(loaded.stdout.split()[0]) > 3_000_000, loaded.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.tmp.*")) == sorted([live.name, other.name])
 
 
 def wait_for_training(kc, msg_id, evals=2):
