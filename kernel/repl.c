@@ -404,6 +404,16 @@ static int take_json(int argc, char **argv, int *json)
     return k;
 }
 
+/* The terminal, a fresh interpreter and the Ctrl-C handler of every front end (REPL, `run`, `-c`); NULL when
+ * the interpreter cannot be made. */
+static wl_interp *start_session(term *t, int json)
+{
+    term_init(t, json);
+    wl_interp *in = new_interp();
+    if (in) install_sigint();
+    return in;
+}
+
 static int run_files(int argc, char **argv, int json)
 {
     if (argc < 2) {
@@ -411,10 +421,8 @@ static int run_files(int argc, char **argv, int json)
         return 2;
     }
     term t;
-    term_init(&t, json);
-    wl_interp *in = new_interp();
+    wl_interp *in = start_session(&t, json);
     if (!in) return 1;
-    install_sigint();
     int rc = 0;
     for (int i = 1; i < argc && !rc; i++) {
         char *code;
@@ -439,10 +447,8 @@ static int run_arg(int argc, char **argv, int json)
         return 2;
     }
     term t;
-    term_init(&t, json);
-    wl_interp *in = new_interp();
+    wl_interp *in = start_session(&t, json);
     if (!in) return 1;
-    install_sigint();
     int rc = run_code(in, &t, argv[1], "-c", 1) ? 1 : 0;
     wl_interp_free(in);
     return rc;
@@ -473,10 +479,8 @@ int cli_repl(int argc, char **argv)
         return 2;
     }
     term t;
-    term_init(&t, json);
-    wl_interp *in = new_interp();
+    wl_interp *in = start_session(&t, json);
     if (!in) return 1;
-    install_sigint();
     int rc = json || !isatty(STDIN_FILENO) ? run_stdin(in, &t) : repl_loop(in, &t);
     wl_interp_free(in);
     return rc;

@@ -379,6 +379,22 @@ static int grow(unsigned char **b, size_t *cap, size_t len, size_t need, wl_err 
 static unsigned char *put16(unsigned char *p, uint32_t v) { p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); return p + 2; }
 static unsigned char *put32(unsigned char *p, uint32_t v) { return put16(put16(p, v & 0xFFFF), v >> 16); }
 
+/* The fields a local header and its central directory record share, from "version needed" to the name's
+ * length: version 2.0, flags, method (8 deflate, 0 stored), time 0 and date 1980-01-01, CRC-32, sizes. */
+static unsigned char *put_entry_fields(unsigned char *p, uint32_t flags, int compress, uint32_t crc, size_t csize,
+                                       size_t usize, size_t nlen)
+{
+    p = put16(p, 20);
+    p = put16(p, flags);
+    p = put16(p, compress ? 8 : 0);
+    p = put16(p, 0);
+    p = put16(p, DOS_DATE_1980);
+    p = put32(p, crc);
+    p = put32(p, (uint32_t)csize);
+    p = put32(p, (uint32_t)usize);
+    return put16(p, (uint32_t)nlen);
+}
+
 static int deflate_parts(z_stream *zs, const void *const *parts, const size_t *sizes, int nparts)
 {
     for (int i = 0; i < nparts; i++) {
@@ -441,30 +457,14 @@ int wl_zip_add(wl_zip_writer *w, const char *name, const void *const *parts,
         return wl_fail(err, "member '%s': the archive would exceed 4 GiB, which needs ZIP64", name);
     unsigned char *l = w->buf + hoff;
     l = put32(l, SIG_LOCAL);
-    l = put16(l, 20);
-    l = put16(l, flags);
-    l = put16(l, compress ? 8 : 0);
-    l = put16(l, 0);
-    l = put16(l, DOS_DATE_1980);
-    l = put32(l, crc);
-    l = put32(l, (uint32_t)csize);
-    l = put32(l, (uint32_t)usize);
-    l = put16(l, (uint32_t)nlen);
+    l = put_entry_fields(l, flags, compress, crc, csize, usize, nlen);
     l = put16(l, 0);
     memcpy(l, name, nlen);
     if (grow(&w->cdir, &w->cdir_cap, w->cdir_len, CDIR_LEN + nlen, err)) return -1;
     unsigned char *c = w->cdir + w->cdir_len;
     c = put32(c, SIG_CDIR);
     c = put16(c, 3 << 8 | 20); /* made by: Unix, ZIP 2.0 */
-    c = put16(c, 20);
-    c = put16(c, flags);
-    c = put16(c, compress ? 8 : 0);
-    c = put16(c, 0);
-    c = put16(c, DOS_DATE_1980);
-    c = put32(c, crc);
-    c = put32(c, (uint32_t)csize);
-    c = put32(c, (uint32_t)usize);
-    c = put16(c, (uint32_t)nlen);
+    c = put_entry_fields(c, flags, compress, crc, csize, usize, nlen);
     c = put16(c, 0); /* extra */
     c = put16(c, 0); /* comment */
     c = put16(c, 0); /* disk */
