@@ -5,6 +5,9 @@ set -uo pipefail
 src="$(cd "$(dirname "$0")/.." && pwd)"
 build="$(cd "${1:-$src/build}" && pwd)"
 export WL_TEST_DATA="$src/tests/data" build
+# One BLAS thread: OpenBLAS's idle workers spin, and valgrind runs one thread at a time, so with two the
+# spinning thread eats most of the time slices (lang_test_doc took hours). Threads are the ASan run's job.
+export OPENBLAS_NUM_THREADS=1
 cd "$src"
 tests=$(cd "$build" && ctest -N -L unit | sed -n 's/.*Test *#[0-9]*: unit\.\([a-z]*\)\.\(.*\)$/\1_\2/p')
 run_one() {
