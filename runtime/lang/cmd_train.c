@@ -720,12 +720,11 @@ const wl_command wl_cmds_train[] = {
              "dir= receives vocab.json, comparison.json (rewritten after every finished run) and the\n"
              "checkpoints of the first seed. Run the same command again to resume after Ctrl-C.\n"
              "Shows mean ± sample standard deviation per model (see `results`).",
-     .example = "stories = corpus profile=smoke\ncompare $stories dir=demo-comparison steps=4 batch=16 seeds=11",
+     .example = "stories = corpus profile=smoke stories=60\ncompare $stories dir=demo-comparison steps=4 batch=16 seeds=11",
      .min_args = 1, .max_args = 1, .options = "dir steps batch eval_every seeds", .flags = WL_CMD_FILES, .fn = cmd_compare},
     {.name = "results", .topic = "training", .synopsis = "results DIR|FILE", .summary = "show a saved comparison.json",
      .help = "Reads comparison.json (from `compare`, or the course's artifacts) and shows each model's\n"
              "test loss, test perplexity and runtime as mean ± sample std, and each run's selected step.",
-     .example = "stories = corpus profile=smoke\ncompare $stories dir=demo-results steps=2 batch=8 seeds=5\n"
-                "results demo-results", .min_args = 1, .max_args = 1, .flags = WL_CMD_FILES, .fn = cmd_results},
+     .example = "results [artifact comparison.json]", .min_args = 1, .max_args = 1, .flags = WL_CMD_FILES, .fn = cmd_results},
     {0},
 };
