@@ -692,14 +692,14 @@ const wl_command wl_cmds_train[] = {
              "0.001 and 0.0001 for mlp; seed is the model's. Ctrl-C stops early and keeps the best\n"
              "weights so far. Shows live progress; gives the trace, validation and test scores.\n"
              "Fields: .selected_step .validation_loss .validation_perplexity .test_loss .test_perplexity .seconds .steps",
-     .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
+     .example = "stories = corpus profile=smoke stories=60\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "train $m $stories steps=20 batch=32 eval_every=10",
      .min_args = 2, .max_args = 2, .options = "steps batch lr wd seed eval_every", .fn = cmd_train},
     {.name = "evaluate", .topic = "training", .synopsis = "evaluate MODEL CORPUS [split=validation]",
      .summary = "cross-entropy and perplexity over every window of a split",
      .help = "The mean loss -ln p(target) over all windows of the split (train, validation or test),\n"
              "and its exp, the perplexity. Fields: .loss .perplexity .targets",
-     .example = "stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
+     .example = "stories = corpus profile=smoke stories=60\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
                 "evaluate $m $stories split=test",
      .min_args = 2, .max_args = 2, .options = "split", .fn = cmd_evaluate},
     {.name = "generate", .topic = "training", .synopsis = "generate MODEL PROMPT [tokens=30] [temperature=T] [seed=1]",
