@@ -22,13 +22,6 @@ import kernel_util as ku
 WORDLAB = ku.WORDLAB
 
 
-@pytest.fixture(scope="module")
-def kernel():
-    km, kc = ku.start()
-    yield km, kc
-    ku.stop(km, kc)
-
-
 def kernel_pid(km):
     return km.provisioner.process.pid
 

@@ -6,13 +6,6 @@ import pytest
 import kernel_util as ku
 
 
-@pytest.fixture(scope="module")
-def kernel():
-    km, kc = ku.start()
-    yield km, kc
-    ku.stop(km, kc)
-
-
 def wait_started(kc, msg_id):
     """Waits for the execute_input of msg_id: the cell is running."""
     while True:

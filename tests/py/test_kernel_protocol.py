@@ -2,17 +2,9 @@
 import json
 import time
 
-import pytest
 import zmq
 
 import kernel_util as ku
-
-
-@pytest.fixture(scope="module")
-def kernel():
-    km, kc = ku.start()
-    yield km, kc
-    ku.stop(km, kc)
 
 
 def alive(kc):
