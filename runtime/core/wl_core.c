@@ -7,10 +7,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -101,10 +101,10 @@ static void remove_stale_temps(int dfd, const char *tmpname)
         return;
     }
     for (struct dirent *e; (e = readdir(d));) {
-        if (strncmp(e->d_name, tmpname, stem) || !e->d_name[stem]) continue;
+        if (strncmp(e->d_name, tmpname, stem) || e->d_name[stem] < '0' || e->d_name[stem] > '9') continue;
         char *end;
         long pid = strtol(e->d_name + stem, &end, 10);
-        if (*end || pid <= 0 || e->d_name[stem] < '0' || e->d_name[stem] > '9') continue;
+        if (*end || pid <= 0) continue;
         if (pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH) unlinkat(dfd, e->d_name, 0);
     }
     closedir(d);
