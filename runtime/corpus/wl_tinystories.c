@@ -470,7 +470,7 @@ static int fetch_all(const wl_ts_config *cfg, const char *dir, const char *mpath
     char pdir[PATH_MAX];
     if (snprintf(pdir, sizeof pdir, "%s/pages", dir) >= (int)sizeof pdir)
         return wl_fail(err, "the cache path %s is too long", dir);
-    if (make_dirs(pdir, err) || check_revision(cfg, err)) return -1;
+    if (check_revision(cfg, err) || make_dirs(pdir, err)) return -1;
     wl_ts_event ev = {.kind = WL_TS_EV_REVISION, .pages = pages};
     emit(cfg, &ev);
     int fetched = 0;
