@@ -110,10 +110,12 @@ int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out)
     if (res.cached)
         wl_sink_printf(c->sink, "TinyStories %s subset: %zu stories from the cache %s (SHA-256 %s, verified)\n", prof->name,
                        res.stories, wl_path_shown(res.path, shown, sizeof shown), res.sha256);
-    else
+    else {
+        char kept[64] = "";
+        if (res.resumed) snprintf(kept, sizeof kept, " (%zu of them kept from an earlier fetch)", res.resumed);
         wl_sink_printf(c->sink, "TinyStories %s subset: %zu stories in %zu pages%s saved to %s (SHA-256 %s)\n", prof->name,
-                       res.stories, res.pages, res.resumed ? " (some kept from an earlier fetch)" : "",
-                       wl_path_shown(res.path, shown, sizeof shown), res.sha256);
+                       res.stories, res.pages, kept, wl_path_shown(res.path, shown, sizeof shown), res.sha256);
+    }
     if (res.course_match == 1)
         wl_sink_printf(c->sink, "this is the course's dgx subset: its SHA-256 matches the published %s\n", WL_TS_DGX_SHA256);
     else if (res.course_match == 0)

@@ -301,7 +301,7 @@ def test_resume_after_kill_9(fake, tmp_path):
     before = len(fake.page_offsets())
     r = run(corpus_cmd(fake, tmp_path))
     assert r.returncode == 0, r.stderr
-    assert "(2 kept from an earlier fetch)" in r.stdout
+    assert "480 stories in 5 pages (2 of them kept from an earlier fetch)" in r.stdout
     assert fake.page_offsets()[before:] == course_offsets(480)[2:]   # only the missing pages
     assert files(tmp_path)[0].read_bytes() == course_fetch(fake.url, 480)
 
@@ -365,3 +365,19 @@ def test_a_dgx_subset_that_is_not_the_courses_says_so(fake, tmp_path):
 def test_option_errors(code, message):
     r = run(code)
     assert r.returncode == 1 and message in r.stderr
+
+
+def test_the_notebook_shows_a_live_page_display(kernel, fake, tmp_path):
+    import kernel_util as ku
+    km, kc = kernel
+    msg_id = kc.execute(corpus_cmd(fake, tmp_path))
+    msgs = ku.collect(kc, msg_id, timeout=60)
+    live = [m for m in msgs if m["msg_type"] in ("display_data", "update_display_data")
+            and "wordlab-fetch" in m["content"]["data"].get("text/html", "")]
+    # one display, then updates in place (the kernel may coalesce updates that follow each other closely)
+    assert live[0]["msg_type"] == "display_data" and "page 1/5" in live[0]["content"]["data"]["text/plain"]
+    assert len(live) >= 2 and all(m["msg_type"] == "update_display_data" for m in live[1:])
+    assert len({m["content"]["transient"]["display_id"] for m in live}) == 1
+    assert "<progress value=\"5\" max=\"5\">" in live[-1]["content"]["data"]["text/html"]
+    assert "page 5/5" in live[-1]["content"]["data"]["text/plain"]
+    assert files(tmp_path)[0].read_bytes() == course_fetch(fake.url, 480)
