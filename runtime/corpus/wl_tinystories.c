@@ -43,6 +43,17 @@ static void buf_put(ts_buf *b, const char *s, size_t n)
 
 static void buf_puts(ts_buf *b, const char *s) { buf_put(b, s, strlen(s)); }
 
+/* The string (its length in *len when len is not NULL), or NULL when out of memory. */
+static char *buf_take(ts_buf *b, size_t *len)
+{
+    if (b->oom) {
+        free(b->s);
+        return NULL;
+    }
+    if (len) *len = b->len;
+    return b->s;
+}
+
 static void buf_printf(ts_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void buf_printf(ts_buf *b, const char *fmt, ...)
 {
@@ -81,12 +92,7 @@ char *wl_ts_json_line(long row_idx, const char *text, size_t *len)
     buf_printf(&b, "{\"row_idx\": %ld, \"text\": ", row_idx);
     buf_json_str(&b, text);
     buf_puts(&b, "}\n");
-    if (b.oom) {
-        free(b.s);
-        return NULL;
-    }
-    *len = b.len;
-    return b.s;
+    return buf_take(&b, len);
 }
 
 /* --- offsets ------------------------------------------------------------------------------ */
@@ -378,11 +384,7 @@ static char *manifest_text(const wl_ts_config *cfg, const uint64_t *offsets, siz
     buf_printf(&b, "  \"raw_sha256\": \"%s\",\n  \"retrieved_utc\": \"%s\",\n  \"api\": ", sha, when);
     buf_json_str(&b, api);
     buf_puts(&b, "\n}\n");
-    if (b.oom) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    return buf_take(&b, NULL);
 }
 
 static void course_match(const wl_ts_config *cfg, wl_ts_result *res)

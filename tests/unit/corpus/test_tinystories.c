@@ -96,17 +96,20 @@ static fake g_fake;
 static events g_ev;
 static wl_http g_http = {.ud = &g_fake, .get = fake_get};
 
-static wl_ts_config config(void)
+/* A smoke fetch through the fake (http NULL: without the network). */
+static int fetch(const wl_http *http, wl_ts_result *res, wl_err *err)
 {
-    return (wl_ts_config){.profile = "smoke", .stories = 480, .root = g_root, .hub_base = "http://fake",
-                          .rows_base = "http://fake", .time_scale = 0, .http = &g_http, .interrupt = &g_flag,
-                          .on_event = on_event, .ud = &g_ev};
+    wl_ts_config cfg = {.profile = "smoke", .stories = 480, .root = g_root, .hub_base = "http://fake",
+                        .rows_base = "http://fake", .time_scale = 0, .http = http, .interrupt = &g_flag,
+                        .on_event = on_event, .ud = &g_ev};
+    return wl_ts_fetch(&cfg, res, err);
 }
 
-/* Resets the fake (and the cache when wipe) before a case. */
-static void reset(int wipe)
+/* Resets the fake (and the cache when wipe) before a case; the next page request from fail_at on gets fault, times
+ * times. */
+static void reset(int wipe, int fail_at, const char *fault, int times)
 {
-    g_fake = (fake){.revision = WL_TS_REVISION, .flag = &g_flag};
+    g_fake = (fake){.revision = WL_TS_REVISION, .flag = &g_flag, .fail_at = fail_at, .fault = fault, .fault_times = times};
     g_ev = (events){0};
     g_flag = 0;
     if (wipe) {
@@ -152,11 +155,10 @@ static void test_json_line(void)
 
 static void test_fetch_verify_and_reuse(void)
 {
-    reset(1);
-    wl_ts_config cfg = config();
+    reset(1, 0, NULL, 0);
     wl_ts_result res;
     wl_err err;
-    CHECK_MSG(wl_ts_fetch(&cfg, &res, &err) == 0, "%s", err.msg);
+    CHECK_MSG(fetch(&g_http, &res, &err) == 0, "%s", err.msg);
     CHECK(res.stories == 480 && res.pages == 5 && !res.cached && res.course_match == -1);
     CHECK(g_fake.page_requests == 5 && g_ev.pages == 5 && g_ev.revision == 1 && count_pages() == 0);
     char *data;
@@ -166,53 +168,46 @@ static void test_fetch_verify_and_reuse(void)
     for (size_t i = 0; i < len; i++) lines += data[i] == '\n';
     CHECK(lines == 480 && !strncmp(data, "{\"row_idx\": ", 12));
     /* again: verified, no request */
-    reset(0);
-    CHECK_MSG(wl_ts_fetch(&cfg, &res, &err) == 0, "%s", err.msg);
+    reset(0, 0, NULL, 0);
+    CHECK_MSG(fetch(&g_http, &res, &err) == 0, "%s", err.msg);
     CHECK(res.cached && res.stories == 480 && g_fake.requests == 0);
     /* a changed byte: the checksum no longer matches */
     data[20] ^= 1;
     CHECK(wl_write_atomic(res.path, data, len, &err) == 0);
     free(data);
-    CHECK(wl_ts_fetch(&cfg, &res, &err) == -1);
+    CHECK(fetch(&g_http, &res, &err) == -1);
     CHECK_MSG(strstr(err.msg, "checksum mismatch") != NULL, "%s", err.msg);
     CHECK(g_fake.requests == 0);
     /* without the network, only a cache helps */
-    reset(1);
-    cfg.http = NULL;
-    CHECK(wl_ts_fetch(&cfg, &res, &err) == -1 && strstr(err.msg, "needs the network") != NULL);
+    reset(1, 0, NULL, 0);
+    CHECK(fetch(NULL, &res, &err) == -1 && strstr(err.msg, "needs the network") != NULL);
 }
 
 static void test_interrupt_then_resume(void)
 {
-    reset(1);
-    g_fake.fail_at = 3, g_fake.fault = "interrupt", g_fake.fault_times = 1;
-    wl_ts_config cfg = config();
+    reset(1, 3, "interrupt", 1);
     wl_ts_result res;
     wl_err err;
-    CHECK(wl_ts_fetch(&cfg, &res, &err) == -1);
+    CHECK(fetch(&g_http, &res, &err) == -1);
     CHECK_MSG(strstr(err.msg, "2 of 5 pages fetched") != NULL, "%s", err.msg);
     CHECK(count_pages() == 2);
-    reset(0);
-    CHECK_MSG(wl_ts_fetch(&cfg, &res, &err) == 0, "%s", err.msg);
+    reset(0, 0, NULL, 0);
+    CHECK_MSG(fetch(&g_http, &res, &err) == 0, "%s", err.msg);
     CHECK(res.resumed == 2 && g_fake.page_requests == 3 && res.stories == 480);
 }
 
 static void test_retries(void)
 {
-    reset(1);
-    g_fake.fail_at = 2, g_fake.fault = "429", g_fake.fault_times = 1;
-    wl_ts_config cfg = config();
+    reset(1, 2, "429", 1);
     wl_ts_result res;
     wl_err err;
-    CHECK_MSG(wl_ts_fetch(&cfg, &res, &err) == 0, "%s", err.msg);
+    CHECK_MSG(fetch(&g_http, &res, &err) == 0, "%s", err.msg);
     CHECK(g_ev.retries == 1 && g_ev.last_wait == 7.0 && g_fake.page_requests == 6);
-    reset(1);
-    g_fake.fail_at = 1, g_fake.fault = "malformed", g_fake.fault_times = 2;
-    CHECK_MSG(wl_ts_fetch(&cfg, &res, &err) == 0, "%s", err.msg);
+    reset(1, 1, "malformed", 2);
+    CHECK_MSG(fetch(&g_http, &res, &err) == 0, "%s", err.msg);
     CHECK(g_ev.retries == 2 && g_ev.last_wait == 3.0);
-    reset(1);
-    g_fake.fail_at = 1, g_fake.fault = "503", g_fake.fault_times = WL_TS_ATTEMPTS;
-    CHECK(wl_ts_fetch(&cfg, &res, &err) == -1);
+    reset(1, 1, "503", WL_TS_ATTEMPTS);
+    CHECK(fetch(&g_http, &res, &err) == -1);
     CHECK_MSG(strstr(err.msg, "8 attempts failed, the last with: HTTP 503") != NULL, "%s", err.msg);
     CHECK(g_ev.retries == WL_TS_ATTEMPTS - 1 && g_ev.last_wait == 30.0);
 }
@@ -227,19 +222,17 @@ static void test_errors(void)
         {"nul", "\\u0000 (NUL)"},
         {"short", "has 40 rows, not 100"},
     };
-    wl_ts_config cfg = config();
     wl_ts_result res;
     wl_err err;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        reset(1);
-        g_fake.fail_at = 2, g_fake.fault = cases[i].fault, g_fake.fault_times = 1;
-        CHECK(wl_ts_fetch(&cfg, &res, &err) == -1);
+        reset(1, 2, cases[i].fault, 1);
+        CHECK(fetch(&g_http, &res, &err) == -1);
         CHECK_MSG(strstr(err.msg, cases[i].msg) != NULL, "%s: %s", cases[i].fault, err.msg);
         CHECK(g_fake.page_requests == 2 && count_pages() == 1);
     }
-    reset(1);
+    reset(1, 0, NULL, 0);
     g_fake.revision = "0000000000000000000000000000000000000000";
-    CHECK(wl_ts_fetch(&cfg, &res, &err) == -1);
+    CHECK(fetch(&g_http, &res, &err) == -1);
     CHECK_MSG(strstr(err.msg, "changed upstream") != NULL, "%s", err.msg);
     CHECK(g_fake.page_requests == 0);
 }
