@@ -18,6 +18,8 @@ import pytest
 
 from tinystories_fake import REVISION, Fake, row_text
 
+# The fake listens on 127.0.0.1: no proxy from the environment may stand in between (libcurl and urllib honour them).
+os.environ["no_proxy"] = os.environ["NO_PROXY"] = "127.0.0.1,localhost"
 WORDLAB = os.environ.get("WORDLAB", "build/wordlab")
 TSCHECK = os.path.join(os.environ.get("WL_BUILD_DIR", "build"), "corpus_tscheck")
 DATA = os.environ.get("WL_TEST_DATA", "tests/data")
