@@ -57,6 +57,8 @@ static cJSON *mime_data(const wl_mime *b)
         cJSON *j = cJSON_Parse(b->app_json);
         if (j) cJSON_AddItemToObject(d, "application/json", j);
     }
+    cJSON *vl = b->vegalite ? cJSON_Parse(b->vegalite) : NULL;
+    if (vl) cJSON_AddItemToObject(d, "application/vnd.vegalite.v5+json", vl);
     return d;
 }
 

@@ -317,14 +317,18 @@ static void weights_text(wl_buf *b, const seq_net *n)
     wl_buf_puts(b, "shade: weight / largest   ░ <0.25   ▒ <0.5   ▓ <0.75   █ >=0.75");
 }
 
-static char *weights_svg(const seq_net *n, const char *title)
+/* The weight plot as SVG and as Vega-Lite; the y axis starts at 0 and 1/12 (uniform weights) is drawn. */
+static void weights_chart(const seq_net *n, const char *title, wl_mime *out)
 {
     static const char *const NAMES[] = {"head 1", "head 2", "head 3", "head 4"};
     double steps[WL_SEQ_T];
     for (int t = 0; t < WL_SEQ_T; t++) steps[t] = t;
     wl_series s[WL_SEQ_D];
     for (int h = 0; h < n->r.H; h++) s[h] = (wl_series){.name = NAMES[h], .x = steps, .y = n->mw + h * WL_SEQ_T, .n = WL_SEQ_T};
-    return wl_chart_svg(title, "step", "mean attention weight", s, n->r.H);
+    wl_chart c = {.title = title, .xlabel = "step", .ylabel = "mean attention weight", .s = s, .ns = n->r.H, .x_integer = 1,
+                  .y_from_zero = 1, .ref_y = 1.0 / WL_SEQ_T, .ref_label = "uniform, 1/12"};
+    out->image_svg = wl_chart_svg(&c);
+    out->vegalite = wl_chart_vegalite(&c);
 }
 
 static void net_json(wl_buf *b, const seq_net *n)
@@ -362,7 +366,7 @@ static int net_render(const void *d, wl_mime *out, wl_err *err)
     out->text_html = wl_buf_take(&b);
     wl_buf_printf(&b, "mean attention weight per step over the held-out sequences: %s", name);
     char *title = wl_buf_take(&b);
-    out->image_svg = weights_svg(n, title);
+    weights_chart(n, title, out);
     free(title);
     free(head);
     net_json(&b, n);
@@ -455,7 +459,7 @@ static int plot_render(const void *d, wl_mime *out, wl_err *err)
     wl_buf_printf(&b, "%s\n", title);
     weights_text(&b, n);
     out->text_plain = wl_buf_take(&b);
-    out->image_svg = weights_svg(n, title);
+    weights_chart(n, title, out);
     free(title);
     net_json(&b, n);
     out->app_json = wl_buf_take(&b);

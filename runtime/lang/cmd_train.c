@@ -57,7 +57,8 @@ static void run_free(void *p)
     free(run);
 }
 
-static char *trace_chart(const wl_trace_row *rows, int n, const double *xs, const double *ys, int nlive)
+/* The loss chart as SVG; with vegalite non-NULL, also as Vega-Lite in *vegalite. */
+static char *trace_chart(const wl_trace_row *rows, int n, const double *xs, const double *ys, int nlive, char **vegalite)
 {
     double *x = malloc(sizeof(double) * (size_t)(n + 1)), *tl = malloc(sizeof(double) * (size_t)(n + 1)),
            *vl = malloc(sizeof(double) * (size_t)(n + 1));
@@ -68,7 +69,10 @@ static char *trace_chart(const wl_trace_row *rows, int n, const double *xs, cons
         vl[i] = rows[i].validation_loss;
     }
     wl_series s[3] = {{"validation", x, vl, n}, {"train batch", x, tl, n}, {"train (each step)", xs, ys, nlive}};
-    char *svg = wl_chart_svg("loss (nats per token)", "step", "loss", s, nlive ? 3 : 2);
+    wl_chart c = {.title = "loss (nats per token)", .xlabel = "step", .ylabel = "loss", .s = s, .ns = nlive ? 3 : 2,
+                  .x_integer = 1, .ref_y = NAN};
+    char *svg = wl_chart_svg(&c);
+    if (vegalite) *vegalite = wl_chart_vegalite(&c);
     free(x);
     free(tl);
     free(vl);
@@ -109,7 +113,7 @@ static int run_render(const void *p, wl_mime *out, wl_err *err)
     wl_buf_printf(&b, "\n%s", tt);
     out->text_plain = wl_buf_take(&b);
     char *head = strndup(out->text_plain, summary);
-    char *svg = trace_chart(r->trace, r->ntrace, NULL, NULL, 0);
+    char *svg = trace_chart(r->trace, r->ntrace, NULL, NULL, 0, &out->vegalite);
     wl_buf_puts(&b, "<pre>");
     wl_buf_html(&b, head);
     wl_buf_printf(&b, "</pre>%s%s", svg, th);
@@ -199,7 +203,7 @@ static void show_progress(progress_ui *ui, const wl_train_progress *p, int updat
     wl_buf_printf(&b, " | %.0f/s | %.0f s left", p->examples_per_s, p->eta_s);
     wl_mime m = {0};
     m.text_plain = wl_buf_take(&b);
-    m.image_svg = trace_chart(ui->trace, ui->ntrace, ui->xs, ui->ys, ui->n);
+    m.image_svg = trace_chart(ui->trace, ui->ntrace, ui->xs, ui->ys, ui->n, NULL);
     wl_buf_puts(&b, "<pre>");
     wl_buf_html(&b, m.text_plain);
     wl_buf_printf(&b, "</pre>%s", m.image_svg);
