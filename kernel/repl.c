@@ -42,11 +42,17 @@ typedef struct term {
     char *live;        /* its text, NULL when there is none */
 } term;
 
+/* The terminal's width in columns (80 when stdout is not a terminal). */
+static int screen_cols(void)
+{
+    struct winsize ws;
+    return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+}
+
 /* Terminal rows the text takes (long lines wrap). */
 static int screen_rows(const char *s)
 {
-    struct winsize ws;
-    int cols = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+    int cols = screen_cols();
     int rows = 0, w = 0;
     for (;; s++) {
         if (*s == '\n' || !*s) {
@@ -185,6 +191,7 @@ static int run_code(wl_interp *in, term *t, const char *code, const char *origin
     wl_mime result;
     wl_lang_error err;
     g_interrupt = 0;
+    wl_interp_set_text_width(in, screen_cols());
     int rc = wl_interp_eval(in, code, origin, first_line, &sink, &result, &err);
     if (rc == 0 && result.text_plain) term_display(t, NULL, &result, 0);
     live_end(t);

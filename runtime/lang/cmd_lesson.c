@@ -344,6 +344,9 @@ typedef struct lang_hm {
     double *v;             /* [rows, cols] in [0,1], NaN blank */
     char **rlab, **clab;
     char title[256];
+    char row_axis[64], col_axis[64];
+    double lo, hi;         /* what 0 and 1 of v stand for; equal: v as it is */
+    int width;             /* text columns */
 } lang_hm;
 
 static void hm_free(void *d)
@@ -362,7 +365,8 @@ static int hm_render(const void *d, wl_mime *out, wl_err *err)
     (void)err;
     const lang_hm *h = d;
     wl_heatmap m = {.title = h->title, .rows = h->rows, .cols = h->cols, .v = h->v,
-                    .row_labels = (const char *const *)h->rlab, .col_labels = (const char *const *)h->clab};
+                    .row_labels = (const char *const *)h->rlab, .col_labels = (const char *const *)h->clab,
+                    .row_axis = h->row_axis, .col_axis = h->col_axis, .lo = h->lo, .hi = h->hi, .width = h->width};
     out->text_plain = wl_heatmap_text(&m);
     out->image_svg = wl_heatmap_svg(&m);
     return 0;
@@ -408,6 +412,14 @@ static int cmd_heatmap(wl_call *c, wl_value **out)
             if (isfinite(x)) lo = fmin(lo, x), hi = fmax(hi, x);
         }
     int unit = lo >= 0 && hi <= 1;   /* weights: shown as they are */
+    if (!unit && isfinite(lo)) h->lo = lo, h->hi = hi;
+    h->width = wl_interp_options(c->in)->text_width;
+    if (square) snprintf(h->row_axis, sizeof h->row_axis, "query"), snprintf(h->col_axis, sizeof h->col_axis, "key");
+    else {
+        snprintf(h->row_axis, sizeof h->row_axis, "slot%s", labels ? " (its token)" : "");
+        if (t->ndim == 4) snprintf(h->col_axis, sizeof h->col_axis, "dimension of head %lld", head);
+        else snprintf(h->col_axis, sizeof h->col_axis, "%s", strncmp(t->name, "logits", 6) ? "dimension" : "word id");
+    }
     for (int r = 0; r < h->rows; r++)
         for (int k = 0; k < nc; k++) {
             double x = m[(size_t)(R - h->rows + r) * (size_t)C + (size_t)(c0 + k)];

@@ -629,6 +629,7 @@ typedef struct lang_attn {
     int nheads, first_head, n, from; /* n rows and keys, starting at slot from */
     char **labels;
     double *w;                       /* [nheads, n, n]; NaN where masked (above the diagonal) */
+    int width;                       /* text columns */
 } lang_attn;
 
 static void attn_free(void *p)
@@ -643,7 +644,8 @@ static wl_heatmap attn_map(const lang_attn *a, int k, char *title, size_t cap)
 {
     snprintf(title, cap, "head %d: each row is a query, each column a key (rows sum to 1)", a->first_head + k + 1);
     return (wl_heatmap){.title = title, .rows = a->n, .cols = a->n, .v = a->w + (size_t)k * (size_t)a->n * (size_t)a->n,
-                        .row_labels = (const char *const *)a->labels, .col_labels = (const char *const *)a->labels};
+                        .row_labels = (const char *const *)a->labels, .col_labels = (const char *const *)a->labels,
+                        .row_axis = "query", .col_axis = "key", .width = a->width};
 }
 
 static int attn_render(const void *p, wl_mime *out, wl_err *err)
@@ -708,6 +710,7 @@ static int cmd_attention(wl_call *c, wl_value **out)
     a->nheads = head ? 1 : ld->d.H;
     a->n = pad ? WL_T : ld->nreal;
     a->from = WL_T - a->n;
+    a->width = wl_interp_options(c->in)->text_width;
     if (pad) {
         a->labels = calloc(WL_T, sizeof(char *));
         if (!a->labels) abort();

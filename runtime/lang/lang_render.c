@@ -169,7 +169,7 @@ char *wl_table_html(const wl_table *t)
 
 /* ---- heat maps ---- */
 
-static const char *const SHADES[] = {"  ", "░░", "▒▒", "▓▓", "██"};
+static const char *const SHADES[] = {" ", "░", "▒", "▓", "█"};
 
 static int shade_level(double v)
 {
@@ -178,34 +178,99 @@ static int shade_level(double v)
     return k > 4 ? 4 : k;
 }
 
+static int labels_are_numbers(const char *const *l, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const char *p = l[i];
+        if (*p == '-') p++;
+        if (!*p) return 0;
+        for (; *p; p++)
+            if (*p < '0' || *p > '9') return 0;
+    }
+    return 1;
+}
+
+static int labels_equal(const char *const *a, const char *const *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(a[i], b[i])) return 0;
+    return 1;
+}
+
+/* The value that shade v in [0,1] stands for, as text. */
+static void heat_value(const wl_heatmap *h, double v, char *out, size_t cap)
+{
+    double x = h->hi > h->lo ? h->lo + v * (h->hi - h->lo) : v;
+    snprintf(out, cap, "%.3g", fabs(x) < 1e-12 ? 0.0 : x);
+}
+
 char *wl_heatmap_text(const wl_heatmap *h)
 {
     wl_buf b = {0};
     if (h->title) wl_buf_printf(&b, "%s\n", h->title);
-    int lw = 0;
+    const char *ra = h->row_axis ? h->row_axis : "row", *ca = h->col_axis ? h->col_axis : "column";
+    int numbered = labels_are_numbers(h->col_labels, h->cols);
+    int same = !numbered && h->cols == h->rows && labels_equal(h->col_labels, h->row_labels, h->rows);
+    int lw = 0, nw = 1, masked = 0;
     for (int r = 0; r < h->rows; r++) {
         int w = utf8_width(h->row_labels[r]);
         if (w > lw) lw = w;
     }
     if (lw > 16) lw = 16;
-    wl_buf_printf(&b, "%*s   ", lw + 3, "");
-    for (int c = 0; c < h->cols; c++) wl_buf_printf(&b, "%2d", (c + 1) % 100);
-    wl_buf_put(&b, "\n", 1);
-    for (int r = 0; r < h->rows; r++) {
-        char label[64];
-        snprintf(label, sizeof label, "%s", h->row_labels[r]);
-        wl_buf_printf(&b, "%3d %s", r + 1, label);
-        for (int k = utf8_width(label); k < lw + 2; k++) wl_buf_put(&b, " ", 1);
-        wl_buf_puts(&b, "│");
-        for (int c = 0; c < h->cols; c++) {
-            double v = h->v[(size_t)r * (size_t)h->cols + (size_t)c];
-            wl_buf_puts(&b, isnan(v) ? "  " : SHADES[shade_level(v)]);
-        }
-        wl_buf_puts(&b, "│\n");
+    for (int c = 0; c < h->cols; c++) {
+        int w = numbered ? (int)strlen(h->col_labels[c]) : snprintf(NULL, 0, "%d", c + 1);
+        if (w > nw) nw = w;
     }
-    wl_buf_puts(&b, "keys:");
-    for (int c = 0; c < h->cols; c++) wl_buf_printf(&b, " %d=%s", c + 1, h->col_labels[c]);
-    wl_buf_puts(&b, "\nshade: '  ' 0   ░░ <0.25   ▒▒ <0.5   ▓▓ <0.75   ██ ≥0.75");
+    for (int i = 0; i < h->rows * h->cols; i++) masked |= isnan(h->v[i]);
+    int cw = nw + 1 < 3 ? 3 : nw + 1, prefix = 4 + lw + 1;   /* "NNN label " then the cells */
+    int width = h->width > 0 ? h->width : 80, per = (width - prefix - 2) / cw;
+    if (per < 1) per = 1;
+    int nblocks = (h->cols + per - 1) / per;
+    wl_buf_printf(&b, "rows: %s · columns: %s%s", ra, ca, same ? " (numbered as the rows)" : "");
+    if (nblocks > 1) wl_buf_printf(&b, "\n(%d columns, in %d blocks to fit %d characters)", h->cols, nblocks, width);
+    wl_buf_put(&b, "\n", 1);
+    for (int blk = 0; blk < nblocks; blk++) {
+        int c0 = blk * per, c1 = c0 + per < h->cols ? c0 + per : h->cols;
+        if (nblocks > 1) wl_buf_printf(&b, "%scolumns %d–%d of %d\n", blk ? "\n" : "", c0 + 1, c1, h->cols);
+        wl_buf_printf(&b, "%*s", prefix + 1, "");
+        for (int c = c0; c < c1; c++) {
+            if (numbered) wl_buf_printf(&b, "%*s", cw, h->col_labels[c]);
+            else wl_buf_printf(&b, "%*d", cw, c + 1);
+        }
+        wl_buf_put(&b, "\n", 1);
+        for (int r = 0; r < h->rows; r++) {
+            char label[64];
+            snprintf(label, sizeof label, "%s", h->row_labels[r]);
+            wl_buf_printf(&b, "%3d %s", r + 1, label);
+            for (int k = utf8_width(label); k < lw + 1; k++) wl_buf_put(&b, " ", 1);
+            wl_buf_puts(&b, "│");
+            for (int c = c0; c < c1; c++) {
+                double v = h->v[(size_t)r * (size_t)h->cols + (size_t)c];
+                for (int k = 0; k < cw; k++) wl_buf_puts(&b, isnan(v) ? (k == cw - 1 ? "·" : " ") : SHADES[shade_level(v)]);
+            }
+            wl_buf_puts(&b, "│\n");
+        }
+    }
+    if (!numbered && !same) {
+        wl_buf_printf(&b, "%ss:", ca);
+        int at = utf8_width(ca) + 2;
+        for (int c = 0; c < h->cols; c++) {
+            int w = snprintf(NULL, 0, " %d=", c + 1) + utf8_width(h->col_labels[c]);
+            if (at + w > width && at > 8) wl_buf_puts(&b, "\n     "), at = 5;
+            wl_buf_printf(&b, " %d=%s", c + 1, h->col_labels[c]);
+            at += w;
+        }
+        wl_buf_put(&b, "\n", 1);
+    }
+    char v0[32], v1[32], v2[32], v3[32], v4[32];
+    heat_value(h, 0, v0, sizeof v0);
+    heat_value(h, 0.25, v1, sizeof v1);
+    heat_value(h, 0.5, v2, sizeof v2);
+    heat_value(h, 0.75, v3, sizeof v3);
+    heat_value(h, 1, v4, sizeof v4);
+    int real = h->hi > h->lo;
+    wl_buf_printf(&b, "shade: blank = %s%s … █ up to %s%s\n       ░ < %s  ▒ < %s  ▓ < %s%s", v0, real ? " (smallest)" : "",
+                  v4, real ? " (largest)" : "", v1, v2, v3, masked ? "  · masked" : "");
     return wl_buf_take(&b);
 }
 

@@ -186,13 +186,18 @@ char *wl_table_text(const wl_table *t);
 char *wl_table_html(const wl_table *t);
 
 /* A heat map of rows x cols values in [0,1] (NAN: blank) with labels: Unicode shades for text,
- * SVG with a colour scale. title may be NULL. */
+ * SVG with a colour scale. title may be NULL. The text form names its axes, numbers its columns (with
+ * a key when their labels are not numbers), gives the real values the shades stand for, and folds
+ * into blocks of columns that fit width. */
 typedef struct wl_heatmap {
     const char *title;
     int rows, cols;
     const double *v;              /* [rows, cols] */
     const char *const *row_labels;
     const char *const *col_labels;
+    const char *row_axis, *col_axis;   /* what a row and a column are ("query", "key", "dimension"); NULL: row, column */
+    double lo, hi;                /* the values that 0 and 1 stand for (lo == hi: 0 and 1 themselves) */
+    int width;                    /* text columns to fit; 0: 80 */
 } wl_heatmap;
 char *wl_heatmap_text(const wl_heatmap *h);
 char *wl_heatmap_svg(const wl_heatmap *h);

@@ -32,6 +32,7 @@ typedef struct wl_interp_opts {
     int max_stories;      /* > 0: at most this many stories per corpus (fuzzing keeps inputs fast); 0: no cap */
     const char *artifacts_dir;   /* searched first by `artifact` (the front ends pass $WORDLAB_ARTIFACTS); NULL: none.
                                     Must outlive the interpreter. */
+    int text_width;       /* columns that text/plain renderings are laid out for (a terminal's width); 0: 80 */
 } wl_interp_opts;
 
 /* A failed evaluation: what went wrong and where (1-based line and column in code points;
@@ -48,6 +49,8 @@ void wl_lang_error_clear(wl_lang_error *e);
 
 wl_interp *wl_interp_new(const wl_interp_opts *opts);
 void wl_interp_free(wl_interp *in);
+/* The terminal has been resized: later text/plain renderings fit cols columns (0: 80). */
+void wl_interp_set_text_width(wl_interp *in, int cols);
 
 /* Runs every command of code in order. Output goes to sink; the value of the last
  * command that produced one (and was not bound with `name =`) is rendered into *result

@@ -263,8 +263,12 @@ def test_heatmap_shapes_and_uniform():
            "print [uniform 4] [uniform $stories]\nperplexity [uniform 8] [uniform 8]")
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    assert "weights head 3: 0 .. 1" in out and "keys: 1=<BOS> 2=a 3=little" in out
-    # E [1,64,64] is slots x features: 64 columns, not the last 2 key slots
-    assert "E: " in out and "64=63" in out
+    assert "weights head 3: 0 .. 1" in out and "rows: query · columns: key (numbered as the rows)" in out
+    assert "\n  3 little " in out
+    # E [1,64,64] is slots x features: 64 columns (dimensions 0..63, folded to 80 characters), not the last 2 key slots
+    assert "E: " in out and "rows: slot · columns: dimension\n(64 columns, in 3 blocks to fit 80 characters)" in out
+    assert re.search(r"\n +0  1  2  3 ", out) and re.search(r" 62 63\n", out)
+    maps = out[out.index("weights head 3: "):out.index("0.25 0.0007")]
+    assert all(len(line) <= 80 for line in maps.splitlines())
     assert "logits_all (5 of " in out
     assert "0.25 0.0007" in out and "perplexity: exp(2.0794) = 8.0" in out

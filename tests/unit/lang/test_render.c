@@ -88,8 +88,54 @@ static void test_chart_ticks_title_legend(void)
     free(vl);
 }
 
+static int max_line_width(const char *s)
+{
+    int best = 0, w = 0;
+    for (;; s++) {
+        if (!*s || *s == '\n') {
+            if (w > best) best = w;
+            if (!*s) return best;
+            w = 0;
+        } else if (((unsigned char)*s & 0xC0) != 0x80) {
+            w++;
+        }
+    }
+}
+
+static void test_heatmap_text(void)
+{
+    enum { R = 3, C = 40 };
+    double v[R * C];
+    const char *rows[R] = {"<BOS>", "a", "dog"}, *cols[C];
+    char names[C][8];
+    for (int i = 0; i < R * C; i++) v[i] = (double)(i % C) / (C - 1);
+    for (int c = 0; c < C; c++) snprintf(names[c], sizeof names[c], "%d", c), cols[c] = names[c];
+    wl_heatmap h = {.title = "E: -2.04 .. 3.02", .rows = R, .cols = C, .v = v, .row_labels = rows, .col_labels = cols,
+                    .row_axis = "slot", .col_axis = "dimension", .lo = -2.04, .hi = 3.02, .width = 60};
+    char *t = wl_heatmap_text(&h);
+    CHECK_MSG(max_line_width(t) <= 60, "%s", t);
+    CHECK(strstr(t, "rows: slot · columns: dimension\n(40 columns, in ") != NULL);
+    CHECK(strstr(t, "columns 1–") != NULL);
+    CHECK(strstr(t, "  9 10 11") != NULL);                  /* headers apart */
+    CHECK(strstr(t, "blank = -2.04 (smallest)") && strstr(t, "up to 3.02 (largest)"));
+    CHECK(strstr(t, "keys:") == NULL);
+    free(t);
+    h.width = 400;
+    t = wl_heatmap_text(&h);
+    CHECK(strstr(t, "blocks") == NULL && strstr(t, " 38 39\n") != NULL);
+    free(t);
+    /* token columns: numbered, with a key that names them, and unit values as they are */
+    const char *toks[R] = {"the", "cat", "sat"};
+    double w[R * R] = {1, NAN, NAN, 0.5, 0.5, NAN, 0.2, 0.3, 0.5};
+    wl_heatmap a = {.rows = R, .cols = R, .v = w, .row_labels = rows, .col_labels = toks, .row_axis = "query", .col_axis = "key"};
+    t = wl_heatmap_text(&a);
+    CHECK(strstr(t, "keys: 1=the 2=cat 3=sat") && strstr(t, "blank = 0 … █ up to 1\n") && strstr(t, "· masked"));
+    free(t);
+}
+
 void wl_test_main(void)
 {
+    test_heatmap_text();
     test_nice_ticks();
     test_chart_ticks_title_legend();
 }
