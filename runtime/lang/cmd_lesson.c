@@ -34,6 +34,24 @@ static int artifact_dirs(const wl_interp *in, char dirs[3][PATH_MAX])
     return n;
 }
 
+const char *lang_path_shown(const wl_interp *in, const char *path, char *buf, size_t cap)
+{
+    char dirs[3][PATH_MAX], *real = realpath(path, NULL);
+    int n = artifact_dirs(in, dirs);
+    const char *shown = path;
+    for (int i = 0; real && i < n && shown == path; i++) {
+        char *dir = realpath(dirs[i], NULL);
+        size_t k = dir ? strlen(dir) : 0;
+        if (dir && !strncmp(real, dir, k) && real[k] == '/') {
+            snprintf(buf, cap, "share/artifacts%s", real + k);
+            shown = buf;
+        }
+        free(dir);
+    }
+    free(real);
+    return shown;
+}
+
 static int cmd_artifact(wl_call *c, wl_value **out)
 {
     char dirs[3][PATH_MAX];
@@ -278,7 +296,7 @@ static int cmd_losses(wl_call *c, wl_value **out)
         if (!text) return -1;
         if (!v)
             return wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1),
-                                "to read text the model needs a vocabulary (model load PATH vocab=...); or pass a corpus");
+                                LANG_NO_VOCAB "; or pass a corpus");
         if (wl_text_tokenize(text, strlen(text), &toks, c->err)) {
             c->errword = wl_call_argword(c, 1);
             return -1;

@@ -3,6 +3,8 @@
 
 #include "wl_checkpoint.h"
 
+#include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +167,8 @@ static int model_render(const void *d, wl_mime *out, wl_err *err)
     else wl_buf_puts(&b, lm->steps_trained ? "initial weights kept" : "untrained");
     if (isfinite(lm->test_loss)) wl_buf_printf(&b, ", test loss %.4f", lm->test_loss);
     wl_buf_printf(&b, "; from %s\n", lm->source);
+    if (lm->vocab) wl_buf_printf(&b, "vocabulary attached (%s)\n", lm->vocab_from[0] ? lm->vocab_from : "given with vocab=");
+    else wl_buf_puts(&b, "no vocabulary attached (only its size): give one with model load PATH vocab=V\n");
     wl_table *t = wl_table_new(3);
     wl_table_header_rows(t, 1);
     wl_table_cell(t, "parameter", -1);
@@ -216,7 +220,7 @@ static wl_value *model_field(wl_value *self, const char *name, wl_err *err)
     if (!strcmp(name, "test_loss")) return wl_num(lm->test_loss);
     if (!strcmp(name, "vocab")) {
         if (lm->vocab) return wl_ref(lm->vocab);
-        wl_fail(err, "this model has no vocabulary attached (only its size, %d)", lm->m.V);
+        wl_fail(err, LANG_NO_VOCAB);
         return NULL;
     }
     wl_fail(err, "a model has no field .%s; its fields are %s", name, lang_model_type.fields);
@@ -270,6 +274,47 @@ static int model_new(wl_call *c, wl_value **out)
     return 0;
 }
 
+wl_value *lang_model_vocab(wl_call *c, const lang_model *lm)
+{
+    if (!wl_opt_has(c, "vocab")) {
+        if (!lm->vocab) wl_call_fail(c, "ArgumentError", c->argc + 1, LANG_NO_VOCAB);
+        return lm->vocab ? wl_ref(lm->vocab) : NULL;
+    }
+    int word = wl_call_optword(c, "vocab");
+    wl_value *vv = lang_vocab_from(c, wl_opt_val(c, "vocab"), word);
+    if (vv && lang_vocab_get(vv)->n != (size_t)lm->m.V) {
+        wl_call_fail(c, "ArgumentError", word, "the model has a vocabulary of %d tokens, this vocab %zu", lm->m.V,
+                     lang_vocab_get(vv)->n);
+        wl_unref(vv);
+        return NULL;
+    }
+    return vv;
+}
+
+/* The vocabulary a checkpoint brings: the "vocab" member of its metadata (what `model save` writes), else a
+ * vocab.json of the right size beside it (what `compare` writes); NULL when neither. *from says which. */
+static wl_value *checkpoint_vocab(const char *path, const wl_ckpt_meta *meta, int V, const char **from)
+{
+    wl_vocab v;
+    wl_err ignored;
+    cJSON *o = meta->json ? cJSON_Parse(meta->json) : NULL;
+    char *text = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "vocab"))
+                     ? cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(o, "vocab")) : NULL;
+    cJSON_Delete(o);
+    int ok = text && wl_vocab_parse(text, strlen(text), path, &v, &ignored) == 0;
+    free(text);
+    *from = "its metadata";
+    if (!ok) {
+        const char *slash = strrchr(path, '/');
+        char beside[4096];
+        snprintf(beside, sizeof beside, "%.*svocab.json", slash ? (int)(slash - path + 1) : 0, path);
+        ok = wl_vocab_load(beside, &v, &ignored) == 0;
+        *from = "the vocab.json beside it";
+    }
+    if (ok && v.n != (size_t)V) wl_vocab_free(&v), ok = 0;
+    return ok ? lang_vocab_value_own(&v) : NULL;
+}
+
 static int model_load(wl_call *c, wl_value **out)
 {
     if (c->argc != 2) return wl_call_fail(c, "ArgumentError", c->argc + 1, "usage: model load PATH [vocab=V]");
@@ -289,8 +334,12 @@ static int model_load(wl_call *c, wl_value **out)
     lm->seed = meta.seed;
     lm->selected_step = meta.selected_step;
     lm->test_loss = meta.test_loss;
+    const char *from = "given with vocab=";
+    if (!vv) vv = checkpoint_vocab(path, &meta, lm->m.V, &from);
     lm->vocab = vv;
-    snprintf(lm->source, sizeof lm->source, "%s", path);
+    char shown[PATH_MAX];
+    snprintf(lm->source, sizeof lm->source, "%s", lang_path_shown(c->in, path, shown, sizeof shown));
+    snprintf(lm->vocab_from, sizeof lm->vocab_from, "%s", vv ? from : "");
     wl_ckpt_meta_free(&meta);
     *out = wl_obj(&lang_model_type, lm);
     return 0;
@@ -303,7 +352,17 @@ static int model_save(wl_call *c, wl_value **out)
     const char *path = lm ? wl_arg_str(c, 2) : NULL;
     if (!path) return -1;
     if (!c->allow_files) return wl_call_fail(c, "PermissionError", wl_call_argword(c, 2), "writing files is disabled here");
-    if (wl_checkpoint_save(path, &lm->m, lm->seed, lm->selected_step, lm->test_loss, NULL, c->err)) {
+    /* the vocabulary travels in the metadata, so that `model load PATH` alone can read text */
+    char *vocab = lm->vocab ? wl_vocab_json(lang_vocab_get(lm->vocab)) : NULL, *extra = NULL;
+    if (vocab) {
+        wl_buf b = {0};
+        wl_buf_printf(&b, "{\"vocab\":%s}", vocab);
+        extra = wl_buf_take(&b);
+    }
+    int rc = wl_checkpoint_save(path, &lm->m, lm->seed, lm->selected_step, lm->test_loss, extra, c->err);
+    free(vocab);
+    free(extra);
+    if (rc) {
         c->errword = wl_call_argword(c, 2);
         return -1;
     }
@@ -436,23 +495,24 @@ static int cmd_details(wl_call *c, wl_value **out)
     lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
     if (!lm) return -1;
     wl_value *idv = c->argv[1];
-    wl_value *enc = NULL;
+    wl_value *enc = NULL, *vv = NULL;
     lang_ids *li = wl_obj_data(idv, &lang_ids_type);
+    if ((!li || wl_opt_has(c, "vocab")) && !(vv = lang_model_vocab(c, lm))) return -1;
     if (!li) { /* text or tokens: encode with the model's vocabulary */
-        if (!lm->vocab)
-            return wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1),
-                                "to read text the model needs a vocabulary; pass ids from `encode` instead");
         wl_tokens toks;
         memset(&toks, 0, sizeof toks);
         const char *s = idv->type == WL_V_STR ? idv->str : NULL;
-        if (!s) return wl_call_fail(c, "TypeError", wl_call_argword(c, 1), "the second argument of `details` must be ids (from `encode`) or text, not %s",
-                                    wl_value_kind(idv));
-        if (wl_text_tokenize(s, strlen(s), &toks, c->err)) return -1;
+        if (!s || wl_text_tokenize(s, strlen(s), &toks, c->err)) {
+            wl_unref(vv);
+            if (!s) wl_call_fail(c, "TypeError", wl_call_argword(c, 1), "the second argument of `details` must be ids (from `encode`) or text, not %s",
+                                 wl_value_kind(idv));
+            return -1;
+        }
         int32_t *hist = malloc(sizeof(int32_t) * (toks.n + 1));
         if (!hist) abort();
         hist[0] = WL_BOS;
-        wl_vocab_encode(lang_vocab_get(lm->vocab), (const char *const *)toks.tok, toks.n, hist + 1);
-        enc = lang_ids_value(hist, (int)toks.n + 1, WL_T, lm->vocab);
+        wl_vocab_encode(lang_vocab_get(vv), (const char *const *)toks.tok, toks.n, hist + 1);
+        enc = lang_ids_value(hist, (int)toks.n + 1, WL_T, vv);
         free(hist);
         wl_tokens_free(&toks);
         li = enc->data;
@@ -474,13 +534,14 @@ static int cmd_details(wl_call *c, wl_value **out)
     if (!rc) {
         memcpy(ld->ids, li->ids, sizeof ld->ids);
         ld->nreal = li->nreal;
-        ld->vocab = wl_ref(li->vocab ? li->vocab : lm->vocab);
+        ld->vocab = wl_ref(vv ? vv : li->vocab ? li->vocab : lm->vocab);
         snprintf(ld->kind, sizeof ld->kind, "%s", lm->m.kind_name);
         *out = wl_obj(&DETAILS_T, ld);
     } else {
         free(ld);
     }
     wl_unref(enc);
+    wl_unref(vv);
     return rc;
 }
 
@@ -743,15 +804,16 @@ const wl_command wl_cmds_model[] = {
      .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "model info $m\nmodel new kind=mlp vocab=1500",
      .min_args = 1, .max_args = 3, .options = "kind heads vocab seed", .subcommands = "new load save info", .fn = cmd_model},
-    {.name = "details", .topic = "model", .synopsis = "details MODEL IDS|TEXT",
+    {.name = "details", .topic = "model", .synopsis = "details MODEL IDS|TEXT [vocab=V]",
      .summary = "forward_details: every intermediate of one forward pass",
      .help = "Runs the model on one context of 64 ids (from `encode`, or text encoded with the\n"
              "model's vocabulary) and keeps every intermediate: E = token + position embeddings,\n"
              "Q K V split into heads, the scores and the attention weights, the messages, the\n"
-             "contextual vectors and the logits. Shows their shapes; $d.weights etc. are tensors.",
+             "contextual vectors and the logits. Shows their shapes; $d.weights etc. are tensors.\n"
+             "vocab=V reads the text (and names the tokens) with V when the model has no vocabulary.",
      .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "ids = encode \"a little dog found a red hat\" vocab=$stories\nd = details $m $ids\n$d\nprint $d.weights.0.3",
-     .min_args = 2, .max_args = 2, .fn = cmd_details},
+     .min_args = 2, .max_args = 2, .options = "vocab", .fn = cmd_details},
     {.name = "heads", .topic = "model", .synopsis = "heads DETAILS [query=N]",
      .summary = "the final query's attention weights per head over the real tokens",
      .help = "A table with one row per head and one column per real token (<BOS> and the prompt):\n"

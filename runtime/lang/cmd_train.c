@@ -6,6 +6,7 @@
 #include "wl_train.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -433,18 +434,9 @@ static int cmd_generate(wl_call *c, wl_value **out)
         wl_opt_num(c, "temperature", 1.0, &temp))
         return -1;
     if (!(temp > 0)) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "temperature"), "temperature must be greater than 0");
-    wl_value *vv = wl_opt_has(c, "vocab") ? lang_vocab_from(c, wl_opt_val(c, "vocab"), wl_call_optword(c, "vocab"))
-                   : lm->vocab ? wl_ref(lm->vocab) : NULL;
-    if (!vv) {
-        if (!wl_opt_has(c, "vocab"))
-            wl_call_fail(c, "ArgumentError", c->argc + 1, "this model has no vocabulary; give one with vocab=$stories.vocab");
-        return -1;
-    }
+    wl_value *vv = lang_model_vocab(c, lm);
+    if (!vv) return -1;
     const wl_vocab *v = lang_vocab_get(vv);
-    if ((size_t)lm->m.V != v->n) {
-        wl_unref(vv);
-        return wl_call_fail(c, "ArgumentError", c->argc + 1, "the model has a vocabulary of %d, the vocab %zu", lm->m.V, v->n);
-    }
     wl_tokens toks;
     if (wl_text_tokenize(prompt, strlen(prompt), &toks, c->err)) {
         wl_unref(vv);
@@ -548,9 +540,31 @@ static int results_render(const void *p, wl_mime *out, wl_err *err)
         wl_table_cell(t, b.s ? b.s : "", -1);
         free(wl_buf_take(&b));
     }
-    out->text_plain = wl_table_text(t);
-    out->text_html = wl_table_html(t);
+    /* the machine the runtimes were measured on, as comparison.json records it */
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(r->root, "environment"), *e;
+    wl_buf eb = {0};
+    cJSON_ArrayForEach(e, env)
+    {
+        wl_buf_printf(&eb, "\n  %-14s ", e->string);
+        if (cJSON_IsString(e)) wl_buf_puts(&eb, e->valuestring);
+        else if (cJSON_IsBool(e)) wl_buf_puts(&eb, cJSON_IsTrue(e) ? "yes" : "no");
+        else if (cJSON_IsNumber(e)) wl_buf_printf(&eb, "%g", e->valuedouble);
+        else wl_buf_puts(&eb, "-");
+    }
+    char *tt = wl_table_text(t), *th = wl_table_html(t), *envs = wl_buf_take(&eb);
     wl_table_free(t);
+    wl_buf_printf(&b, "%s%s%s", tt, envs ? "\n\nthe machine the runtimes were measured on:" : "", envs ? envs : "");
+    out->text_plain = wl_buf_take(&b);
+    wl_buf_puts(&b, th);
+    if (envs) {
+        wl_buf_puts(&b, "<pre>the machine the runtimes were measured on:");
+        wl_buf_html(&b, envs);
+        wl_buf_puts(&b, "</pre>");
+    }
+    out->text_html = wl_buf_take(&b);
+    free(tt);
+    free(th);
+    free(envs);
     char *json = cJSON_PrintUnformatted(r->root);
     if (!json) return wl_fail(err, "out of memory");
     out->app_json = json;
@@ -582,7 +596,8 @@ static int load_results(wl_call *c, const char *where, int word, wl_value **out)
     lang_results *r = calloc(1, sizeof *r);
     if (!r) abort();
     r->root = root;
-    snprintf(r->path, sizeof r->path, "%s", path);
+    char shown[PATH_MAX];
+    snprintf(r->path, sizeof r->path, "%s", lang_path_shown(c->in, path, shown, sizeof shown));
     *out = wl_obj(&RESULTS_T, r);
     return 0;
 }

@@ -127,3 +127,28 @@ def test_truncated_file_gives_the_offset(tmp_path):
     (tmp_path / 'text.npz').write_text('not a zip archive at all, just some words in a file\n' * 3)
     done = run(tmp_path, load='text.npz')
     assert done.returncode == 1 and 'text.npz' in done.stderr and 'ZIP' in done.stderr, done.stderr
+
+
+def test_wordlab_checkpoint_carries_its_vocabulary(tmp_path):
+    """`model save` puts the vocabulary into metadata_json; NumPy and PyTorch read the file as before, and
+    `model load PATH` alone reads text with it."""
+    import os
+    from test_torch_model import AttentionLM
+    wordlab = os.environ['WORDLAB']
+    code = ('stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=3\n'
+            f'model save $m {tmp_path}/m.npz\nvocab $stories save={tmp_path}/v.json')
+    done = subprocess.run([wordlab, '-c', code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    itos = json.loads((tmp_path / 'v.json').read_text())['itos']
+    with np.load(tmp_path / 'm.npz') as z:
+        names = list(z.keys())
+        assert names == [f'state__{n}' for n in NAMES['attention']] + ['metadata_json']
+        meta = json.loads(str(z['metadata_json']))
+        state = {n[len('state__'):]: torch.from_numpy(z[n]) for n in names if n.startswith('state__')}
+    assert META_KEYS <= set(meta) and meta['vocab']['itos'] == itos and meta['vocab_size'] == len(itos)
+    AttentionLM(len(itos), 4).load_state_dict(state, strict=True)
+    done = subprocess.run([wordlab, '-c', f'm = model load {tmp_path}/m.npz\nmodel info $m\n'
+                           'generate $m "a little dog" tokens=3\nd = details $m "a little dog"\nheads $d'],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert 'vocabulary attached (its metadata)' in done.stdout and 'little' in done.stdout
