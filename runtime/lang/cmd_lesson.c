@@ -99,6 +99,7 @@ typedef struct lang_losses {
     double *p, *loss;  /* [n] */
     double mean, ppl;
     char title[160];
+    int color;         /* the text form shades each token's background (a terminal with colour) */
 } lang_losses;
 
 static void losses_free(void *d)
@@ -121,6 +122,7 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
     char a[64], b2[64];
     wl_buf t = {0}, h = {0}, j = {0};
     wl_buf_printf(&t, "%s\n", l->title);
+    if (l->color) wl_buf_puts(&t, "background: the token's loss, white 0 to dark red >= 8 nats; the loss follows in ( )\n");
     int col = 0;
     for (int i = 0; i < l->n; i++) {
         char word[256];
@@ -129,7 +131,14 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
             wl_buf_puts(&t, "\n");
             col = 0;
         }
-        wl_buf_printf(&t, "%s%s", col ? " " : "", word);
+        if (col) wl_buf_puts(&t, " ");
+        if (l->color) { /* the same shade as the notebook's: white to dark red over 0..8 nats */
+            double s = fmin(1.0, l->loss[i] / LOSS_TOP);
+            wl_buf_printf(&t, "\033[48;2;%d;%d;%dm\033[%sm%s%s\033[0m(%.2f)", (int)lround(255 - 55 * s), (int)lround(255 - 225 * s),
+                          (int)lround(255 - 225 * s), s > 0.6 ? "97" : "30", l->tokens[i], l->unknown[i] ? "*" : "", l->loss[i]);
+        } else {
+            wl_buf_puts(&t, word);
+        }
         col += (col ? 1 : 0) + w;
     }
     wl_buf_printf(&t, "\n%d targets: mean loss %s nats per token, perplexity %s", l->n, wl_fmt_num(l->mean, 0, a),
@@ -322,6 +331,7 @@ static int cmd_losses(wl_call *c, wl_value **out)
     }
     l->tokens[n] = strdup(lang_token(v, WL_EOS));
     snprintf(l->title, sizeof l->title, "%s", title);
+    l->color = wl_interp_options(c->in)->text_color;
     int rc = 0;
     for (int i = 0; i <= n && !rc; i++)
         if (ids[i] < 0 || ids[i] >= lm->m.V)
@@ -483,7 +493,9 @@ const wl_command wl_cmds_lesson[] = {
              "the final <EOS>, each predicted from <BOS> and the tokens before it (the last 64 ids).\n"
              "Shows the story with each token shaded by its loss (darker: the model found it less\n"
              "likely; * marks a word outside the vocabulary, scored as <UNK>), the mean loss and its\n"
-             "exp, the perplexity of that one story. CORPUS picks story=N of split=; TEXT is tokenized\n"
+             "exp, the perplexity of that one story. The shading is a background colour in a notebook\n"
+             "and in a terminal that shows colour; every token's loss also follows it in parentheses.\n"
+             "CORPUS picks story=N of split=; TEXT is tokenized\n"
              "with the model's vocabulary. Fields: .tokens .probabilities .losses .loss .perplexity .count",
      .example = "stories = corpus profile=smoke\n"
                 "m = model new kind=attention vocab=$stories.vocab seed=11\n"

@@ -825,7 +825,8 @@ const wl_command wl_cmds_model[] = {
     {.name = "attention", .topic = "model", .synopsis = "attention DETAILS [head=N] [pad=1]",
      .summary = "heat map of every query row of one head or all heads",
      .help = "Each row is a query position, each column a key; darker is more weight. Keys after\n"
-             "the query are masked (blank). Over the real tokens unless pad=1 shows all 64 slots.\n"
+             "the query are masked (blank; · in a terminal). head=N shows head N alone; without head= every head is\n"
+             "shown, one map after another. Over the real tokens unless pad=1 shows all 64 slots.\n"
              "In a terminal: Unicode shades; in a notebook: SVG and a shaded table.",
      .example = "stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
                 "d = details $m \"the cat sat on the mat\"\nattention $d head=1",

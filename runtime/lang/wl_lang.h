@@ -33,6 +33,7 @@ typedef struct wl_interp_opts {
     const char *artifacts_dir;   /* searched first by `artifact` (the front ends pass $WORDLAB_ARTIFACTS); NULL: none.
                                     Must outlive the interpreter. */
     int text_width;       /* columns that text/plain renderings are laid out for (a terminal's width); 0: 80 */
+    int text_color;       /* 1: text/plain renderings may shade with ANSI colour (a terminal that shows colour) */
 } wl_interp_opts;
 
 /* A failed evaluation: what went wrong and where (1-based line and column in code points;
@@ -71,5 +72,9 @@ int wl_interp_complete(wl_interp *in, const char *code, size_t cursor, char ***m
 /* Help for the word at byte offset cursor (a command's synopsis, summary, help and example).
  * Returns 1 and fills *out when found, else 0. */
 int wl_interp_inspect(wl_interp *in, const char *code, size_t cursor, wl_mime *out);
+
+/* Whether code (spaces around it aside) is exactly `?NAME` or `NAME?`, a request for NAME's help.
+ * Returns 1 with NAME in word (NUL-terminated), else 0. */
+int wl_lang_help_request(const char *code, char *word, size_t cap);
 
 #endif
