@@ -490,47 +490,60 @@ static wl_value *details_field(wl_value *self, const char *name, wl_err *err)
 static const wl_objtype DETAILS_T = {.name = "forward_details", .fields = "E Q K V scores weights messages contextual logits_all logits ids",
                                      .free = details_free, .render = details_render, .field = details_field};
 
-static int cmd_details(wl_call *c, wl_value **out)
+/* The context a command runs model lm on: argument 1 as ids (from `encode`), or text encoded with the model's
+ * vocabulary (or vocab=), checked against the model. *li is borrowed or lives in *enc; *vv is the vocabulary
+ * used for text or given with vocab= (a new reference or NULL). Returns 0, or -1 with nothing to release. */
+static int read_context(wl_call *c, const lang_model *lm, lang_ids **li, wl_value **enc, wl_value **vv)
 {
-    lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
-    if (!lm) return -1;
     wl_value *idv = c->argv[1];
-    wl_value *enc = NULL, *vv = NULL;
-    lang_ids *li = wl_obj_data(idv, &lang_ids_type);
-    if ((!li || wl_opt_has(c, "vocab")) && !(vv = lang_model_vocab(c, lm))) return -1;
-    if (!li) { /* text or tokens: encode with the model's vocabulary */
+    *enc = *vv = NULL;
+    *li = wl_obj_data(idv, &lang_ids_type);
+    if ((!*li || wl_opt_has(c, "vocab")) && !(*vv = lang_model_vocab(c, lm))) return -1;
+    int rc = 0;
+    if (!*li) { /* text: encode with the vocabulary */
         wl_tokens toks;
         memset(&toks, 0, sizeof toks);
         const char *s = idv->type == WL_V_STR ? idv->str : NULL;
-        if (!s || wl_text_tokenize(s, strlen(s), &toks, c->err)) {
-            wl_unref(vv);
-            if (!s) wl_call_fail(c, "TypeError", wl_call_argword(c, 1), "the second argument of `details` must be ids (from `encode`) or text, not %s",
-                                 wl_value_kind(idv));
-            return -1;
+        if (!s)
+            rc = wl_call_fail(c, "TypeError", wl_call_argword(c, 1), "the second argument of `%s` must be ids (from `encode`) or text, not %s",
+                              c->cmd->name, wl_value_kind(idv));
+        else if (wl_text_tokenize(s, strlen(s), &toks, c->err))
+            rc = -1;
+        if (!rc) {
+            int32_t *hist = malloc(sizeof(int32_t) * (toks.n + 1));
+            if (!hist) abort();
+            hist[0] = WL_BOS;
+            wl_vocab_encode(lang_vocab_get(*vv), (const char *const *)toks.tok, toks.n, hist + 1);
+            *enc = lang_ids_value(hist, (int)toks.n + 1, WL_T, *vv);
+            free(hist);
+            wl_tokens_free(&toks);
+            *li = (*enc)->data;
         }
-        int32_t *hist = malloc(sizeof(int32_t) * (toks.n + 1));
-        if (!hist) abort();
-        hist[0] = WL_BOS;
-        wl_vocab_encode(lang_vocab_get(vv), (const char *const *)toks.tok, toks.n, hist + 1);
-        enc = lang_ids_value(hist, (int)toks.n + 1, WL_T, vv);
-        free(hist);
-        wl_tokens_free(&toks);
-        li = enc->data;
     }
-    int rc = 0;
-    if (li->T != WL_T)
+    if (!rc && (*li)->T != WL_T)
         rc = wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1), "the models read %d ids; these ids have %d (encode with context=%d)",
-                          WL_T, li->T, WL_T);
-    for (int i = 0; !rc && i < li->T; i++)
-        if (li->ids[i] < 0 || li->ids[i] >= lm->m.V)
+                          WL_T, (*li)->T, WL_T);
+    for (int i = 0; !rc && i < (*li)->T; i++)
+        if ((*li)->ids[i] < 0 || (*li)->ids[i] >= lm->m.V)
             rc = wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1), "id %d in slot %d is outside this model's vocabulary of %d",
-                              li->ids[i], i, lm->m.V);
-    lang_details *ld = NULL;
-    if (!rc) {
-        ld = calloc(1, sizeof *ld);
-        if (!ld) abort();
-        rc = wl_model_details(&lm->m, li->ids, 1, &ld->d, c->err);
+                              (*li)->ids[i], i, lm->m.V);
+    if (rc) {
+        wl_unref(*enc);
+        wl_unref(*vv);
+        *enc = *vv = NULL;
     }
+    return rc;
+}
+
+static int cmd_details(wl_call *c, wl_value **out)
+{
+    lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
+    lang_ids *li;
+    wl_value *enc, *vv;
+    if (!lm || read_context(c, lm, &li, &enc, &vv)) return -1;
+    lang_details *ld = calloc(1, sizeof *ld);
+    if (!ld) abort();
+    int rc = wl_model_details(&lm->m, li->ids, 1, &ld->d, c->err);
     if (!rc) {
         memcpy(ld->ids, li->ids, sizeof ld->ids);
         ld->nreal = li->nreal;
@@ -543,6 +556,41 @@ static int cmd_details(wl_call *c, wl_value **out)
     wl_unref(enc);
     wl_unref(vv);
     return rc;
+}
+
+/* ---- forward: the final row only, as training and evaluation compute it ---- */
+
+static int cmd_forward(wl_call *c, wl_value **out)
+{
+    lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
+    lang_ids *li;
+    wl_value *enc, *vv;
+    if (!lm || read_context(c, lm, &li, &enc, &vv)) return -1;
+    wl_model_ws *ws = wl_model_ws_new(&lm->m, 1);
+    float *logits = malloc(sizeof(float) * (size_t)lm->m.V);
+    if (!ws || !logits) abort();
+    int rc = wl_model_forward(&lm->m, ws, li->ids, 1, logits, c->err);
+    if (!rc) *out = lang_tensor_value("logits", logits, 2, (const int[]){1, lm->m.V});
+    free(logits);
+    wl_model_ws_free(ws);
+    wl_unref(enc);
+    wl_unref(vv);
+    return rc;
+}
+
+/* ---- maxdiff: the largest |a - b| of two tensors of one shape ---- */
+
+static int cmd_maxdiff(wl_call *c, wl_value **out)
+{
+    const lang_tensor *a = wl_arg_obj(c, 0, &lang_tensor_type), *b = a ? wl_arg_obj(c, 1, &lang_tensor_type) : NULL;
+    if (!b) return -1;
+    int same = a->ndim == b->ndim;
+    for (int i = 0; same && i < a->ndim; i++) same = a->shape[i] == b->shape[i];
+    if (!same) return wl_call_fail(c, "ArgumentError", 2, "%s and %s have different shapes", a->name, b->name);
+    double m = 0;
+    for (size_t i = 0; i < a->n; i++) m = fmax(m, fabs((double)a->data[i] - (double)b->data[i]));
+    *out = wl_num(m);
+    return 0;
 }
 
 /* ---- heads and attention: the weights over the real tokens ---- */
@@ -814,6 +862,24 @@ const wl_command wl_cmds_model[] = {
      .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "ids = encode \"a little dog found a red hat\" vocab=$stories\nd = details $m $ids\n$d\nprint $d.weights.0.3",
      .min_args = 2, .max_args = 2, .options = "vocab", .fn = cmd_details},
+    {.name = "forward", .topic = "model", .synopsis = "forward MODEL IDS|TEXT [vocab=V]",
+     .summary = "the model's forward: the last position's logits only, as training computes them",
+     .help = "Runs the model on one context of 64 ids (from `encode`, or text encoded with the\n"
+             "model's vocabulary or vocab=V) the way training and evaluation do: only the last\n"
+             "query row is computed. The value is the logits tensor [1, V]; it must agree with\n"
+             "the last row of `details` (forward_details), which computes every row:\n"
+             "maxdiff [forward M IDS] $d.logits.",
+     .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
+                "ids = encode \"a little dog found a red hat\" vocab=$stories\nf = forward $m $ids\n$f\n"
+                "d = details $m $ids\nprint \"max |forward - details|:\" [maxdiff $f $d.logits]",
+     .min_args = 2, .max_args = 2, .options = "vocab", .fn = cmd_forward},
+    {.name = "maxdiff", .topic = "model", .synopsis = "maxdiff TENSOR TENSOR",
+     .summary = "the largest absolute difference between two tensors of the same shape",
+     .help = "max |a - b| over every element: 0 when two computations agree exactly, about 1e-6\n"
+             "when they differ by float32 rounding only.",
+     .example = "stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
+                "d = details $m \"the cat sat\"\nmaxdiff [forward $m \"the cat sat\"] $d.logits",
+     .min_args = 2, .max_args = 2, .fn = cmd_maxdiff},
     {.name = "heads", .topic = "model", .synopsis = "heads DETAILS [query=N]",
      .summary = "the final query's attention weights per head over the real tokens",
      .help = "A table with one row per head and one column per real token (<BOS> and the prompt):\n"

@@ -369,7 +369,7 @@ typedef struct lang_gen {
     wl_value *tokens;      /* list of the new tokens */
     int n_new, calls;
     char stop[16];
-    double seconds, ms_per_call;
+    double seconds, ms_per_call, warmup_ms;
 } lang_gen;
 
 static void gen_free(void *p)
@@ -386,15 +386,17 @@ static int gen_render(const void *p, wl_mime *out, wl_err *err)
     (void)err;
     const lang_gen *g = p;
     wl_buf b = {0};
-    wl_buf_printf(&b, "%s ⟶ %s\n%d new tokens, %d model calls, stopped by %s, %.3f s (%.2f ms per call)", g->prompt,
-                  g->continuation, g->n_new, g->calls, g->stop, g->seconds, g->ms_per_call);
+    wl_buf_printf(&b, "%s ⟶ %s\n%d new tokens, %d model calls, stopped by %s, %.3f s (%.2f ms per call); "
+                  "warm-up call before them %.2f ms, not counted", g->prompt, g->continuation, g->n_new, g->calls, g->stop,
+                  g->seconds, g->ms_per_call, g->warmup_ms);
     out->text_plain = wl_buf_take(&b);
     wl_buf_puts(&b, "<p>");
     wl_buf_html(&b, g->prompt);
     wl_buf_puts(&b, " <b>");
     wl_buf_html(&b, g->continuation);
-    wl_buf_printf(&b, "</b></p><p><small>%d new tokens, %d model calls, stopped by %s, %.3f s (%.2f ms per call)</small></p>",
-                  g->n_new, g->calls, g->stop, g->seconds, g->ms_per_call);
+    wl_buf_printf(&b, "</b></p><p><small>%d new tokens, %d model calls, stopped by %s, %.3f s (%.2f ms per call); "
+                  "warm-up call before them %.2f ms, not counted</small></p>",
+                  g->n_new, g->calls, g->stop, g->seconds, g->ms_per_call, g->warmup_ms);
     out->text_html = wl_buf_take(&b);
     wl_buf_puts(&b, "{\"type\":\"generation\",\"prompt\":");
     wl_buf_json_str(&b, g->prompt);
@@ -404,6 +406,8 @@ static int gen_render(const void *p, wl_mime *out, wl_err *err)
     wl_buf_json_num(&b, g->seconds);
     wl_buf_puts(&b, ",\"ms_per_call\":");
     wl_buf_json_num(&b, g->ms_per_call);
+    wl_buf_puts(&b, ",\"warmup_ms\":");
+    wl_buf_json_num(&b, g->warmup_ms);
     wl_buf_puts(&b, "}");
     out->app_json = wl_buf_take(&b);
     return 0;
@@ -469,6 +473,7 @@ static int cmd_generate(wl_call *c, wl_value **out)
             snprintf(g->stop, sizeof g->stop, "%s", wl_gen_stop_name(res.stop));
             g->seconds = res.seconds;
             g->ms_per_call = res.ms_per_call;
+            g->warmup_ms = res.warmup_ms;
             *out = wl_obj(&GEN_T, g);
         }
         free(words);
