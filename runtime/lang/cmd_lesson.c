@@ -272,10 +272,6 @@ static int cmd_losses(wl_call *c, wl_value **out)
 {
     lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
     if (!lm) return -1;
-    const char *split_name = wl_opt_str(c, "split", "test");
-    if (!split_name) return -1;
-    long long story;
-    if (wl_opt_int(c, "story", 1, 1, LLONG_MAX, &story)) return -1;
     lang_corpus *lc = wl_obj_data(c->argv[1], &lang_corpus_type);
     const wl_vocab *v = lm->vocab ? lang_vocab_get(lm->vocab) : NULL;
     wl_tokens toks = {0};
@@ -283,23 +279,20 @@ static int cmd_losses(wl_call *c, wl_value **out)
     int n = 0;
     char title[160];
     if (lc) {
-        int s = -1;
-        for (int k = 0; k < WL_NSPLITS; k++)
-            if (!strcmp(split_name, wl_split_name((wl_split)k))) s = k;
-        if (s < 0) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "split"), "split is train, validation or test");
-        if ((size_t)story > lc->c.n[s])
-            return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "story"), "the %s split has %zu stories", split_name, lc->c.n[s]);
+        int s;
+        const wl_story *st = lang_corpus_story(c, lc, &s);
+        if (!st) return -1;
         if (v ? !same_vocab(v, &lc->c.vocab) : lc->c.vocab.n != (size_t)lm->m.V)
             return wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1),
                                 "the model was trained with another vocabulary than this corpus's; the ids would not match");
         v = &lc->c.vocab;
-        const wl_story *st = &lc->c.stories[s][story - 1];
         n = (int)st->tokens.n;
         ids = malloc(sizeof(int32_t) * ((size_t)n + 1));
         if (!ids) abort();
         memcpy(ids, st->ids, sizeof(int32_t) * (size_t)n);
         toks = st->tokens;   /* borrowed */
-        snprintf(title, sizeof title, "%s story %lld (of %zu) scored by the %s model", split_name, story, lc->c.n[s], lm->m.kind_name);
+        snprintf(title, sizeof title, "%s story %td (of %zu) scored by the %s model", wl_split_name((wl_split)s),
+                 st - lc->c.stories[s] + 1, lc->c.n[s], lm->m.kind_name);
     } else {
         const char *text = wl_arg_str(c, 1);
         if (!text) return -1;

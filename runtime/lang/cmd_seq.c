@@ -540,7 +540,7 @@ static int params_render(const void *d, wl_mime *out, wl_err *err)
                       "  u   = q_hᵀ W_k,h           the query folded into the keys: one weight per channel\n"
                       "  s_t = (u · x_t) / √d       the scores, scaled by 1/√d = %.4f (d = %d)\n"
                       "  a   = softmax(s)           the head's weights over the 12 steps (they sum to 1)\n"
-                      "  c_h = W_v,h (Σ_t a_t x_t)  the value projection: the head's %d output numbers\n"
+                      "  c_h = W_v,h (Σ_t a_t x_t)  the value projection: the head's %d output number(s)\n"
                       "the output: o = b + w · %s, p(rise) = sigmoid(o) = 1 / (1 + e^−o)\n"
                       "this net's folded queries u (reading, sin, cos):",
                   n->r.net.scale, dh, dh, H == 1 ? "c_1" : H == 2 ? "[c_1, c_2]" : "[c_1, c_2, c_3, c_4]");

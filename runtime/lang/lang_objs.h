@@ -63,6 +63,8 @@ const wl_vocab *lang_vocab_get(const wl_value *vocab_value);
 /* path as saved outputs show it: a bundled file as share/artifacts/NAME (the project's own place for it, not the
  * machine's absolute path), anything else as given. Returns path or buf. */
 const char *lang_path_shown(const wl_interp *in, const char *path, char *buf, size_t cap);
+/* The story that split= (default test) and story=N (1-based, default 1) choose in lc; NULL with an error. */
+const wl_story *lang_corpus_story(wl_call *c, const lang_corpus *lc, int *split);
 /* What every error about a model without a vocabulary says. */
 #define LANG_NO_VOCAB "this model has no vocabulary: give one when loading it (model load PATH vocab=V, where V is a " \
                       "vocab.json path, a vocab or a corpus) or to this command with vocab=V"
