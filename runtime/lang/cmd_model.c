@@ -277,7 +277,7 @@ static int model_new(wl_call *c, wl_value **out)
 wl_value *lang_model_vocab(wl_call *c, const lang_model *lm)
 {
     if (!wl_opt_has(c, "vocab")) {
-        if (!lm->vocab) wl_call_fail(c, "ArgumentError", c->argc + 1, LANG_NO_VOCAB);
+        if (!lm->vocab) wl_call_fail(c, "ArgumentError", c->argc + 1, LANG_NO_VOCAB " or to this command with vocab=V");
         return lm->vocab ? wl_ref(lm->vocab) : NULL;
     }
     int word = wl_call_optword(c, "vocab");

@@ -67,7 +67,7 @@ const char *lang_path_shown(const wl_interp *in, const char *path, char *buf, si
 const wl_story *lang_corpus_story(wl_call *c, const lang_corpus *lc, int *split);
 /* What every error about a model without a vocabulary says. */
 #define LANG_NO_VOCAB "this model has no vocabulary: give one when loading it (model load PATH vocab=V, where V is a " \
-                      "vocab.json path, a vocab or a corpus) or to this command with vocab=V"
+                      "vocab.json path, a vocab or a corpus)"
 /* The vocabulary a command reads text with for model lm: its vocab= option when given (the size must be the
  * model's), else the model's own. A new reference, or NULL with an error that says how to give one. */
 wl_value *lang_model_vocab(wl_call *c, const lang_model *lm);
