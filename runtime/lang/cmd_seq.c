@@ -503,36 +503,31 @@ static int params_render(const void *d, wl_mime *out, wl_err *err)
     int H = n->r.H, dh = WL_SEQ_D / H;
     char name[96];
     net_name(n, name, sizeof name);
+    char per_head_matrix[32], per_head_vector[32];
+    snprintf(per_head_matrix, sizeof per_head_matrix, "%d × [%d, %d]", H, dh, WL_SEQ_C);
+    snprintf(per_head_vector, sizeof per_head_vector, "%d × [%d]", H, dh);
+    const struct {
+        const char *name, *shape;
+        int count;
+        const char *role;
+    } parts[] = {
+        {"parameters", "shape", -1, "role"},
+        {"W_k", per_head_matrix, WL_SEQ_D * WL_SEQ_C, "keys: each head's d = 4/H rows read the 3 input channels"},
+        {"W_v", per_head_matrix, WL_SEQ_D * WL_SEQ_C, "values: project the weighted input to the head's d numbers"},
+        {"q", per_head_vector, WL_SEQ_D, "one learned query per head"},
+        {"w", "[4]", WL_SEQ_D, "output weights over the concatenated heads"},
+        {"b", "[1]", 1, "output bias"},
+        {"total", "", WL_SEQ_NPARAMS, "the same for 1, 2 and 4 heads"},
+    };
     wl_table *t = wl_table_new(4);
     wl_table_header_rows(t, 1);
-    wl_table_cell(t, "parameters", -1);
-    wl_table_cell(t, "shape", -1);
-    wl_table_cell(t, "count", -1);
-    wl_table_cell(t, "role", -1);
-    wl_table_cell(t, "W_k", -1);
-    wl_table_cellf(t, -1, "%d × [%d, %d]", H, dh, WL_SEQ_C);
-    wl_table_cellf(t, -1, "%d", WL_SEQ_D * WL_SEQ_C);
-    wl_table_cell(t, "keys: each head's d = 4/H rows read the 3 input channels", -1);
-    wl_table_cell(t, "W_v", -1);
-    wl_table_cellf(t, -1, "%d × [%d, %d]", H, dh, WL_SEQ_C);
-    wl_table_cellf(t, -1, "%d", WL_SEQ_D * WL_SEQ_C);
-    wl_table_cell(t, "values: project the weighted input to the head's d numbers", -1);
-    wl_table_cell(t, "q", -1);
-    wl_table_cellf(t, -1, "%d × [%d]", H, dh);
-    wl_table_cellf(t, -1, "%d", WL_SEQ_D);
-    wl_table_cell(t, "one learned query per head", -1);
-    wl_table_cell(t, "w", -1);
-    wl_table_cellf(t, -1, "[%d]", WL_SEQ_D);
-    wl_table_cellf(t, -1, "%d", WL_SEQ_D);
-    wl_table_cell(t, "output weights over the concatenated heads", -1);
-    wl_table_cell(t, "b", -1);
-    wl_table_cell(t, "[1]", -1);
-    wl_table_cell(t, "1", -1);
-    wl_table_cell(t, "output bias", -1);
-    wl_table_cell(t, "total", -1);
-    wl_table_cell(t, "", -1);
-    wl_table_cellf(t, -1, "%d", WL_SEQ_NPARAMS);
-    wl_table_cell(t, "the same for 1, 2 and 4 heads", -1);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        wl_table_cell(t, parts[i].name, -1);
+        wl_table_cell(t, parts[i].shape, -1);
+        if (parts[i].count < 0) wl_table_cell(t, "count", -1);
+        else wl_table_cellf(t, -1, "%d", parts[i].count);
+        wl_table_cell(t, parts[i].role, -1);
+    }
     char *tt = wl_table_text(t), *th = wl_table_html(t);
     wl_table_free(t);
     wl_buf b = {0}, f = {0};
