@@ -464,10 +464,9 @@ char *wl_chart_svg(const wl_chart *c)
     wl_buf_puts(&b, "</text>");
     int entry = 0;
     if (isfinite(c->ref_y)) {
-        wl_buf_printf(&b, "<line class=\"reference\" x1=\"%d\" x2=\"%g\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" "
-                          "stroke-dasharray=\"5,4\"/><line x1=\"%g\" x2=\"%g\" y1=\"%d\" y2=\"%d\" stroke=\"#555\" "
-                          "stroke-dasharray=\"4,2\"/><text class=\"legend\" x=\"%g\" y=\"%d\">",
-                      L, L + pw, PY(c->ref_y), PY(c->ref_y), L + pw + 10, L + pw + 22, T + 11, T + 11, L + pw + 26, T + 14);
+        wl_buf_printf(&b, "<line x1=\"%g\" x2=\"%g\" y1=\"%d\" y2=\"%d\" stroke=\"#555\" stroke-dasharray=\"4,2\"/>"
+                          "<text class=\"legend\" x=\"%g\" y=\"%d\">",
+                      L + pw + 10, L + pw + 22, T + 11, T + 11, L + pw + 26, T + 14);
         wl_buf_html(&b, c->ref_label ? c->ref_label : "reference");
         wl_buf_puts(&b, "</text>");
         entry++;
@@ -491,6 +490,9 @@ char *wl_chart_svg(const wl_chart *c)
         if (!npts) wl_buf_puts(&b, " (none yet)");
         wl_buf_puts(&b, "</text>");
     }
+    if (isfinite(c->ref_y)) /* drawn last, so that lines near it do not hide it */
+        wl_buf_printf(&b, "<line class=\"reference\" x1=\"%d\" x2=\"%g\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\" "
+                          "stroke-width=\"1.5\" stroke-dasharray=\"5,4\"/>", L, L + pw, PY(c->ref_y), PY(c->ref_y));
 #undef PX
 #undef PY
     wl_buf_puts(&b, "</svg>");
