@@ -540,13 +540,17 @@ char *wl_chart_vegalite(const wl_chart *c)
     wl_buf_puts(&b, "],\"scale\":{\"range\":[");
     for (int k = 0; k < c->ns && k < 4; k++) wl_buf_printf(&b, "%s\"%s\"", k ? "," : "", COLORS[k]);
     wl_buf_puts(&b, "]}}}}");
-    if (isfinite(c->ref_y)) {
+    if (isfinite(c->ref_y)) { /* the reference line, labelled at its right end */
         wl_buf_puts(&b, ",{\"data\":{\"values\":[{\"reference\":");
         wl_buf_json_str(&b, c->ref_label ? c->ref_label : "reference");
         wl_buf_puts(&b, ",\"y\":");
         wl_buf_json_num(&b, c->ref_y);
-        wl_buf_puts(&b, "}]},\"mark\":{\"type\":\"rule\",\"strokeDash\":[5,4],\"color\":\"#555\",\"tooltip\":true},"
-                        "\"encoding\":{\"y\":{\"field\":\"y\",\"type\":\"quantitative\"},\"tooltip\":[{\"field\":\"reference\"},{\"field\":\"y\"}]}}");
+        wl_buf_printf(&b, ",\"x\":%.10g}]},\"encoding\":{\"y\":{\"field\":\"y\",\"type\":\"quantitative\"}},\"layer\":["
+                          "{\"mark\":{\"type\":\"rule\",\"strokeDash\":[5,4],\"color\":\"#222\",\"tooltip\":true},"
+                          "\"encoding\":{\"tooltip\":[{\"field\":\"reference\"},{\"field\":\"y\"}]}},"
+                          "{\"mark\":{\"type\":\"text\",\"align\":\"right\",\"dy\":-7,\"color\":\"#222\"},"
+                          "\"encoding\":{\"x\":{\"field\":\"x\",\"type\":\"quantitative\"},\"text\":{\"field\":\"reference\"}}}]}",
+                      a.x1);
     }
     wl_buf_puts(&b, "]}");
     return wl_buf_take(&b);
