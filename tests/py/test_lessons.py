@@ -371,3 +371,41 @@ def test_a_checkpoint_finds_its_vocabulary(tmp_path):
     assert r.returncode == 0, r.stderr
     r = wl(f'stories = corpus profile=smoke\nm = model load {lone}\ngenerate $m "a dog" vocab=$stories')
     assert r.returncode == 1 and "the model has a vocabulary of" in r.stderr and "this vocab" in r.stderr, r.stderr
+
+
+def svg_texts(svg, cls):
+    return re.findall(rf'<text class="{cls}"[^>]*>([^<]*)</text>', svg)
+
+
+def is_nice(step):
+    m = step / 10 ** math.floor(math.log10(step) + 1e-9)
+    return any(abs(m - k) < 1e-6 for k in (1, 2, 5, 10))
+
+
+def test_plots_have_nice_ticks_whole_titles_and_every_legend_entry(tmp_path):
+    r, out = build(tmp_path, "#%% markdown\n# # plots\n#%%\nseq_weights heads=2 run=2 positions=0\n#%%\n" + SMOKE +
+                   "r = train $m $stories steps=40 batch=16 eval_every=30\n$r\n")
+    assert r.returncode == 0, r.stderr
+    nb = nbformat.read(out, as_version=4)
+    nbformat.validate(nb)
+    plots = [o.data for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/svg+xml" in o.get("data", {})]
+    assert len(plots) == 3   # the weights, the training display's last state, the training result
+    for data in plots:
+        svg = data["image/svg+xml"]
+        for cls in ("xtick", "ytick"):
+            ticks = [float(t) for t in svg_texts(svg, cls)]
+            assert len(ticks) >= 3, (cls, ticks)
+            steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:])}
+            assert len(steps) == 1 and is_nice(steps.pop()), (cls, ticks)
+        assert all(float(t).is_integer() and "." not in t for t in svg_texts(svg, "xtick"))   # steps are whole
+        assert all(len(t) <= 62 for t in svg_texts(svg, "title"))
+    weights, _, training = plots
+    for data in (weights, training):
+        title = " ".join(svg_texts(data["image/svg+xml"], "title"))
+        assert title == " ".join(data["application/vnd.vegalite.v5+json"]["title"]["text"])
+    assert " ".join(svg_texts(weights["image/svg+xml"], "title")).endswith("2 heads, run 2, positions off")
+    assert svg_texts(weights["image/svg+xml"], "ytick")[0] in ("0", "0.0", "0.00")   # from 0: noise stays small
+    assert 'class="reference"' in weights["image/svg+xml"] and "uniform, 1/12" in weights["image/svg+xml"]
+    # the training chart: one validation at step 30 is still drawn, so its legend entry points at something
+    svg = training["image/svg+xml"]
+    assert "validation" in svg_texts(svg, "legend") and svg.count("<circle") >= 2
