@@ -291,28 +291,43 @@ wl_value *lang_model_vocab(wl_call *c, const lang_model *lm)
     return vv;
 }
 
-/* The vocabulary a checkpoint brings: the "vocab" member of its metadata (what `model save` writes), else a
- * vocab.json of the right size beside it (what `compare` writes); NULL when neither. *from says which. */
-static wl_value *checkpoint_vocab(const char *path, const wl_ckpt_meta *meta, int V, const char **from)
+/* The vocabulary a checkpoint brings into *out: the "vocab" member of its metadata (what `model save` writes;
+ * a bad one is an error), else a vocab.json of the right size beside it (what `compare` writes), else none
+ * (*out NULL). *from says which. Returns 0 / -1. */
+static int checkpoint_vocab(const char *path, const wl_ckpt_meta *meta, int V, wl_value **out, const char **from, wl_err *err)
 {
     wl_vocab v;
-    wl_err ignored;
+    *out = NULL;
     cJSON *o = meta->json ? cJSON_Parse(meta->json) : NULL;
-    char *text = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "vocab"))
-                     ? cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(o, "vocab")) : NULL;
+    const cJSON *member = cJSON_GetObjectItemCaseSensitive(o, "vocab");
+    char *text = member ? cJSON_PrintUnformatted(member) : NULL;
     cJSON_Delete(o);
-    int ok = text && wl_vocab_parse(text, strlen(text), path, &v, &ignored) == 0;
-    free(text);
-    *from = "its metadata";
-    if (!ok) {
+    if (text) {
+        char where[600];
+        snprintf(where, sizeof where, "%s: metadata_json's \"vocab\"", path);
+        int rc = wl_vocab_parse(text, strlen(text), where, &v, err);
+        free(text);
+        if (rc) return -1;
+        size_t n = v.n;
+        if (n != (size_t)V) {
+            wl_vocab_free(&v);
+            return wl_fail(err, "%s: has %zu tokens, the model's vocabulary %d", where, n, V);
+        }
+        *from = "its metadata";
+    } else {
         const char *slash = strrchr(path, '/');
         char beside[4096];
+        wl_err ignored;   /* a vocab.json beside the file that does not fit is not this model's */
         snprintf(beside, sizeof beside, "%.*svocab.json", slash ? (int)(slash - path + 1) : 0, path);
-        ok = wl_vocab_load(beside, &v, &ignored) == 0;
+        if (wl_vocab_load(beside, &v, &ignored)) return 0;
+        if (v.n != (size_t)V) {
+            wl_vocab_free(&v);
+            return 0;
+        }
         *from = "the vocab.json beside it";
     }
-    if (ok && v.n != (size_t)V) wl_vocab_free(&v), ok = 0;
-    return ok ? lang_vocab_value_own(&v) : NULL;
+    *out = lang_vocab_value_own(&v);
+    return 0;
 }
 
 static int model_load(wl_call *c, wl_value **out)
@@ -335,7 +350,12 @@ static int model_load(wl_call *c, wl_value **out)
     lm->selected_step = meta.selected_step;
     lm->test_loss = meta.test_loss;
     const char *from = "given with vocab=";
-    if (!vv) vv = checkpoint_vocab(path, &meta, lm->m.V, &from);
+    if (!vv && checkpoint_vocab(path, &meta, lm->m.V, &vv, &from, c->err)) {
+        wl_ckpt_meta_free(&meta);
+        model_free(lm);
+        c->errword = wl_call_argword(c, 1);
+        return -1;
+    }
     lm->vocab = vv;
     char shown[PATH_MAX];
     snprintf(lm->source, sizeof lm->source, "%s", lang_path_shown(c->in, path, shown, sizeof shown));

@@ -152,3 +152,20 @@ def test_wordlab_checkpoint_carries_its_vocabulary(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert 'vocabulary attached (its metadata)' in done.stdout and 'little' in done.stdout
+
+
+def test_a_bad_vocabulary_in_the_metadata_is_an_error(tmp_path):
+    import os
+    wordlab = os.environ['WORDLAB']
+    done = subprocess.run([wordlab, '-c', 'stories = corpus profile=smoke\nm = model new kind=mlp vocab=$stories.vocab seed=3\n'
+                           f'model save $m {tmp_path}/m.npz'], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with np.load(tmp_path / 'm.npz') as z:
+        arrays = {k: z[k] for k in z.keys()}
+    meta = json.loads(str(arrays['metadata_json']))
+    for bad, says in (({'itos': ['<PAD>', '<BOS>', '<EOS>', '<UNK>', 'dog']}, 'has 5 tokens'),
+                      ({'itos': ['dog']}, 'fewer than the 4 special tokens')):
+        arrays['metadata_json'] = np.array(json.dumps(dict(meta, vocab=bad)))
+        np.savez(tmp_path / 'bad.npz', **arrays)
+        done = subprocess.run([wordlab, '-c', f'model load {tmp_path}/bad.npz'], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 1 and 'bad.npz: metadata_json\'s "vocab"' in done.stderr and says in done.stderr, done.stderr
