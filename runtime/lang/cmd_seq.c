@@ -528,7 +528,7 @@ static int params_render(const void *d, wl_mime *out, wl_err *err)
         else wl_table_cellf(t, -1, "%d", parts[i].count);
         wl_table_cell(t, parts[i].role, -1);
     }
-    char *tt = wl_table_text(t), *th = wl_table_html(t);
+    char *tt = wl_table_text(t);
     wl_table_free(t);
     wl_buf b = {0}, f = {0};
     wl_buf_printf(&f, "head h, on a sequence of inputs x_t = (reading, sin, cos), t = 0..11:\n"
@@ -552,14 +552,15 @@ static int params_render(const void *d, wl_mime *out, wl_err *err)
     out->text_plain = wl_buf_take(&b);
     wl_buf_printf(&b, "<p><b>the %d parameters of the net with ", WL_SEQ_NPARAMS);
     wl_buf_html(&b, name);
-    wl_buf_printf(&b, "</b> (head size d = %d)</p>%s<pre>", dh, th);
+    wl_buf_printf(&b, "</b> (head size d = %d)</p><pre>", dh);   /* the text table: its role column reads left to right */
+    wl_buf_html(&b, tt);
+    wl_buf_puts(&b, "\n\n");
     wl_buf_html(&b, formulas);
     wl_buf_puts(&b, "</pre>");
     out->text_html = wl_buf_take(&b);
     net_json(&b, n);
     out->app_json = wl_buf_take(&b);
     free(tt);
-    free(th);
     free(formulas);
     return 0;
 }
