@@ -78,6 +78,10 @@ size_t wl_vocab_encode(const wl_vocab *v, const char *const *tokens, size_t n, i
 /* vocab.json: {"itos": [...], "profile": ..., "min_freq": ..., "max_vocab": ...}, written atomically. */
 int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err);
 int wl_vocab_load(const char *path, wl_vocab *v, wl_err *err);
+/* The same object as text (malloc'd; NULL when out of memory), and read back from text; where names
+ * the source in error messages. */
+char *wl_vocab_json(const wl_vocab *v);
+int wl_vocab_parse(const char *json, size_t len, const char *where, wl_vocab *v, wl_err *err);
 void wl_vocab_free(wl_vocab *v);
 
 /* --- windows ---------------------------------------------------------------------------- */
