@@ -1,6 +1,7 @@
 /* cmd_corpus.c: the corpus command (embedded story generator or a file) and the corpus value with its audit. */
 #include "lang_objs.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,31 @@ static int cmd_corpus(wl_call *c, wl_value **out)
     return 0;
 }
 
+int lang_opt_split(wl_call *c, const char *def, wl_split *s)
+{
+    const char *name = wl_opt_str(c, "split", def);
+    if (!name) return -1;
+    for (int k = 0; k < WL_NSPLITS; k++)
+        if (!strcmp(name, wl_split_name((wl_split)k))) {
+            *s = (wl_split)k;
+            return 0;
+        }
+    return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "split"), "split is train, validation or test, not %s", name);
+}
+
+static int cmd_story(wl_call *c, wl_value **out)
+{
+    lang_corpus *lc = wl_arg_obj(c, 0, &lang_corpus_type);
+    wl_split s;
+    long long index;
+    if (!lc || lang_opt_split(c, "train", &s) || wl_opt_int(c, "index", 1, 1, LLONG_MAX, &index)) return -1;
+    if ((size_t)index > lc->c.n[s])
+        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "index"), "the %s split has %zu stories", wl_split_name(s),
+                            lc->c.n[s]);
+    *out = wl_str(lc->c.stories[s][index - 1].text);
+    return 0;
+}
+
 const wl_command wl_cmds_corpus[] = {
     {.name = "corpus", .topic = "data", .synopsis = "corpus [profile=classroom] [seed=1] [file=PATH] [stories=N]",
      .summary = "stories, their split, the vocabulary and the audit",
@@ -126,5 +152,11 @@ const wl_command wl_cmds_corpus[] = {
              "Fields: .vocab .train .validation .test (document counts) .audit .story",
      .example = "stories = corpus profile=smoke seed=1\nprint $stories.train \"training stories\"",
      .min_args = 0, .max_args = 0, .options = "profile seed file stories", .flags = WL_CMD_SHOW_BOUND, .fn = cmd_corpus},
+    {.name = "story", .topic = "data", .synopsis = "story CORPUS [split=train] [index=1]",
+     .summary = "the text of one story of a corpus split",
+     .help = "The index-th story (from 1) of split= (train, validation or test), in the split's doc_id order,\n"
+             "as the source gave it (before normalization).",
+     .example = "stories = corpus profile=smoke\nstory $stories split=test index=2",
+     .min_args = 1, .max_args = 1, .options = "split index", .fn = cmd_story},
     {0},
 };

@@ -245,8 +245,9 @@ static int cmd_losses(wl_call *c, wl_value **out)
 {
     lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
     if (!lm) return -1;
-    const char *split_name = wl_opt_str(c, "split", "test");
-    if (!split_name) return -1;
+    wl_split s;
+    if (lang_opt_split(c, "test", &s)) return -1;
+    const char *split_name = wl_split_name(s);
     long long story;
     if (wl_opt_int(c, "story", 1, 1, LLONG_MAX, &story)) return -1;
     lang_corpus *lc = wl_obj_data(c->argv[1], &lang_corpus_type);
@@ -256,10 +257,6 @@ static int cmd_losses(wl_call *c, wl_value **out)
     int n = 0;
     char title[160];
     if (lc) {
-        int s = -1;
-        for (int k = 0; k < WL_NSPLITS; k++)
-            if (!strcmp(split_name, wl_split_name((wl_split)k))) s = k;
-        if (s < 0) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "split"), "split is train, validation or test");
         if ((size_t)story > lc->c.n[s])
             return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "story"), "the %s split has %zu stories", split_name, lc->c.n[s]);
         if (v ? !same_vocab(v, &lc->c.vocab) : lc->c.vocab.n != (size_t)lm->m.V)

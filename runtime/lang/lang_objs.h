@@ -51,6 +51,9 @@ typedef struct lang_tensor {
 
 extern const wl_objtype lang_vocab_type, lang_corpus_type, lang_model_type, lang_ids_type, lang_tensor_type;
 
+/* The split that option split= names (def when it is absent): 0, or -1 with an ArgumentError on the option. */
+int lang_opt_split(wl_call *c, const char *def, wl_split *s);
+
 /* A vocab value over v kept alive by owner (a new reference is taken), or owning *own (moved). */
 wl_value *lang_vocab_value(wl_value *owner, const wl_vocab *v);
 wl_value *lang_vocab_value_own(wl_vocab *own);
