@@ -1,13 +1,15 @@
 // bench_wasm.mjs: ms per model call of greedy generation (the first training-story prefix, 200 new tokens at most)
 // for each bundled model: native wordlab `generate`, the WebAssembly build in Node, and the demo page in chromium;
 // three rounds in turn, the fastest of each kept (the machine's speed drifts), printed with the ratios to native.
-// usage: node bench_wasm.mjs URL WORDLAB DEMO_DIR CHROMIUM_PROFILE NODE_MODULES
+// usage: node bench_wasm.mjs URL WORDLAB DEMO_DIR CHROMIUM_PROFILE
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [url, wordlab, demo, profile, nodeModules] = process.argv.slice(2);
+import { launchChromium } from '../browser/chromium.mjs';
+
+const [url, wordlab, demo, profile] = process.argv.slice(2);
 const ROUNDS = 3, TOKENS = 200, WARMUP = 20;
 const data = JSON.parse(fs.readFileSync(path.join(demo, 'demo-data.json'), 'utf8'));
 const art = path.join(demo, 'artifacts');
@@ -38,12 +40,7 @@ function inNode(i) {
   return r;
 }
 
-const { chromium } = await import(pathToFileURL(path.join(nodeModules, 'playwright-core', 'index.mjs')).href);
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: '/usr/bin/chromium', headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-         '--disable-component-update', '--disable-sync'],
-});
+const context = await launchChromium(profile);
 const page = context.pages()[0] ?? await context.newPage();
 await page.goto(url);
 await page.waitForFunction(() => document.body.dataset.ready || document.body.dataset.error, null, { timeout: 120_000 });

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 
 const [url, screenshot, userDataDir, wordlab, demo] = process.argv.slice(2);
 if (!url || !screenshot || !userDataDir || !wordlab || !demo) {
@@ -71,13 +71,7 @@ function checkNumbers(what, r, limit) {
   }
 }
 
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1280, height: 1000 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const context = await launchChromium(userDataDir, { width: 1280, height: 1000 });
 try {
   const page = context.pages()[0] ?? await context.newPage();
   const problems = [];
