@@ -2,7 +2,7 @@
 # build.sh: the WebAssembly build of the runtime with Debian's emscripten: wordlab-wasm.mjs and wordlab-wasm.wasm in OUT.
 # usage: wasm/build.sh SRC DEBIAN_SRC OBJ OUT
 #   SRC         the source tree; its runtime text, vocabulary, io and model code is compiled as it is, with the
-#               portable CBLAS subset of wl_gemm.c (WL_PORTABLE_BLAS) in place of OpenBLAS
+#               portable CBLAS subset of runtime/nn/portable in place of OpenBLAS
 #   DEBIAN_SRC  what scripts/debian-sources.sh unpacked: the sources of cjson, zlib and utf8proc, the libraries
 #               that the native build links
 #   OBJ         where the objects go (the libraries' are compiled again only when their sources change)
@@ -39,9 +39,9 @@ done
 # The runtime, with the project's warnings as errors. Project headers always count as changed: recompile all.
 inc=(-I"$src/runtime/nn/portable" -I"$deb/include" -I"$deb/cjson" -I"$deb/utf8proc" -I"$deb/zlib")
 for m in core text corpus io nn; do inc+=(-I"$src/runtime/$m"); done
-flags=(-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -DWL_PORTABLE_BLAS -DUTF8PROC_STATIC "${inc[@]}")
+flags=(-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -DUTF8PROC_STATIC "${inc[@]}")
 for f in core/wl_core text/wl_text corpus/wl_vocab io/wl_npz io/wl_zip nn/wl_model nn/wl_layers nn/wl_gemm \
-         nn/wl_generate nn/wl_checkpoint; do
+         nn/wl_generate nn/wl_checkpoint nn/portable/wl_cblas; do
     name="${f//\//_}"
     WL_WASM_FULL=1 compile "$src/runtime/$f.c" "$name" "${flags[@]}"
     objs+=("$obj/$name.o")

@@ -1,8 +1,10 @@
 // test_wasm.mjs: the WebAssembly build under Node against the golden tokenizer vectors and the native build: logits of
-// the bundled models (forward and forward_details, <= 1e-5 relative) and greedy generation equal to native `generate`.
+// the bundled models (forward and forward_details, <= 1e-5 relative), greedy generation equal to native `generate`,
+// and a checkpoint with deflated members.
 // usage: node test_wasm.mjs DEMO_DIR WORDLAB TOKENIZE_JSONL   (DEMO_DIR: the built page, with wordlab.mjs and artifacts/)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -96,6 +98,25 @@ for (const [mi, f] of MODELS.entries()) {
   }
   console.log(`${f}: logits within ${worst.toExponential(2)} relative of native (${LOGIT_PROMPTS.length} contexts, forward and forward_details); greedy generation equal for ${same}/${GEN_PROMPTS.length} prompts`);
   model.free();
+}
+
+// 4. The same checkpoint as numpy.savez_compressed writes it (deflated members: zlib's inflate in the module).
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wordlab-wasm-'));
+try {
+  const stored = path.join(art, MODELS[1]), packed = path.join(tmp, 'compressed.npz');
+  execFileSync('/usr/bin/python3', ['-c', 'import sys, zipfile, numpy as np\n' +
+    'z = np.load(sys.argv[1]); np.savez_compressed(sys.argv[2], **{k: z[k] for k in z.files})\n' +
+    'assert all(i.compress_type == zipfile.ZIP_DEFLATED for i in zipfile.ZipFile(sys.argv[2]).infolist())',
+  stored, packed]);
+  const a = rt.model(fs.readFileSync(stored), 'stored.npz', vocab), b = rt.model(fs.readFileSync(packed), 'compressed.npz', vocab);
+  const ctx = Int32Array.from(native[perModel].ids);   // the second model's first context
+  const la = a.forward(ctx), lb = b.forward(ctx);
+  check(la.length === lb.length && la.every((x, j) => x === lb[j]), `${MODELS[1]} deflated by numpy: other logits than stored`);
+  console.log(`${MODELS[1]} as numpy.savez_compressed writes it (${fs.statSync(packed).size} bytes, deflated): the same logits`);
+  a.free();
+  b.free();
+} finally {
+  fs.rmSync(tmp, { recursive: true, force: true });
 }
 vocab.free();
 console.log(`${checks - failures} passed, ${failures} failed`);

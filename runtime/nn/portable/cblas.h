@@ -1,5 +1,6 @@
 /* cblas.h (portable build): the part of OpenBLAS's CBLAS interface that the runtime calls, for builds without
- * OpenBLAS (WebAssembly); wl_gemm.c implements it when WL_PORTABLE_BLAS is defined. Row-major only. */
+ * OpenBLAS (WebAssembly), implemented by wl_cblas.c beside it. With this directory first on the include path, the
+ * runtime's own files (wl_gemm.c, wl_layers.c, wl_model.c) build unchanged. Row-major only. */
 #ifndef WL_PORTABLE_CBLAS_H
 #define WL_PORTABLE_CBLAS_H
 

@@ -1,4 +1,4 @@
-/* portable_blas.c: the portable CBLAS subset of wl_gemm.c (WL_PORTABLE_BLAS, the WebAssembly build's) against a
+/* portable_blas.c: the portable CBLAS subset (runtime/nn/portable, the WebAssembly build's) against a
  * double-precision loop: sgemm and sgemv, every transpose, leading dimensions and strides, alpha and beta, and gemm()
  * of one row on top of it. Built natively without OpenBLAS (CMakeLists.txt). */
 #include <math.h>
