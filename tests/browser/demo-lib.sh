@@ -3,11 +3,15 @@
 # After wl_serve_demo DIR: $url is the page's address and $tmp a private directory.
 wl_browser_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
-# playwright-core from the pinned package-lock.json, installed once into tests/browser/node_modules.
+# playwright-core from the pinned package-lock.json, installed once into tests/browser/node_modules (under a lock:
+# the browser tests may start at the same time).
 wl_playwright() {
-    if [ ! -f "$wl_browser_dir/node_modules/playwright-core/package.json" ]; then
-        (cd "$wl_browser_dir" && npm ci --no-audit --no-fund --loglevel=error)
-    fi
+    (
+        flock 9
+        if [ ! -f "$wl_browser_dir/node_modules/playwright-core/package.json" ]; then
+            cd "$wl_browser_dir" && npm ci --no-audit --no-fund --loglevel=error
+        fi
+    ) 9>"${TMPDIR:-/tmp}/wordlab-playwright-$(id -u).lock"
 }
 
 wl_serve_demo() {
