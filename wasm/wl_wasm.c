@@ -212,12 +212,12 @@ API const float *wlw_details_weights(const wl_details *d)
 API wl_gen *wlw_gen_start(const wlw_model *h, const int32_t *prompt, int nprompt, int max_new_tokens, int greedy,
                           double temperature, double seed)
 {
-    wl_gen_config cfg = {.max_new_tokens = max_new_tokens, .temperature = temperature, .greedy = greedy,
-                         .seed = (uint64_t)seed};
-    if (!(seed >= 0 && seed <= 9007199254740992.0)) {
+    if (!(seed >= 0 && seed <= 9007199254740992.0 && seed == (double)(uint64_t)seed)) {
         wl_fail(&last, "generate: the seed must be an integer in [0, 2^53], got %g", seed);
         return NULL;
     }
+    wl_gen_config cfg = {.max_new_tokens = max_new_tokens, .temperature = temperature, .greedy = greedy,
+                         .seed = (uint64_t)seed};
     wl_gen *g;
     return wl_gen_start(&h->m, prompt, nprompt, &cfg, &g, &last) < 0 ? NULL : g;
 }

@@ -15,9 +15,10 @@ export class Runtime {
     this.nfiles = 0;
   }
 
-  // Throws the runtime's message for the call that returned failure.
+  // Throws the runtime's message for the call that returned failure (after what, unless the message names a file).
   fail(what) {
-    throw new Error(`${what}: ${this.M.UTF8ToString(this.M._wlw_error())}`);
+    const msg = this.M.UTF8ToString(this.M._wlw_error());
+    throw new Error(what ? `${what}: ${msg}` : msg);
   }
 
   // Runs fn(pointer) with s as a NUL-terminated UTF-8 string in the module's memory.
@@ -51,14 +52,18 @@ export class Runtime {
     return s;
   }
 
-  // Runs fn(path) with bytes as a file of the in-memory file system, removed afterwards.
+  // Runs fn(path) with bytes as a file of the in-memory file system (in a directory of its own, under its own
+  // name, which the runtime's messages then show), removed afterwards.
   withFile(name, bytes, fn) {
-    const path = `/f${this.nfiles++}-${name.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+    const dir = `/load${this.nfiles++}`;
+    const path = `${dir}/${name.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+    this.M.FS.mkdir(dir);
     this.M.FS.writeFile(path, bytes);
     try {
       return this.withString(path, fn);
     } finally {
       this.M.FS.unlink(path);
+      this.M.FS.rmdir(dir);
     }
   }
 
@@ -69,14 +74,14 @@ export class Runtime {
   // vocab.json as it is.
   vocab(bytes, name = 'vocab.json') {
     const ptr = this.withFile(name, bytes, (p) => this.M._wlw_vocab_load(p));
-    if (!ptr) this.fail(`vocabulary ${name}`);
+    if (!ptr) this.fail(null);
     return new Vocab(this, ptr);
   }
 
   // A checkpoint .npz as it is; with vocab, its size must match.
   model(bytes, name, vocab) {
     const ptr = this.withFile(name, bytes, (p) => this.M._wlw_model_load(p, vocab ? vocab.size : 0));
-    if (!ptr) this.fail(`checkpoint ${name}`);
+    if (!ptr) this.fail(null);
     return new Model(this, ptr);
   }
 }

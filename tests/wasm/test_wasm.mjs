@@ -118,6 +118,26 @@ try {
 } finally {
   fs.rmSync(tmp, { recursive: true, force: true });
 }
+
+// 5. Bad input is a clear error that names what and where, and the module goes on working.
+const throws = (fn, pattern, what) => {
+  try {
+    fn();
+    check(false, `${what}: no error`);
+  } catch (e) {
+    check(pattern.test(e.message), `${what}: the error "${e.message}" does not match ${pattern}`);
+  }
+};
+const good = fs.readFileSync(path.join(art, MODELS[0]));
+throws(() => rt.model(good.subarray(0, good.length >> 1), 'half.npz', vocab), /half\.npz/, 'a truncated checkpoint');
+throws(() => rt.vocab(new TextEncoder().encode('{"itos": 3}'), 'bad-vocab.json'), /bad-vocab\.json.*itos/, 'a vocab.json without itos');
+const m0 = rt.model(good, MODELS[0], vocab);
+throws(() => m0.start([5], { maxNewTokens: 3, greedy: false, seed: -1 }), /seed/, 'a negative seed');
+throws(() => m0.start([5], { maxNewTokens: 3, greedy: false, temperature: 0 }), /temperature/, 'temperature 0');
+throws(() => m0.forward(new Int32Array(rt.T).fill(vocab.size)), /outside|vocabulary|range/, 'an id past the vocabulary');
+check(m0.forward(Int32Array.from(native[0].ids)).every((x, j) => x === m0.forward(Int32Array.from(native[0].ids))[j]),
+      'forward after the errors');
+m0.free();
 vocab.free();
 console.log(`${checks - failures} passed, ${failures} failed`);
 process.exit(failures ? 1 : 0);
