@@ -45,6 +45,15 @@ async function currentModel() {
   return state.models.get(entry.file);
 }
 
+// A story prompt, with how the story itself goes on (its first words after the prompt).
+function chooseStory(kind, i) {
+  const p = state.data.prompts[kind][i];
+  $('prompt').value = p.prompt;
+  const rest = p.story.replace(/\s+/g, ' ').trim().slice(p.prompt.length).trim().split(' ').slice(0, 40).join(' ');
+  $('story-rest').textContent = `the ${kind === 'train' ? 'training' : 'held-out'} story goes on: ${rest} …`;
+  $('story-rest').hidden = false;
+}
+
 function fillStories() {
   const kind = document.querySelector('input[name=kind]:checked').value;
   const sel = $('story');
@@ -52,9 +61,10 @@ function fillStories() {
   sel.hidden = kind === 'outside';
   if (kind === 'outside') {
     $('prompt').value = state.outside;
+    $('story-rest').hidden = true;
   } else {
     for (const [i, p] of state.data.prompts[kind].entries()) sel.add(new Option(`${p.label}: ${p.prompt}`, String(i)));
-    $('prompt').value = state.data.prompts[kind][0].prompt;
+    chooseStory(kind, 0);
   }
   showPromptTokens();
 }
@@ -187,8 +197,7 @@ async function main() {
   $('model').addEventListener('change', showInfo);
   for (const r of document.querySelectorAll('input[name=kind]')) r.addEventListener('change', fillStories);
   $('story').addEventListener('change', () => {
-    const kind = document.querySelector('input[name=kind]:checked').value;
-    $('prompt').value = state.data.prompts[kind][Number($('story').value)].prompt;
+    chooseStory(document.querySelector('input[name=kind]:checked').value, Number($('story').value));
     showPromptTokens();
   });
   $('prompt').addEventListener('input', () => {

@@ -53,6 +53,7 @@ async function generate(page, { model, kind, prompt, decode, temperature, seed, 
       nNew: Number(text('n-new')), calls: Number(text('n-calls')), stop: text('stop-reason'),
       seconds: Number(text('seconds')), msPerCall: Number(text('ms-per-call')),
       headsShown: !document.getElementById('heads-box').hidden, rows, text: text('text'),
+      storyRest: document.getElementById('story-rest').hidden ? null : text('story-rest'),
     };
   });
 }
@@ -97,6 +98,8 @@ try {
   const r1 = await generate(page, { model: multi, kind: 'train', decode: 'greedy', limit: limit1 });
   checkNumbers('greedy multihead', r1, limit1);
   if (r1.prompt !== data.prompts.train[0].prompt) fail(`the prompt shown is "${r1.prompt}", not the first training prefix`);
+  const rest = data.prompts.train[0].story.replace(/\s+/g, ' ').slice(r1.prompt.length).trim().split(' ')[0];
+  if (!r1.storyRest?.startsWith(`the training story goes on: ${rest}`)) fail(`the story's next words are shown as "${r1.storyRest}"`);
   const n1 = nativeGenerate(data.models[multi].file, r1.prompt, `tokens=${limit1}`);
   if (JSON.stringify(r1.tokens) !== JSON.stringify(n1.tokens) || r1.stop !== n1.stop) {
     fail(`greedy multihead: the page generated ${JSON.stringify(r1.tokens)} (${r1.stop}), native ${JSON.stringify(n1.tokens)} (${n1.stop})`);
@@ -120,6 +123,7 @@ try {
   checkNumbers('sampled mlp', r2, limit2);
   if (!r2.promptTokens.includes('<UNK>')) fail(`the prompt's tokens ${JSON.stringify(r2.promptTokens)} show no <UNK> for "zorblax"`);
   if (r2.headsShown) fail('the mlp shows a head table');
+  if (r2.storyRest !== null) fail('an outside-domain prompt shows a story');
   const n2 = nativeGenerate(data.models[mlp].file, prompt2, `tokens=${limit2} temperature=0.8 seed=3`);
   if (JSON.stringify(r2.tokens) !== JSON.stringify(n2.tokens) || r2.stop !== n2.stop) {
     fail(`sampled mlp: the page generated ${JSON.stringify(r2.tokens)} (${r2.stop}), native ${JSON.stringify(n2.tokens)} (${n2.stop})`);
