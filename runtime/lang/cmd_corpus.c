@@ -98,7 +98,9 @@ static int cmd_corpus(wl_call *c, wl_value **out)
     lang_corpus *lc = calloc(1, sizeof *lc);
     if (!lc) abort();
     int rc;
-    if (file) {
+    if (wl_opt_has(c, "source") || wl_opt_has(c, "cache") || wl_opt_has(c, "api") || wl_opt_has(c, "time_scale")) {
+        rc = lang_tinystories_corpus(c, &prof, &lc->c);
+    } else if (file) {
         rc = wl_corpus_load_file(file, &prof, &lc->c, c->err);
         if (rc) c->errword = wl_call_optword(c, "file");
     } else {
@@ -140,7 +142,8 @@ static int cmd_story(wl_call *c, wl_value **out)
 }
 
 const wl_command wl_cmds_corpus[] = {
-    {.name = "corpus", .topic = "data", .synopsis = "corpus [profile=classroom] [seed=1] [file=PATH] [stories=N]",
+    {.name = "corpus", .topic = "data",
+     .synopsis = "corpus [profile=classroom] [seed=1] [file=PATH] [stories=N] [source=tinystories [cache=DIR]]",
      .summary = "stories, their split, the vocabulary and the audit",
      .help = "Without file=: stories from the embedded generator (the same seed gives the same stories).\n"
              "With file=: JSON lines with a \"text\" field, or plain text with stories separated by a\n"
@@ -148,10 +151,17 @@ const wl_command wl_cmds_corpus[] = {
              "Profiles: smoke (480 stories, vocabulary 1,500), classroom (3,000 / 3,000), dgx (6,000 /\n"
              "4,000); stories=N overrides the count. Duplicates are removed; each story goes to train,\n"
              "validation or test by a hash of its text; the vocabulary is fit on train only.\n"
+             "With source=tinystories: the course's own data, the profile's pinned subset of TinyStories\n"
+             "(revision f54c09fd, pages chosen as the course chooses them), fetched once from Hugging Face\n"
+             "with a live page display and kept in DIR/<profile>/ (default: the user's cache directory,\n"
+             "$XDG_CACHE_HOME/wordlab/tinystories); a cached copy is checked against its manifest's SHA-256.\n"
+             "Ctrl-C keeps the pages fetched so far; the same command resumes. For tests only: api=URL\n"
+             "replaces both API base URLs and time_scale=X (0..1) shortens every pause and backoff.\n"
              "Shows the audit: documents, tokens, unknown rate and story lengths per split.\n"
              "Fields: .vocab .train .validation .test (document counts) .audit .story",
      .example = "stories = corpus profile=smoke seed=1\nprint $stories.train \"training stories\"",
-     .min_args = 0, .max_args = 0, .options = "profile seed file stories", .flags = WL_CMD_SHOW_BOUND, .fn = cmd_corpus},
+     .min_args = 0, .max_args = 0, .options = "profile seed file stories source cache api time_scale",
+     .flags = WL_CMD_SHOW_BOUND, .fn = cmd_corpus},
     {.name = "story", .topic = "data", .synopsis = "story CORPUS [split=train] [index=1]",
      .summary = "the text of one story of a corpus split",
      .help = "The index-th story (from 1) of split= (train, validation or test), in the split's doc_id order,\n"

@@ -69,6 +69,10 @@ wl_value *lang_tensor_value(const char *name, const float *data, int ndim, const
 /* Encodes tokens into a left-padded context of T ids that starts with BOS (cropped from the left). */
 wl_value *lang_ids_value(const int32_t *history, int nhistory, int T, wl_value *vocab);
 
+/* `corpus source=tinystories [cache=DIR]`: the course's TinyStories subset for profile prof (fetched or from the
+ * cache, with a live page display) built into *c. lang_tinystories.c */
+int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out);
+
 /* The interrupt flag of the call's sink (NULL when there is none). */
 volatile sig_atomic_t *lang_interrupt(wl_call *c);
 

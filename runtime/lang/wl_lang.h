@@ -32,6 +32,10 @@ typedef struct wl_interp_opts {
     int max_stories;      /* > 0: at most this many stories per corpus (fuzzing keeps inputs fast); 0: no cap */
     const char *artifacts_dir;   /* searched first by `artifact` (the front ends pass $WORDLAB_ARTIFACTS); NULL: none.
                                     Must outlive the interpreter. */
+    const struct wl_http *http;  /* the front end's HTTP GET (wl_tinystories.h) for `corpus source=tinystories`;
+                                    NULL: no network. Must outlive the interpreter. */
+    const char *cache_dir;       /* the user's cache directory for downloads (the front ends pass $XDG_CACHE_HOME/wordlab
+                                    or ~/.cache/wordlab); NULL: none. Must outlive the interpreter. */
 } wl_interp_opts;
 
 /* A failed evaluation: what went wrong and where (1-based line and column in code points;
