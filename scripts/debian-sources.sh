@@ -37,7 +37,9 @@ mkdir -p "$dir.new/include/cjson"
 for src in cjson zlib utf8proc; do
     ver="$(dpkg-query -W -f='${source:Version}' "${DEV[$src]}")"
     (cd "$dir.new" && apt-get "${opts[@]}" source "$src=$ver" >"$tmp/$src.log" 2>&1) ||
-        { cat "$tmp/$src.log" >&2; echo "debian-sources: cannot fetch the source of $src $ver" >&2; exit 1; }
+        { cat "$tmp/$src.log" >&2
+          echo "debian-sources: cannot fetch the source of $src $ver (if the archive has moved on to a newer" \
+               "version: apt-get install --only-upgrade ${DEV[$src]})" >&2; exit 1; }
     # one directory per library whatever the upstream version: cjson/, zlib/, utf8proc/
     mv "$dir.new/$(cd "$dir.new" && ls -d "$src"-*/ | head -n 1)" "$dir.new/$src"
 done
