@@ -116,35 +116,43 @@ static int cmd_corpus(wl_call *c, wl_value **out)
     return 0;
 }
 
-const wl_story *lang_corpus_story(wl_call *c, const lang_corpus *lc, int *split)
+int lang_opt_split(wl_call *c, const char *def, wl_split *s)
 {
-    const char *name = wl_opt_str(c, "split", "test");
-    long long story;
-    if (!name || wl_opt_int(c, "story", 1, 1, LLONG_MAX, &story)) return NULL;
-    int s = -1;
+    const char *name = wl_opt_str(c, "split", def);
+    if (!name) return -1;
     for (int k = 0; k < WL_NSPLITS; k++)
-        if (!strcmp(name, wl_split_name((wl_split)k))) s = k;
-    if (s < 0) {
-        wl_call_fail(c, "ArgumentError", wl_call_optword(c, "split"), "split is train, validation or test");
-        return NULL;
-    }
-    if ((size_t)story > lc->c.n[s]) {
-        wl_call_fail(c, "ArgumentError", wl_call_optword(c, "story"), "the %s split has %zu stories", name, lc->c.n[s]);
-        return NULL;
-    }
-    *split = s;
-    return &lc->c.stories[s][story - 1];
+        if (!strcmp(name, wl_split_name((wl_split)k))) {
+            *s = (wl_split)k;
+            return 0;
+        }
+    return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "split"), "split is train, validation or test, not %s", name);
 }
 
-/* story CORPUS: one story's text, or its first words= tokens (a prompt taken from the corpus). */
+const wl_story *lang_corpus_story(wl_call *c, const lang_corpus *lc, wl_split *split)
+{
+    long long story;
+    if (lang_opt_split(c, "test", split) || wl_opt_int(c, "story", 1, 1, LLONG_MAX, &story)) return NULL;
+    if ((size_t)story > lc->c.n[*split]) {
+        wl_call_fail(c, "ArgumentError", wl_call_optword(c, "story"), "the %s split has %zu stories", wl_split_name(*split),
+                     lc->c.n[*split]);
+        return NULL;
+    }
+    return &lc->c.stories[*split][story - 1];
+}
+
+/* story CORPUS: one story's text as the source gave it, or its first words= tokens (a prompt from the corpus). */
 static int cmd_story(wl_call *c, wl_value **out)
 {
     const lang_corpus *lc = wl_arg_obj(c, 0, &lang_corpus_type);
-    int split;
+    wl_split split;
     const wl_story *st = lc ? lang_corpus_story(c, lc, &split) : NULL;
     long long words;
     if (!st || wl_opt_int(c, "words", 0, 1, LLONG_MAX, &words)) return -1;
-    size_t n = words && (size_t)words < st->tokens.n ? (size_t)words : st->tokens.n;
+    if (!words) {
+        *out = wl_str(st->text);
+        return 0;
+    }
+    size_t n = (size_t)words < st->tokens.n ? (size_t)words : st->tokens.n;
     char *text;
     if (wl_text_detokenize((const char *const *)st->tokens.tok, n, &text, c->err)) return -1;
     *out = wl_str(text);
@@ -175,8 +183,9 @@ const wl_command wl_cmds_corpus[] = {
      .flags = WL_CMD_SHOW_BOUND, .fn = cmd_corpus},
     {.name = "story", .topic = "data", .synopsis = "story CORPUS [split=test] [story=1] [words=N]",
      .summary = "one story of a corpus as text, or its first N tokens (a prompt from the corpus)",
-     .help = "The story=N-th story (from 1) of split= (train, validation or test), detokenized; words=N\n"
-             "keeps its first N tokens, a prompt whose continuation the story itself shows.",
+     .help = "The story=N-th story (from 1) of split= (train, validation or test, in the split's doc_id\n"
+             "order) as the source gave it; words=N keeps its first N tokens, detokenized: a prompt whose\n"
+             "continuation the story itself shows.",
      .example = "stories = corpus profile=smoke\nstory $stories split=train story=1 words=12\nstory $stories",
      .min_args = 1, .max_args = 1, .options = "split story words", .fn = cmd_story},
     {0},

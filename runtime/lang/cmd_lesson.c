@@ -279,7 +279,7 @@ static int cmd_losses(wl_call *c, wl_value **out)
     int n = 0;
     char title[160];
     if (lc) {
-        int s;
+        wl_split s;
         const wl_story *st = lang_corpus_story(c, lc, &s);
         if (!st) return -1;
         if (v ? !same_vocab(v, &lc->c.vocab) : lc->c.vocab.n != (size_t)lm->m.V)
@@ -291,7 +291,7 @@ static int cmd_losses(wl_call *c, wl_value **out)
         if (!ids) abort();
         memcpy(ids, st->ids, sizeof(int32_t) * (size_t)n);
         toks = st->tokens;   /* borrowed */
-        snprintf(title, sizeof title, "%s story %td (of %zu) scored by the %s model", wl_split_name((wl_split)s),
+        snprintf(title, sizeof title, "%s story %td (of %zu) scored by the %s model", wl_split_name(s),
                  st - lc->c.stories[s] + 1, lc->c.n[s], lm->m.kind_name);
     } else {
         const char *text = wl_arg_str(c, 1);

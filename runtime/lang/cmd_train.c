@@ -341,22 +341,18 @@ static int cmd_evaluate(wl_call *c, wl_value **out)
     lang_model *lm;
     lang_corpus *lc;
     if (model_and_corpus(c, &lm, &lc)) return -1;
-    const char *split = wl_opt_str(c, "split", "validation");
-    if (!split) return -1;
-    int s = -1;
-    for (int k = 0; k < WL_NSPLITS; k++)
-        if (!strcmp(split, wl_split_name((wl_split)k))) s = k;
-    if (s < 0) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "split"), "split= is train, validation or test, not %s", split);
+    wl_split s;
+    if (lang_opt_split(c, "validation", &s)) return -1;
     wl_window_set w;
-    if (corpus_windows(c, lc, (wl_split)s, &w)) return -1;
-    if (!w.n) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "split"), "the %s split of this corpus is empty", split);
+    if (corpus_windows(c, lc, s, &w)) return -1;
+    if (!w.n) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "split"), "the %s split of this corpus is empty", wl_split_name(s));
     lang_eval *e = calloc(1, sizeof *e);
     if (!e) abort();
     if (wl_evaluate(&lm->m, NULL, &w, 512, lang_interrupt(c), &e->loss, &e->ppl, c->err)) {
         free(e);
         return -1;
     }
-    snprintf(e->split, sizeof e->split, "%s", split);
+    snprintf(e->split, sizeof e->split, "%s", wl_split_name(s));
     e->targets = w.n;
     *out = wl_obj(&EVAL_T, e);
     return 0;

@@ -52,6 +52,9 @@ typedef struct lang_tensor {
 
 extern const wl_objtype lang_vocab_type, lang_corpus_type, lang_model_type, lang_ids_type, lang_tensor_type;
 
+/* The split that option split= names (def when it is absent): 0, or -1 with an ArgumentError on the option. */
+int lang_opt_split(wl_call *c, const char *def, wl_split *s);
+
 /* A vocab value over v kept alive by owner (a new reference is taken), or owning *own (moved). */
 wl_value *lang_vocab_value(wl_value *owner, const wl_vocab *v);
 wl_value *lang_vocab_value_own(wl_vocab *own);
@@ -64,7 +67,7 @@ const wl_vocab *lang_vocab_get(const wl_value *vocab_value);
  * machine's absolute path), anything else as given. Returns path or buf. */
 const char *lang_path_shown(const wl_interp *in, const char *path, char *buf, size_t cap);
 /* The story that split= (default test) and story=N (1-based, default 1) choose in lc; NULL with an error. */
-const wl_story *lang_corpus_story(wl_call *c, const lang_corpus *lc, int *split);
+const wl_story *lang_corpus_story(wl_call *c, const lang_corpus *lc, wl_split *split);
 /* What every error about a model without a vocabulary says. */
 #define LANG_NO_VOCAB "this model has no vocabulary: give one when loading it (model load PATH vocab=V, where V is a " \
                       "vocab.json path, a vocab or a corpus)"

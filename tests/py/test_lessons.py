@@ -325,10 +325,23 @@ def test_losses_match_evaluate_and_perplexity():
     (SMOKE + "losses $m $stories split=nope", "split is train, validation or test"),
     ("m = model new kind=mlp vocab=50\nlosses $m \"the dog\"", "give one when loading it (model load PATH vocab=V"),
     ("uniform 0", "ArgumentError"),
+    (SMOKE + "story $stories split=test story=100000", "the test split has 49 stories"),
+    (SMOKE + "story $stories split=nope", "split is train, validation or test, not nope"),
+    (SMOKE + "story $m", "TypeError"),
 ])
 def test_lesson_command_errors(code, message):
     r = wl(code)
     assert r.returncode == 1 and message in r.stderr, r.stderr
+
+
+def test_story_is_the_source_text():
+    # the first training story is the corpus's .story; stories of different splits differ
+    r = subprocess.run([WORDLAB, "--json", "-c", SMOKE + "story $stories split=train\n$stories.story\n"
+                        "story $stories split=test story=49\nstory $stories split=validation story=1"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    first, field, test49, val1 = [json.loads(l) for l in r.stdout.splitlines() if l.strip()][-4:]
+    assert first == field and test49 != val1 and len(test49.split()) > 50
 
 
 def test_heatmap_shapes_and_uniform():
