@@ -122,7 +122,7 @@ typedef struct wl_audit {
 
 typedef struct wl_corpus {
     wl_profile profile;
-    char source[512];              /* where the stories came from, for display */
+    char *source;                  /* where the stories came from, for display (malloc'd) */
     wl_story *stories[WL_NSPLITS]; /* per split, ordered by doc_id */
     size_t n[WL_NSPLITS];
     wl_vocab vocab;                /* fit on train */
@@ -143,6 +143,10 @@ int wl_corpus_load_file(const char *path, const wl_profile *profile, wl_corpus *
 
 /* Same from the embedded story generator: profile->stories stories from seed. */
 int wl_corpus_generate(const wl_profile *profile, uint64_t seed, wl_corpus *c, wl_err *err);
+
+/* The byte offset in the JSON text s of its first NUL: a NUL byte or the escape \u0000 (its backslash not escaped
+ * itself); n when there is none. cJSON cuts a string at a NUL, so a reader looks for one before it trusts a string. */
+size_t wl_json_nul_at(const char *s, size_t n);
 
 /* One JSON line of a story source: *text gets its "text" (malloc'd, NUL-terminated) and *row_idx
  * its "row_idx" (-1 when absent). Fails, with no location (callers add file and line), on invalid

@@ -145,6 +145,7 @@ static void model_free(void *d)
     lang_model *lm = d;
     wl_model_free(&lm->m);
     wl_unref(lm->vocab);
+    free(lm->source);
     free(lm);
 }
 
@@ -265,7 +266,8 @@ static int model_new(wl_call *c, wl_value **out)
     }
     lm->seed = (uint64_t)seed;
     lm->vocab = vv;
-    snprintf(lm->source, sizeof lm->source, "model new");
+    lm->source = strdup("model new");
+    if (!lm->source) abort();
     *out = wl_obj(&lang_model_type, lm);
     return 0;
 }
@@ -290,7 +292,8 @@ static int model_load(wl_call *c, wl_value **out)
     lm->selected_step = meta.selected_step;
     lm->test_loss = meta.test_loss;
     lm->vocab = vv;
-    snprintf(lm->source, sizeof lm->source, "%s", path);
+    lm->source = strdup(path);
+    if (!lm->source) abort();
     wl_ckpt_meta_free(&meta);
     *out = wl_obj(&lang_model_type, lm);
     return 0;

@@ -30,7 +30,7 @@ typedef struct lang_model {
     double test_loss;     /* NaN when unknown */
     long steps_trained;
     wl_value *vocab;      /* a vocab value, or NULL when only the size is known */
-    char source[512];     /* "new" or the checkpoint path */
+    char *source;         /* "model new" or the checkpoint path (malloc'd) */
 } lang_model;
 
 typedef struct lang_ids {
