@@ -282,7 +282,8 @@ static int model_load(wl_call *c, wl_value **out)
     if (wl_opt_has(c, "vocab") && !(vv = lang_vocab_from(c, wl_opt_val(c, "vocab"), wl_call_optword(c, "vocab")))) return -1;
     lang_model *lm = new_lang_model();
     wl_ckpt_meta meta;
-    if (wl_checkpoint_load(path, vv ? (int)lang_vocab_get(vv)->n : 0, &lm->m, &meta, c->err)) {
+    volatile sig_atomic_t *interrupt = c->sink ? c->sink->interrupt : NULL;
+    if (wl_checkpoint_load(path, vv ? (int)lang_vocab_get(vv)->n : 0, interrupt, &lm->m, &meta, c->err)) {
         free(lm);
         wl_unref(vv);
         c->errword = wl_call_argword(c, 1);

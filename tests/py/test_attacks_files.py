@@ -209,6 +209,19 @@ def test_a_nul_byte_in_a_script_is_an_error_with_its_place(tmp_path):
     assert "<stdin>:2:9: ParseError: a NUL byte" in p.stderr.decode()
 
 
+def test_a_nul_in_a_kernel_cell_is_an_error_with_its_place(kernel):
+    import kernel_util as ku
+    km, kc = kernel
+    reply, msgs = ku.run(kc, 'print "fine"', user_expressions={"x": "print \u0000"})   # a NUL elsewhere: not the code's
+    assert reply["content"]["status"] == "ok" and ku.stdout_text(msgs) == "fine\n"
+    reply, msgs = ku.run(kc, "print 1\nprint 22\u0000print 3", user_expressions={"x": "print ok"})
+    c = reply["content"]
+    assert c["status"] == "error" and c["ename"] == "ParseError", c
+    assert "cell:2:9: ParseError: a NUL byte" in c["traceback"][0], c["traceback"]
+    assert ku.stdout_text(msgs) == ""
+    assert km.is_alive()
+
+
 def test_a_lone_cr_is_a_line_break():
     p = run("-c", "print 1\rprint 2\r\nprint 3")
     assert p.returncode == 0, text(p)
