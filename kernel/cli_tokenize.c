@@ -81,10 +81,6 @@ int cli_tokenize(int argc, char **argv)
         fflush(stdout);
         return 1;
     }
-    if (fflush(stdout) || ferror(stdout)) {
-        fprintf(stderr, "wordlab tokenize: cannot write the output: %s\n", strerror(errno));
-        return 1;
-    }
     if (errors) fprintf(stderr, "wordlab tokenize: %zu of %zu lines failed\n", errors, lineno);
     return errors ? 1 : 0;
 }

@@ -42,8 +42,7 @@ static void out_flush(void)
     if ((fflush(stdout) || ferror(stdout)) && !g_out_errno) g_out_errno = errno ? errno : EIO;
 }
 
-/* The exit status of a front end that would return rc: 1 with a message when its output could not be written. */
-static int out_close(int rc)
+int cli_exit_status(int rc)
 {
     out_flush();
     if (!g_out_errno) return rc;
@@ -458,7 +457,7 @@ static int run_files(int argc, char **argv, int json)
         free(code);
     }
     wl_interp_free(in);
-    return out_close(rc);
+    return rc;
 }
 
 static int run_arg(int argc, char **argv, int json)
@@ -472,7 +471,7 @@ static int run_arg(int argc, char **argv, int json)
     if (!in) return 1;
     int rc = run_code(in, &t, argv[1], strlen(argv[1]), "-c", 1) ? 1 : 0;
     wl_interp_free(in);
-    return out_close(rc);
+    return rc;
 }
 
 int cli_run(int argc, char **argv)
@@ -504,5 +503,5 @@ int cli_repl(int argc, char **argv)
     if (!in) return 1;
     int rc = json || !isatty(STDIN_FILENO) ? run_stdin(in, &t) : repl_loop(in, &t);
     wl_interp_free(in);
-    return out_close(rc);
+    return rc;
 }

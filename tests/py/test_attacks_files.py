@@ -181,18 +181,19 @@ def test_tokenize_read_failing_for_memory_is_an_error(tmp_path):
 
 # ---- 7. output that cannot be written ----
 
-@pytest.mark.parametrize("args", [["-c", "print 1"], ["--json", "-c", "mean 1 2"], ["run", "SCRIPT"], ["STDIN"]])
+@pytest.mark.parametrize("args", [["-c", "print 1"], ["--json", "-c", "mean 1 2"], ["run", "SCRIPT"], ["STDIN"],
+                                  ["tokenize", "--jsonl"], ["--version"]])
 def test_output_to_dev_full_exits_non_zero_with_a_message(tmp_path, args):
     script = tmp_path / "s.wlab"
     script.write_text("print 1\nmean 1 2\n")
-    stdin = None
+    stdin = b'{"text": "a dog ran."}\n' if args[0] == "tokenize" else None
     if args == ["STDIN"]:
         args, stdin = [], b"print 1\n"
     args = [str(script) if a == "SCRIPT" else a for a in args]
     with open("/dev/full", "wb") as full:
         p = subprocess.run([WORDLAB, *args], input=stdin, stdout=full, stderr=subprocess.PIPE, timeout=60)
     assert p.returncode == 1, p.stderr
-    assert "cannot write the output: No space left on device" in p.stderr.decode()
+    assert p.stderr.decode().endswith("wordlab: cannot write the output: No space left on device\n"), p.stderr
 
 
 # ---- 8. NUL bytes and lone CRs ----
