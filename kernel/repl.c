@@ -145,18 +145,18 @@ static int term_input(void *ud, const char *prompt, int password, char *out, siz
         tcsetattr(STDIN_FILENO, TCSANOW, &noecho);
     }
     char *line = NULL;
-    size_t n = 0;
-    ssize_t k = getline(&line, &n, stdin);   /* Ctrl-C: read fails with EINTR (no SA_RESTART) */
+    size_t n = 0, len;
+    int k = wl_read_line(stdin, &line, &n, &len);   /* Ctrl-C: read fails with EINTR (no SA_RESTART) */
     if (quiet) {
         tcsetattr(STDIN_FILENO, TCSANOW, &old);
         putchar('\n');
     }
-    if (k < 0) {
+    if (k <= 0) {   /* the end of the input, or an error, said here: the command only learns there is no input */
+        if (k < 0 && errno != EINTR) fprintf(stderr, "wordlab: input: cannot read stdin: %s\n", wl_read_line_why(errno));
         free(line);
         clearerr(stdin);
         return -1;
     }
-    if (k && line[k - 1] == '\n') line[--k] = 0;
     snprintf(out, cap, "%s", line);
     free(line);
     return 0;
@@ -447,7 +447,7 @@ static int run_files(int argc, char **argv, int json)
         char *code;
         size_t len;
         wl_err err;
-        if (wl_read_file(argv[i], &code, &len, &err)) {
+        if (wl_read_file_max(argv[i], WL_LANG_MAX_CODE, &code, &len, &err)) {
             fprintf(stderr, "wordlab: %s\n", err.msg);
             rc = 1;
             break;

@@ -308,7 +308,7 @@ const char *wl_read_line_why(int e)
     return e == EFBIG ? "longer than 16 MiB" : strerror(e);
 }
 
-int wl_read_file(const char *path, char **data, size_t *len, wl_err *err)
+int wl_read_file_max(const char *path, size_t max, char **data, size_t *len, wl_err *err)
 {
     *data = NULL;
     *len = 0;
@@ -316,33 +316,38 @@ int wl_read_file(const char *path, char **data, size_t *len, wl_err *err)
     if (!f) return fail_at(err, path, "cannot open", errno);
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        return wl_fail(err, "%s: out of memory", path);
-    }
-    for (;;) {
+    int bad = buf ? 0 : ENOMEM;
+    while (!bad) {
         if (n + 1 >= cap) {
             char *nb = realloc(buf, cap * 2);
             if (!nb) {
-                free(buf);
-                fclose(f);
-                return wl_fail(err, "%s: out of memory", path);
+                bad = ENOMEM;
+                break;
             }
             buf = nb;
             cap *= 2;
         }
         size_t r = fread(buf + n, 1, cap - n - 1, f);
         n += r;
+        if (r == 0) bad = ferror(f) ? errno : 0;
         if (r == 0) break;
+        if (n > max) bad = EFBIG;
     }
-    int bad = ferror(f) ? errno : 0;
     fclose(f);
     if (bad) {
         free(buf);
-        return fail_at(err, path, "read error", bad);
+        char what[64];
+        snprintf(what, sizeof what, "larger than %zu bytes, the most read here", max);
+        return fail_at(err, path, bad == EFBIG ? what : bad == ENOMEM ? "out of memory" : "read error",
+                       bad == EFBIG || bad == ENOMEM ? 0 : bad);
     }
     buf[n] = '\0';
     *data = buf;
     *len = n;
     return 0;
+}
+
+int wl_read_file(const char *path, char **data, size_t *len, wl_err *err)
+{
+    return wl_read_file_max(path, WL_READ_MAX, data, len, err);
 }

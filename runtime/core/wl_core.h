@@ -78,7 +78,10 @@ int wl_read_line(FILE *f, char **buf, size_t *cap, size_t *len);
 /* Why wl_read_line failed, from its errno: "longer than 16 MiB" for EFBIG, else strerror. */
 const char *wl_read_line_why(int e);
 
-/* Reads a whole file into a malloc'd buffer (NUL-terminated; *len excludes the NUL). */
+/* Reads a whole file into a malloc'd buffer (NUL-terminated; *len excludes the NUL). A file (or a device, a pipe)
+ * that goes on past WL_READ_MAX bytes is an error; wl_read_file_max sets the bound. */
+#define WL_READ_MAX ((size_t)4 << 30)
 int wl_read_file(const char *path, char **data, size_t *len, wl_err *err);
+int wl_read_file_max(const char *path, size_t max, char **data, size_t *len, wl_err *err);
 
 #endif

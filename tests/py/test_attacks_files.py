@@ -260,6 +260,12 @@ def test_dev_zero_on_stdin_under_a_memory_limit_gives_a_message():
     assert "<stdin>:1:1: ParseError: a NUL byte" in p.stderr.decode()
 
 
+def test_run_of_an_endless_file_is_refused_past_the_limit():
+    p = run("run", "/dev/zero", limit_kb=400_000)
+    assert p.returncode == 1 and p.stdout == b""
+    assert "wordlab: /dev/zero: larger than 1048576 bytes, the most read here" in p.stderr.decode()
+
+
 def test_an_endless_script_on_stdin_is_refused_past_the_limit():
     yes = subprocess.Popen(["yes", "print 1"], stdout=subprocess.PIPE)
     try:
