@@ -151,7 +151,7 @@ size_t wl_json_nul_at(const char *s, size_t n);
 /* One JSON line of a story source: *text gets its "text" (malloc'd, NUL-terminated) and *row_idx
  * its "row_idx" (-1 when absent). Fails, with no location (callers add file and line), on invalid
  * UTF-8, invalid JSON, a value that is not an object, a missing or non-string "text", a "row_idx"
- * that is not a non-negative integer, or a \u0000 escape (a NUL cannot be carried). */
+ * that is not a non-negative integer, or a NUL byte or \u0000 escape (a NUL cannot be carried). */
 int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row_idx, wl_err *err);
 
 /* The windows of one split (ctx/tgt malloc'd; free with wl_windows_free). */
