@@ -34,8 +34,7 @@ int wl_profile_get(const char *name, wl_profile *out, wl_err *err)
 
 /* --- doc ids and the split -------------------------------------------------------------- */
 
-/* SHA-256 of prefix (plen bytes) followed by data. */
-static int sha256(const void *prefix, size_t plen, const char *data, size_t len, unsigned char md[32], wl_err *err)
+int wl_corpus_sha256(const void *prefix, size_t plen, const char *data, size_t len, unsigned char md[32], wl_err *err)
 {
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     unsigned int mdlen = 0;
@@ -48,7 +47,7 @@ static int sha256(const void *prefix, size_t plen, const char *data, size_t len,
 int wl_corpus_doc_id_normalized(const char *norm, size_t len, char doc_id[WL_DOC_ID_LEN + 1], wl_err *err)
 {
     unsigned char md[32];
-    if (sha256("", 0, norm, len, md, err)) return -1;
+    if (wl_corpus_sha256("", 0, norm, len, md, err)) return -1;
     for (int i = 0; i < WL_DOC_ID_LEN / 2; i++) snprintf(doc_id + 2 * i, 3, "%02x", md[i]);
     return 0;
 }
@@ -56,7 +55,7 @@ int wl_corpus_doc_id_normalized(const char *norm, size_t len, char doc_id[WL_DOC
 int wl_corpus_split_normalized(const char *norm, size_t len, wl_split *split, wl_err *err)
 {
     unsigned char md[32];
-    if (sha256(WL_SPLIT_SEED, sizeof WL_SPLIT_SEED, norm, len, md, err)) return -1;  /* with its NUL */
+    if (wl_corpus_sha256(WL_SPLIT_SEED, sizeof WL_SPLIT_SEED, norm, len, md, err)) return -1;  /* with its NUL */
     uint64_t x = 0;
     for (int i = 0; i < 8; i++) x = x << 8 | md[i];
     /* x / 2^64 < 0.8 exactly as Python's float division compares it: x is rounded to a double first. */

@@ -47,6 +47,9 @@ int wl_corpus_doc_id_normalized(const char *norm, size_t len, char doc_id[WL_DOC
  * < 0.80 train, < 0.90 validation, else test. */
 int wl_corpus_split_normalized(const char *norm, size_t len, wl_split *split, wl_err *err);
 
+/* SHA-256 of prefix (plen bytes) followed by data (len bytes) into md. */
+int wl_corpus_sha256(const void *prefix, size_t plen, const char *data, size_t len, unsigned char md[32], wl_err *err);
+
 /* Both, from raw text (normalizes it; invalid UTF-8 fails with the byte offset). */
 int wl_corpus_doc_info(const char *text, size_t len, char doc_id[WL_DOC_ID_LEN + 1], wl_split *split,
                        wl_err *err);
@@ -75,6 +78,10 @@ size_t wl_vocab_encode(const wl_vocab *v, const char *const *tokens, size_t n, i
 /* vocab.json: {"itos": [...], "profile": ..., "min_freq": ..., "max_vocab": ...}, written atomically. */
 int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err);
 int wl_vocab_load(const char *path, wl_vocab *v, wl_err *err);
+/* The same object as text (malloc'd; NULL when out of memory), and read back from text; where names
+ * the source in error messages. */
+char *wl_vocab_json(const wl_vocab *v);
+int wl_vocab_parse(const char *json, size_t len, const char *where, wl_vocab *v, wl_err *err);
 void wl_vocab_free(wl_vocab *v);
 
 /* --- windows ---------------------------------------------------------------------------- */
