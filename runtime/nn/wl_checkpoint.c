@@ -12,7 +12,8 @@
 #define STATE_PREFIX "state__"
 #define META_NAME "metadata_json"
 #define EMB_NAME STATE_PREFIX "token_embedding.weight"
-#define META_MAX ((size_t)1 << 20)   /* bytes the metadata may declare */
+/* Bytes the metadata may declare: 1 MiB, and 4 KiB for each token of the vocabulary it may carry (UTF-32). */
+#define META_MAX(V) (((size_t)1 << 20) + (size_t)(V) * 4096)
 
 void wl_ckpt_meta_free(wl_ckpt_meta *meta)
 {
@@ -147,7 +148,7 @@ static const wl_npy *embedding(const char *path, const wl_npz *z, wl_err *err)
 }
 
 /* Before any data is inflated: the arrays may declare no more bytes than the largest model of their vocabulary
- * holds, plus the metadata. */
+ * holds, plus the metadata (with the vocabulary it may carry). */
 static int check_declared(void *ud, const wl_npz *z, wl_err *err)
 {
     const char *path = ud;
@@ -159,7 +160,7 @@ static int check_declared(void *ud, const wl_npz *z, wl_err *err)
         wl_model m;
         if (wl_model_layout(&m, kinds[k], (int)e->shape[0], 0, NULL) == 0 && m.nparams > most) most = m.nparams;
     }
-    size_t allowed = most * sizeof(float) + META_MAX;
+    size_t allowed = most * sizeof(float) + META_MAX(e->shape[0]);
     for (size_t i = 0; i < z->n; i++) total += z->arrays[i].nbytes;
     if (total > allowed)
         return wl_fail(err, "%s: its arrays declare %zu bytes, more than the %zu that a checkpoint with a vocabulary of "
