@@ -23,6 +23,9 @@ const char *cli_cache_dir(void);
 int wl_cmd_kernel(int argc, char **argv);          /* kernel_main.c */
 int wl_cmd_install_kernel(int argc, char **argv);  /* kernel_spec.c */
 int cli_repl(int argc, char **argv);               /* repl.c: the REPL, or commands from a pipe; --json */
+/* repl.c: the exit status of the program that would return rc: 1, with a message on stderr, when writing its
+ * output (stdout, flushed here) failed. */
+int cli_exit_status(int rc);
 int cli_run(int argc, char **argv);                /* repl.c: wordlab run FILE.wlab */
 int cli_code(int argc, char **argv);               /* repl.c: wordlab -c 'COMMANDS' */
 int cli_tokenize(int argc, char **argv);           /* cli_tokenize.c: wordlab tokenize --jsonl */

@@ -324,6 +324,26 @@ static cJSON *user_expressions(wl_kernel *k, const cJSON *exprs)
     return out;
 }
 
+/* The length of the code, counting up to its first NUL too: cJSON ends the "code" string at a \u0000 (or a raw NUL),
+ * so the raw content is scanned for one inside the value of "code"; the NUL then stands at code[strlen(code)]. */
+static size_t code_length(const wl_msg *m, const char *code)
+{
+    const char *s = zmq_msg_data(&m->frames[m->delim + 5]), *end = s + zmq_msg_size(&m->frames[m->delim + 5]);
+    for (const char *k = s; (k = memmem(k, (size_t)(end - k), "\"code\"", 6)); k += 6) {
+        const char *p = k + 6;
+        while (p < end && *p && strchr(" \t\r\n", *p)) p++;
+        if (p == end || *p++ != ':') continue;
+        while (p < end && *p && strchr(" \t\r\n", *p)) p++;
+        if (p == end || *p++ != '"') continue;
+        for (; p < end && *p != '"'; p++) {
+            if (!*p || (*p == '\\' && end - p >= 6 && !memcmp(p + 1, "u0000", 5))) return strlen(code) + 1;
+            if (*p == '\\') p++;
+        }
+        break;
+    }
+    return strlen(code);
+}
+
 cJSON *wl_exec_execute(wl_chan *c, const wl_msg *m)
 {
     wl_kernel *k = c->k;
@@ -356,7 +376,7 @@ cJSON *wl_exec_execute(wl_chan *c, const wl_msg *m)
     wl_mime result = {0};
     wl_lang_error err = {0};
     cJSON *payload = pager_payload(k, code);
-    int rc = payload ? 0 : wl_interp_eval(k->interp, code, "cell", 1, &sink, &result, &err);
+    int rc = payload ? 0 : wl_interp_eval_n(k->interp, code, code_length(m, code), "cell", 1, &sink, &result, &err);
     cell_finish(&cell);
     cJSON *r = cJSON_CreateObject();
     if (rc == 0) {

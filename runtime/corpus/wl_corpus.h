@@ -129,7 +129,7 @@ typedef struct wl_audit {
 
 typedef struct wl_corpus {
     wl_profile profile;
-    char source[512];              /* where the stories came from, for display */
+    char *source;                  /* where the stories came from, for display (malloc'd) */
     wl_story *stories[WL_NSPLITS]; /* per split, ordered by doc_id */
     size_t n[WL_NSPLITS];
     wl_vocab vocab;                /* fit on train */
@@ -151,15 +151,15 @@ int wl_corpus_load_file(const char *path, const wl_profile *profile, wl_corpus *
 /* Same from the embedded story generator: profile->stories stories from seed. */
 int wl_corpus_generate(const wl_profile *profile, uint64_t seed, wl_corpus *c, wl_err *err);
 
+/* The byte offset in the JSON text s of its first NUL: a NUL byte or the escape \u0000 (its backslash not escaped
+ * itself); n when there is none. cJSON cuts a string at a NUL, so a reader looks for one before it trusts a string. */
+size_t wl_json_nul_at(const char *s, size_t n);
+
 /* One JSON line of a story source: *text gets its "text" (malloc'd, NUL-terminated) and *row_idx
  * its "row_idx" (-1 when absent). Fails, with no location (callers add file and line), on invalid
  * UTF-8, invalid JSON, a value that is not an object, a missing or non-string "text", a "row_idx"
- * that is not a non-negative integer, or a \u0000 escape (a NUL cannot be carried). */
+ * that is not a non-negative integer, or a NUL byte or \u0000 escape (a NUL cannot be carried). */
 int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row_idx, wl_err *err);
-
-/* Whether a JSON text s[0..n) has the escape \u0000 (a backslash preceded by an even number of backslashes):
- * cJSON ends a string there, so a NUL cannot be carried. */
-int wl_corpus_json_has_nul(const char *s, size_t n);
 
 /* The windows of one split (ctx/tgt malloc'd; free with wl_windows_free). */
 int wl_corpus_windows(const wl_corpus *c, wl_split s, wl_windows *w, wl_err *err);

@@ -214,7 +214,7 @@ static cJSON *parse_body(const wl_http_reply *rp, int *nul, char *why, size_t ca
         cJSON_Delete(j);
         return NULL;
     }
-    *nul = wl_corpus_json_has_nul(rp->body, rp->len);
+    *nul = wl_json_nul_at(rp->body, rp->len) < rp->len;
     return j;
 }
 

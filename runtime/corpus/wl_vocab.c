@@ -2,6 +2,7 @@
 #include "wl_corpus.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,8 +193,8 @@ static int read_count(const cJSON *root, const char *name, size_t *out, const ch
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(root, name);
     *out = 0;
     if (!f) return 0;
-    if (!cJSON_IsNumber(f) || f->valuedouble < 0 || f->valuedouble != (double)(size_t)f->valuedouble)
-        return wl_fail(err, "%s: \"%s\" must be a non-negative integer", path, name);
+    if (!cJSON_IsNumber(f) || !(f->valuedouble >= 0 && f->valuedouble <= 1e15) || f->valuedouble != floor(f->valuedouble))
+        return wl_fail(err, "%s: \"%s\" must be an integer from 0 to 10^15", path, name);
     *out = (size_t)f->valuedouble;
     return 0;
 }
@@ -227,11 +228,35 @@ static int load_json(const cJSON *root, const char *path, wl_vocab *v, wl_err *e
     return index_tokens(v, path, err);
 }
 
+/* The error for a vocab.json whose text holds a NUL at byte offset at: cJSON cuts strings there, so a copy of the
+ * text is parsed again with U+0001 in its place, and the first token that comes out longer names the place. */
+static int nul_fail(const char *json, size_t len, size_t at, const cJSON *root, const char *where, wl_err *err)
+{
+    char *data = malloc(len);
+    if (!data) return wl_fail(err, "%s: out of memory", where);
+    memcpy(data, json, len);
+    for (size_t i = at; i < len; i += 1 + wl_json_nul_at(data + i + 1, len - i - 1)) {
+        if (data[i]) data[i + 5] = '1';   /* \u0000 -> \u0001 */
+        else data[i] = 1;
+    }
+    cJSON *again = cJSON_ParseWithLength(data, len);
+    free(data);
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "itos"), *b = cJSON_GetObjectItemCaseSensitive(again, "itos");
+    int i = 0, found = -1;
+    for (const cJSON *x = a ? a->child : NULL, *y = b ? b->child : NULL; x && y && found < 0; x = x->next, y = y->next, i++)
+        if (cJSON_IsString(x) && cJSON_IsString(y) && strlen(x->valuestring) != strlen(y->valuestring)) found = i;
+    cJSON_Delete(again);
+    if (found >= 0) return wl_fail(err, "%s: itos[%d] holds U+0000 (NUL), which a token cannot hold", where, found);
+    return wl_fail(err, "%s: a NUL (a NUL byte or \\u0000) at byte offset %zu, which vocab.json cannot hold", where, at);
+}
+
 int wl_vocab_parse(const char *json, size_t len, const char *where, wl_vocab *v, wl_err *err)
 {
     memset(v, 0, sizeof *v);
     cJSON *root = cJSON_ParseWithLength(json, len);
-    int rc = cJSON_IsObject(root) ? load_json(root, where, v, err)
+    size_t nul = wl_json_nul_at(json, len);
+    int rc = nul < len ? nul_fail(json, len, nul, root, where, err)
+           : cJSON_IsObject(root) ? load_json(root, where, v, err)
                                   : wl_fail(err, "%s: not a JSON object (expected {\"itos\": [...]})", where);
     cJSON_Delete(root);
     if (rc) wl_vocab_free(v);

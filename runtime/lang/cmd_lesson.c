@@ -12,51 +12,49 @@
 
 /* The directories searched, in order: the interpreter's artifacts_dir (the front ends pass
  * $WORDLAB_ARTIFACTS), <dir of the program>/../share/artifacts (an installed or build-tree program),
- * the source tree's share/artifacts. Returns how many. */
-static int artifact_dirs(const wl_interp *in, char dirs[3][PATH_MAX])
+ * the source tree's share/artifacts. Fills dirs with malloc'd paths (free them with free_dirs); returns how many. */
+static int artifact_dirs(const wl_interp *in, char *dirs[3])
 {
     int n = 0;
     const char *first = wl_interp_options(in)->artifacts_dir;
-    if (first && *first) snprintf(dirs[n++], PATH_MAX, "%s", first);
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len > 0) {
-        exe[len] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            if (snprintf(dirs[n], PATH_MAX, "%s/../share/artifacts", exe) < PATH_MAX) n++;
-        }
+    if (first && *first && !(dirs[n++] = strdup(first))) abort();
+    char *exe = realpath("/proc/self/exe", NULL);
+    char *slash = exe ? strrchr(exe, '/') : NULL;
+    if (slash) {
+        *slash = 0;
+        if (asprintf(&dirs[n++], "%s/../share/artifacts", exe) < 0) abort();
     }
+    free(exe);
 #ifdef WL_SOURCE_DIR
-    snprintf(dirs[n++], PATH_MAX, "%s", WL_SOURCE_DIR "/share/artifacts");
+    if (!(dirs[n++] = strdup(WL_SOURCE_DIR "/share/artifacts"))) abort();
 #endif
     return n;
 }
 
-const char *lang_path_shown(const wl_interp *in, const char *path, char *buf, size_t cap)
+static void free_dirs(char *dirs[3], int n)
 {
-    char dirs[3][PATH_MAX], *real = realpath(path, NULL);
+    for (int i = 0; i < n; i++) free(dirs[i]);
+}
+
+char *lang_path_shown(const wl_interp *in, const char *path)
+{
+    char *dirs[3], *real = realpath(path, NULL), *shown = NULL;
     int n = artifact_dirs(in, dirs);
-    const char *shown = path;
-    for (int i = 0; real && i < n && shown == path; i++) {
+    for (int i = 0; real && i < n && !shown; i++) {
         char *dir = realpath(dirs[i], NULL);
         size_t k = dir ? strlen(dir) : 0;
-        if (dir && !strncmp(real, dir, k) && real[k] == '/') {
-            snprintf(buf, cap, "share/artifacts%s", real + k);
-            shown = buf;
-        }
+        if (dir && !strncmp(real, dir, k) && real[k] == '/' && asprintf(&shown, "share/artifacts%s", real + k) < 0) abort();
         free(dir);
     }
     free(real);
+    free_dirs(dirs, n);
+    if (!shown && !(shown = strdup(path))) abort();
     return shown;
 }
 
-static int cmd_artifact(wl_call *c, wl_value **out)
+/* The artifact name in the first directory that holds it, or the first readable directory (name NULL). */
+static int find_artifact(wl_call *c, char *const *dirs, int n, wl_value **out)
 {
-    char dirs[3][PATH_MAX];
-    int n = artifact_dirs(c->in, dirs);
-    if (!n) return wl_call_fail(c, "RuntimeError", 0, "no artifact directory is known; set WORDLAB_ARTIFACTS");
     if (c->argc == 0) {
         for (int i = 0; i < n; i++)
             if (!access(dirs[i], R_OK | X_OK)) {
@@ -88,6 +86,16 @@ static int cmd_artifact(wl_call *c, wl_value **out)
     wl_call_fail(c, "FileNotFoundError", 1, "no artifact %s in %s", name, where);
     free(where);
     return -1;
+}
+
+static int cmd_artifact(wl_call *c, wl_value **out)
+{
+    char *dirs[3];
+    int n = artifact_dirs(c->in, dirs);
+    if (!n) return wl_call_fail(c, "RuntimeError", 0, "no artifact directory is known; set WORDLAB_ARTIFACTS");
+    int rc = find_artifact(c, dirs, n, out);
+    free_dirs(dirs, n);
+    return rc;
 }
 
 /* ---- losses: every target of one story, its probability and its loss ---- */

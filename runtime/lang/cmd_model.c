@@ -4,7 +4,6 @@
 #include "wl_checkpoint.h"
 
 #include <cjson/cJSON.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +146,7 @@ static void model_free(void *d)
     lang_model *lm = d;
     wl_model_free(&lm->m);
     wl_unref(lm->vocab);
+    free(lm->source);
     free(lm);
 }
 
@@ -269,7 +269,8 @@ static int model_new(wl_call *c, wl_value **out)
     }
     lm->seed = (uint64_t)seed;
     lm->vocab = vv;
-    snprintf(lm->source, sizeof lm->source, "model new");
+    lm->source = strdup("model new");
+    if (!lm->source) abort();
     *out = wl_obj(&lang_model_type, lm);
     return 0;
 }
@@ -340,7 +341,8 @@ static int model_load(wl_call *c, wl_value **out)
     if (wl_opt_has(c, "vocab") && !(vv = lang_vocab_from(c, wl_opt_val(c, "vocab"), wl_call_optword(c, "vocab")))) return -1;
     lang_model *lm = new_lang_model();
     wl_ckpt_meta meta;
-    if (wl_checkpoint_load(path, vv ? (int)lang_vocab_get(vv)->n : 0, &lm->m, &meta, c->err)) {
+    volatile sig_atomic_t *interrupt = c->sink ? c->sink->interrupt : NULL;
+    if (wl_checkpoint_load(path, vv ? (int)lang_vocab_get(vv)->n : 0, interrupt, &lm->m, &meta, c->err)) {
         free(lm);
         wl_unref(vv);
         c->errword = wl_call_argword(c, 1);
@@ -357,8 +359,7 @@ static int model_load(wl_call *c, wl_value **out)
         return -1;
     }
     lm->vocab = vv;
-    char shown[PATH_MAX];
-    snprintf(lm->source, sizeof lm->source, "%s", lang_path_shown(c->in, path, shown, sizeof shown));
+    lm->source = lang_path_shown(c->in, path);
     snprintf(lm->vocab_from, sizeof lm->vocab_from, "%s", vv ? from : "");
     wl_ckpt_meta_free(&meta);
     *out = wl_obj(&lang_model_type, lm);

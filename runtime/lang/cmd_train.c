@@ -6,7 +6,6 @@
 #include "wl_train.h"
 
 #include <cjson/cJSON.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -485,13 +484,14 @@ static int cmd_generate(wl_call *c, wl_value **out)
 
 typedef struct lang_results {
     cJSON *root;
-    char path[512];
+    char *path;   /* malloc'd */
 } lang_results;
 
 static void results_free(void *p)
 {
     lang_results *r = p;
     cJSON_Delete(r->root);
+    free(r->path);
     free(r);
 }
 
@@ -577,13 +577,14 @@ static const wl_objtype RESULTS_T = {.name = "comparison", .fields = "", .free =
 /* comparison.json from a directory (or the file itself). */
 static int load_results(wl_call *c, const char *where, int word, wl_value **out)
 {
-    char path[512];
+    wl_buf b = {0};
     size_t n = strlen(where);
-    if (n > 5 && !strcmp(where + n - 5, ".json")) snprintf(path, sizeof path, "%s", where);
-    else snprintf(path, sizeof path, "%s/comparison.json", where);
-    char *text;
+    if (n > 5 && !strcmp(where + n - 5, ".json")) wl_buf_puts(&b, where);
+    else wl_buf_printf(&b, "%s/comparison.json", where);
+    char *path = wl_buf_take(&b), *text;
     size_t len;
     if (wl_read_file(path, &text, &len, c->err)) {
+        free(path);
         c->errword = word;
         return -1;
     }
@@ -592,13 +593,15 @@ static int load_results(wl_call *c, const char *where, int word, wl_value **out)
     if (!root || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "aggregate")) ||
         !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "runs"))) {
         cJSON_Delete(root);
-        return wl_call_fail(c, "RuntimeError", word, "%s is not a comparison.json (it needs \"runs\" and \"aggregate\" objects)", path);
+        wl_call_fail(c, "RuntimeError", word, "%s is not a comparison.json (it needs \"runs\" and \"aggregate\" objects)", path);
+        free(path);
+        return -1;
     }
     lang_results *r = calloc(1, sizeof *r);
     if (!r) abort();
     r->root = root;
-    char shown[PATH_MAX];
-    snprintf(r->path, sizeof r->path, "%s", lang_path_shown(c->in, path, shown, sizeof shown));
+    r->path = lang_path_shown(c->in, path);
+    free(path);
     *out = wl_obj(&RESULTS_T, r);
     return 0;
 }

@@ -30,7 +30,7 @@ typedef struct lang_model {
     double test_loss;     /* NaN when unknown */
     long steps_trained;
     wl_value *vocab;      /* a vocab value, or NULL when only the size is known */
-    char source[512];     /* "new" or the checkpoint path */
+    char *source;         /* "model new" or the checkpoint path (malloc'd) */
     char vocab_from[64];  /* where a loaded model's vocabulary came from ("" when it was given with the model) */
 } lang_model;
 
@@ -64,8 +64,8 @@ wl_value *lang_vocab_from(wl_call *c, wl_value *v, int word);
 /* The wl_vocab inside a vocab value. */
 const wl_vocab *lang_vocab_get(const wl_value *vocab_value);
 /* path as saved outputs show it: a bundled file as share/artifacts/NAME (the project's own place for it, not the
- * machine's absolute path), anything else as given. Returns path or buf. */
-const char *lang_path_shown(const wl_interp *in, const char *path, char *buf, size_t cap);
+ * machine's absolute path), anything else as given; malloc'd. */
+char *lang_path_shown(const wl_interp *in, const char *path);
 /* The story that split= (default test) and story=N (1-based, default 1) choose in lc; NULL with an error. */
 const wl_story *lang_corpus_story(wl_call *c, const lang_corpus *lc, wl_split *split);
 /* What every error about a model without a vocabulary says. */

@@ -2,7 +2,6 @@
 #include "lang_objs.h"
 #include "wl_tinystories.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,10 +86,10 @@ int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out)
     for (const char *p = api; p && *p; p++)
         if (*p <= ' ' || *p >= 0x7f)
             return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "api"), "api= must be a URL of printable ASCII");
-    char root[PATH_MAX];
-    if (cache) snprintf(root, sizeof root, "%s", cache);
-    else if (opts->cache_dir) snprintf(root, sizeof root, "%s/tinystories", opts->cache_dir);
-    else return wl_call_fail(c, "RuntimeError", 0, "no cache directory is known here; give one with cache=DIR");
+    if (!cache && !opts->cache_dir)
+        return wl_call_fail(c, "RuntimeError", 0, "no cache directory is known here; give one with cache=DIR");
+    char *root;
+    if (cache ? !(root = strdup(cache)) : asprintf(&root, "%s/tinystories", opts->cache_dir) < 0) abort();
 
     fetch_ui ui = {.c = c, .profile = prof->name};
     snprintf(ui.id, sizeof ui.id, "wordlab-fetch-%d-%d", (int)(time(NULL) % 100000), ++ui_counter);
@@ -102,27 +101,36 @@ int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out)
                         .time_scale = scale, .http = opts->http, .interrupt = lang_interrupt(c),
                         .on_event = on_event, .ud = &ui};
     wl_ts_result res;
-    if (wl_ts_fetch(&cfg, &res, c->err)) {
+    int fetched = wl_ts_fetch(&cfg, &res, c->err);
+    free(root);
+    if (fetched) {
         c->errword = wl_call_optword(c, "source");
         return -1;
     }
-    char shown[PATH_MAX];
+    char *shown = wl_path_shown(res.path);
+    if (!shown) abort();
     if (res.cached)
         wl_sink_printf(c->sink, "TinyStories %s subset: %zu stories from the cache %s (SHA-256 %s, verified)\n", prof->name,
-                       res.stories, wl_path_shown(res.path, shown, sizeof shown), res.sha256);
+                       res.stories, shown, res.sha256);
     else {
         char kept[64] = "";
         if (res.resumed) snprintf(kept, sizeof kept, " (%zu of them kept from an earlier fetch)", res.resumed);
         wl_sink_printf(c->sink, "TinyStories %s subset: %zu stories in %zu pages%s saved to %s (SHA-256 %s)\n", prof->name,
-                       res.stories, res.pages, kept, wl_path_shown(res.path, shown, sizeof shown), res.sha256);
+                       res.stories, res.pages, kept, shown, res.sha256);
     }
     if (res.course_match == 1)
         wl_sink_printf(c->sink, "this is the course's dgx subset: its SHA-256 matches the published %s\n", WL_TS_DGX_SHA256);
     else if (res.course_match == 0)
         wl_sink_printf(c->sink, "warning: this is not the course's dgx subset: the course published SHA-256 %s\n",
                        WL_TS_DGX_SHA256);
-    if (wl_corpus_load_file(res.path, prof, out, c->err)) return -1;
-    snprintf(out->source, sizeof out->source, "TinyStories %.12s, train split, the course's %s subset (%.400s)", WL_TS_REVISION,
-             prof->name, shown);
+    if (wl_corpus_load_file(res.path, prof, out, c->err)) {
+        free(shown);
+        return -1;
+    }
+    free(out->source);
+    if (asprintf(&out->source, "TinyStories %.12s, train split, the course's %s subset (%s)", WL_TS_REVISION, prof->name,
+                 shown) < 0)
+        abort();
+    free(shown);
     return 0;
 }

@@ -65,6 +65,12 @@ void wl_interp_set_text_width(wl_interp *in, int cols);
 int wl_interp_eval(wl_interp *in, const char *code, const char *origin, int first_line,
                    const wl_sink *sink, wl_mime *result, wl_lang_error *error);
 
+/* The same for len bytes of code, which may hold NUL bytes: the first is a ParseError at its line and column.
+ * A lone CR is a line break, as LF and CRLF are. Code longer than WL_LANG_MAX_CODE bytes is a LimitError. */
+#define WL_LANG_MAX_CODE (1 << 20)
+int wl_interp_eval_n(wl_interp *in, const char *code, size_t len, const char *origin, int first_line,
+                     const wl_sink *sink, wl_mime *result, wl_lang_error *error);
+
 /* "complete", "incomplete" (inside an open quote or bracket) or "invalid". */
 const char *wl_lang_is_complete(const char *code);
 
