@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Every runtime function that can fail returns 0 on success or -1 on failure and
@@ -80,8 +81,9 @@ int wl_read_line(FILE *f, char **buf, size_t *cap, size_t *len);
 const char *wl_read_line_why(int e);
 
 /* Reads a whole file into a malloc'd buffer (NUL-terminated; *len excludes the NUL). A file (or a device, a pipe)
- * that goes on past WL_READ_MAX bytes is an error; wl_read_file_max sets the bound. */
-#define WL_READ_MAX ((size_t)4 << 30)
+ * that goes on past WL_READ_MAX bytes is an error (4 GiB; 1 GiB where size_t has 32 bits, as in WebAssembly);
+ * wl_read_file_max sets the bound. */
+#define WL_READ_MAX (SIZE_MAX > 0xffffffffu ? (size_t)4 << 30 : (size_t)1 << 30)
 int wl_read_file(const char *path, char **data, size_t *len, wl_err *err);
 int wl_read_file_max(const char *path, size_t max, char **data, size_t *len, wl_err *err);
 

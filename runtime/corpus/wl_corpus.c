@@ -352,16 +352,6 @@ static int check_line_text(const char *line, size_t n, wl_err *err)
     return 0;
 }
 
-size_t wl_json_nul_at(const char *s, size_t n)
-{
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!s[i] || (s[i] == '\\' && run % 2 == 0 && n - i >= 6 && !memcmp(s + i + 1, "u0000", 5))) return i;
-        run = s[i] == '\\' ? run + 1 : 0;
-    }
-    return n;
-}
-
 int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row_idx, wl_err *err)
 {
     *text = NULL;

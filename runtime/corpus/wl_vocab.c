@@ -228,6 +228,17 @@ static int load_json(const cJSON *root, const char *path, wl_vocab *v, wl_err *e
     return index_tokens(v, path, err);
 }
 
+/* The JSON text lives in vocab.json and story files alike (wl_corpus.c also calls it). */
+size_t wl_json_nul_at(const char *s, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!s[i] || (s[i] == '\\' && run % 2 == 0 && n - i >= 6 && !memcmp(s + i + 1, "u0000", 5))) return i;
+        run = s[i] == '\\' ? run + 1 : 0;
+    }
+    return n;
+}
+
 /* The error for a vocab.json whose text holds a NUL at byte offset at: cJSON cuts strings there, so a copy of the
  * text is parsed again with U+0001 in its place, and the first token that comes out longer names the place. */
 static int nul_fail(const char *json, size_t len, size_t at, const cJSON *root, const char *where, wl_err *err)
