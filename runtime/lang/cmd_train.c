@@ -175,6 +175,7 @@ typedef struct progress_ui {
     double last;
     int best_step;
     double best;
+    int shown;             /* the live display exists */
     double *xs, *ys;       /* every step's batch loss, for the live curve */
     int n, cap;
     wl_trace_row trace[64];
@@ -226,12 +227,11 @@ static void on_train_step(void *ud, const wl_train_progress *p)
             ui->best_step = p->step;
         }
         if (ui->ntrace < 64) ui->trace[ui->ntrace++] = (wl_trace_row){p->step, 0, p->loss, p->validation_loss};
-        wl_sink_printf(ui->c->sink, "step %d/%d: train batch loss %.4f, validation loss %.4f\n", p->step, p->steps, p->loss,
-                       p->validation_loss);
     }
     double t = now_s();
     if (validated || p->step == p->steps || t - ui->last > 0.25) {
-        show_progress(ui, p, ui->id[0] != 0 && ui->last > 0);
+        show_progress(ui, p, ui->shown);
+        ui->shown = 1;
         ui->last = t;
     }
 }
@@ -286,10 +286,8 @@ static int cmd_train(wl_call *c, wl_value **out)
     lm->selected_step = run->r.selected_step;
     lm->test_loss = run->r.test_loss;
     if (!lm->vocab) lm->vocab = lang_vocab_value(c->argv[1], &lc->c.vocab);
-    if (run->r.interrupted)
-        wl_sink_printf(c->sink, "interrupted at step %d; the model keeps the weights of step %d\n", run->r.steps_done,
-                       run->r.selected_step);
     *out = wl_obj(&RUN_T, run);
+    if (ui.shown) wl_call_replaces_display(c, *out, ui.id);   /* the live display ends as the summary */
     return 0;
 }
 
@@ -689,12 +687,15 @@ const wl_command wl_cmds_train[] = {
              "gradients, clips them to norm 1 and takes an AdamW step. At step 1, every eval_every\n"
              "steps (default steps/8) and at the end it measures the validation loss; the model ends\n"
              "with the weights of the best one. Defaults: lr 0.003 and wd 0.001 for attention models,\n"
-             "0.001 and 0.0001 for mlp; seed is the model's. Ctrl-C stops early and keeps the best\n"
-             "weights so far. Shows live progress; gives the trace, validation and test scores.\n"
+             "0.001 and 0.0001 for mlp; seed is the model's. Ctrl-C stops early: the weights reached are\n"
+             "validated too, and the best of every validation is kept (a second Ctrl-C skips that pass).\n"
+             "One live display shows the progress and ends as the summary: the curve, validation and test\n"
+             "scores and the trace.\n"
              "Fields: .selected_step .validation_loss .validation_perplexity .test_loss .test_perplexity .seconds .steps",
      .example = "stories = corpus profile=smoke stories=60\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "train $m $stories steps=20 batch=32 eval_every=10",
-     .min_args = 2, .max_args = 2, .options = "steps batch lr wd seed eval_every", .fn = cmd_train},
+     .min_args = 2, .max_args = 2, .options = "steps batch lr wd seed eval_every", .flags = WL_CMD_SHOW_BOUND,
+     .fn = cmd_train},
     {.name = "evaluate", .topic = "training", .synopsis = "evaluate MODEL CORPUS [split=validation]",
      .summary = "cross-entropy and perplexity over every window of a split",
      .help = "The mean loss -ln p(target) over all windows of the split (train, validation or test),\n"

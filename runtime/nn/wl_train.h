@@ -91,7 +91,11 @@ typedef struct wl_train_result {
 } wl_train_result;
 
 /* Trains m in place and leaves it holding the best parameters. test may be NULL.
- * progress and interrupt may be NULL. Returns 0 (also when interrupted: see res->interrupted) or -1. */
+ * progress and interrupt may be NULL. Returns 0 (also when interrupted: see res->interrupted) or -1.
+ * progress is called after every step. When *interrupt becomes non-zero, training stops before the next step;
+ * the weights reached since the last validation are validated as well (with *interrupt set back to 0 during
+ * that pass, so that a second interrupt skips it; it is 1 again on return), kept when they are the best, and
+ * reported by one more progress call for the same step with its validation_loss. */
 int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train,
              const wl_window_set *validation, const wl_window_set *test,
              wl_train_progress_fn progress, void *ud, volatile sig_atomic_t *interrupt,

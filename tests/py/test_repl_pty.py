@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+import training_text as tt
+
 WORDLAB = os.environ.get("WORDLAB", "build/wordlab")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r")
 
@@ -146,11 +148,14 @@ def test_ctrl_c_stops_training_and_keeps_the_repl(home):
     r.send("\x03")
     out = r.expect(r"wordlab> ", timeout=60)
     assert time.time() - t0 < 30
-    assert "Interrupted" in out
-    assert re.search(r"interrupted at step \d+; the model keeps the weights of step \d+", out)
+    # the progress line ends as the summary, then the interrupt is reported, once
+    assert out.count("Interrupted") == 1 and out.index("trained multihead for") < out.index("Interrupted")
+    done = int(re.search(r"trained multihead for (\d+) of 100000 steps .*, interrupted\n", out)[1])
+    rows, kept = tt.summary(out)
+    assert rows[0][0] == 1 and 50 in dict(rows) and rows[-1][0] == done >= 50
     r.send("print $m.selected_step\r")
     step = int(re.search(r"(\d+)\s*\n", r.expect(r"wordlab> ")).group(1))
-    assert step >= 50
+    assert step == kept
     assert r.close() == 0
 
 
