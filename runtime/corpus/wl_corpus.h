@@ -64,7 +64,8 @@ typedef struct wl_vocab {
 
 /* Fits the vocabulary on token lists (train only): count, sort by descending count then
  * ascending token (code-point order), keep count >= min_freq, at most max_vocab - 4. */
-int wl_vocab_fit(const wl_tokens *docs, size_t ndocs, const wl_profile *profile, wl_vocab *v, wl_err *err);
+int wl_vocab_fit(const wl_tokens *docs, size_t ndocs, const wl_profile *profile, volatile sig_atomic_t *interrupt,
+                 wl_vocab *v, wl_err *err);
 
 /* The id of a token, or WL_UNK. */
 int32_t wl_vocab_id(const wl_vocab *v, const char *token);
@@ -138,11 +139,14 @@ int wl_corpus_build_texts(const char *const *texts, size_t n, const wl_profile *
 
 /* Same from a file: JSON lines with "text" (and optional "row_idx") when the first non-blank
  * byte is '{', else plain text with stories separated by a line "<|endoftext|>".
- * Errors name the file and line. */
-int wl_corpus_load_file(const char *path, const wl_profile *profile, wl_corpus *c, wl_err *err);
+ * Errors name the file and line. It fails with "interrupted" as soon as *interrupt (may be NULL) is set,
+ * and so do wl_corpus_generate, wl_corpus_windows and wl_vocab_fit: every loop over the stories checks it. */
+int wl_corpus_load_file(const char *path, const wl_profile *profile, volatile sig_atomic_t *interrupt, wl_corpus *c,
+                        wl_err *err);
 
 /* Same from the embedded story generator: profile->stories stories from seed. */
-int wl_corpus_generate(const wl_profile *profile, uint64_t seed, wl_corpus *c, wl_err *err);
+int wl_corpus_generate(const wl_profile *profile, uint64_t seed, volatile sig_atomic_t *interrupt, wl_corpus *c,
+                       wl_err *err);
 
 /* One JSON line of a story source: *text gets its "text" (malloc'd, NUL-terminated) and *row_idx
  * its "row_idx" (-1 when absent). Fails, with no location (callers add file and line), on invalid
@@ -151,7 +155,7 @@ int wl_corpus_generate(const wl_profile *profile, uint64_t seed, wl_corpus *c, w
 int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row_idx, wl_err *err);
 
 /* The windows of one split (ctx/tgt malloc'd; free with wl_windows_free). */
-int wl_corpus_windows(const wl_corpus *c, wl_split s, wl_windows *w, wl_err *err);
+int wl_corpus_windows(const wl_corpus *c, wl_split s, volatile sig_atomic_t *interrupt, wl_windows *w, wl_err *err);
 
 /* The audit as aligned plain text, or as a JSON object; malloc'd, NULL when out of memory. */
 char *wl_corpus_audit_text(const wl_corpus *c);

@@ -99,11 +99,16 @@ static void place(tok_count *slots, size_t nslots, tok_count e)
 }
 
 /* Counts the tokens of docs into a malloc'd array of distinct tokens. */
-static int count_tokens(const wl_tokens *docs, size_t ndocs, tok_count **out, size_t *nout, wl_err *err)
+static int count_tokens(const wl_tokens *docs, size_t ndocs, volatile sig_atomic_t *interrupt, tok_count **out,
+                        size_t *nout, wl_err *err)
 {
     size_t nslots = 4096, n = 0;
     tok_count *slots = calloc(nslots, sizeof *slots);
-    for (size_t d = 0; slots && d < ndocs; d++)
+    for (size_t d = 0; slots && d < ndocs; d++) {
+        if (interrupt && *interrupt) {
+            free(slots);
+            return wl_fail(err, "interrupted while counting the tokens of the training stories (%zu of %zu)", d, ndocs);
+        }
         for (size_t t = 0; slots && t < docs[d].n; t++) {
             const char *tok = docs[d].tok[t];
             uint64_t h = hash_str(tok);
@@ -122,6 +127,7 @@ static int count_tokens(const wl_tokens *docs, size_t ndocs, tok_count **out, si
             slots = grown;
             nslots *= 2;
         }
+    }
     if (!slots) return wl_fail(err, "out of memory counting the tokens of %zu stories", ndocs);
     size_t k = 0;
     for (size_t i = 0; i < nslots; i++)
@@ -131,7 +137,8 @@ static int count_tokens(const wl_tokens *docs, size_t ndocs, tok_count **out, si
     return 0;
 }
 
-int wl_vocab_fit(const wl_tokens *docs, size_t ndocs, const wl_profile *profile, wl_vocab *v, wl_err *err)
+int wl_vocab_fit(const wl_tokens *docs, size_t ndocs, const wl_profile *profile, volatile sig_atomic_t *interrupt,
+                 wl_vocab *v, wl_err *err)
 {
     memset(v, 0, sizeof *v);
     if (profile->max_vocab < WL_TEXT_NSPECIALS)
@@ -139,7 +146,7 @@ int wl_vocab_fit(const wl_tokens *docs, size_t ndocs, const wl_profile *profile,
                        WL_TEXT_NSPECIALS);
     tok_count *counts = NULL;
     size_t ndistinct = 0;
-    if (count_tokens(docs, ndocs, &counts, &ndistinct, err)) return -1;
+    if (count_tokens(docs, ndocs, interrupt, &counts, &ndistinct, err)) return -1;
     qsort(counts, ndistinct, sizeof *counts, by_count_then_token);
     size_t keep = 0, limit = profile->max_vocab - WL_TEXT_NSPECIALS;
     while (keep < ndistinct && keep < limit && counts[keep].count >= profile->min_freq) keep++;

@@ -98,10 +98,10 @@ static int cmd_corpus(wl_call *c, wl_value **out)
     if (!lc) abort();
     int rc;
     if (file) {
-        rc = wl_corpus_load_file(file, &prof, &lc->c, c->err);
+        rc = wl_corpus_load_file(file, &prof, lang_interrupt(c), &lc->c, c->err);
         if (rc) c->errword = wl_call_optword(c, "file");
     } else {
-        rc = wl_corpus_generate(&prof, (uint64_t)seed, &lc->c, c->err);
+        rc = wl_corpus_generate(&prof, (uint64_t)seed, lang_interrupt(c), &lc->c, c->err);
         lc->generated = 1;
         lc->seed = (uint64_t)seed;
     }

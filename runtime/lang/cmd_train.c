@@ -23,7 +23,7 @@ static double now_s(void)
 static int corpus_windows(wl_call *c, lang_corpus *lc, wl_split s, wl_window_set *out)
 {
     if (!lc->have_win[s]) {
-        if (wl_corpus_windows(&lc->c, s, &lc->win[s], c->err)) return -1;
+        if (wl_corpus_windows(&lc->c, s, lang_interrupt(c), &lc->win[s], c->err)) return -1;
         lc->have_win[s] = 1;
     }
     *out = (wl_window_set){lc->win[s].ctx, lc->win[s].tgt, lc->win[s].n};

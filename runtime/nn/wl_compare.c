@@ -415,7 +415,11 @@ int wl_compare_run(const wl_corpus *c, const char *outdir, const wl_compare_conf
     wl_window_set sets[3] = {{0}};
     if (status->kept < status->nruns)
         for (int k = 0; k < 3; k++) {
-            if (wl_corpus_windows(c, splits[k], &w[k], err) < 0) goto done;
+            if (wl_corpus_windows(c, splits[k], interrupt, &w[k], err) < 0) {
+                if (!(interrupt && *interrupt)) goto done;
+                status->interrupted = 1;
+                break;
+            }
             sets[k] = (wl_window_set){w[k].ctx, w[k].tgt, w[k].n};
         }
 

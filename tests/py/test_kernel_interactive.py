@@ -1,4 +1,5 @@
 """test_kernel_interactive.py: the wordlab kernel while a cell runs: interrupts, control and heartbeat, stdin."""
+import json
 import re
 import time
 
@@ -130,6 +131,42 @@ def test_interrupt_while_waiting_for_input(kernel):
     assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "Interrupted"
     ku.collect(kc, msg_id)
     assert answers_quickly(kc)
+
+
+def big_jsonl(path, n=200_000):
+    """A corpus file of n distinct JSON-lines stories (about 30 MB)."""
+    with open(path, "w") as f:
+        for i in range(n):
+            f.write(json.dumps({"text": f"once upon a time a little dog number {i} found a red hat in the park. "
+                                        f"he was very happy and ran to his mom. story {i * 7} ends here."}) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("command,message", [
+    ("corpus stories=1000000", "storygen: interrupted after "),            # generating a million stories
+    ("corpus file={big} stories=1000000", ": interrupted at line "),      # reading a big corpus file
+])
+def test_interrupt_stops_a_loop_over_data(kernel, tmp_path, command, message):
+    km, kc = kernel
+    command = command.format(big=big_jsonl(tmp_path / "big.jsonl") if "{big}" in command else "")
+    msg_id = kc.execute(f'print "started"\n{command}', stop_on_error=False)
+    while True:   # the print ran: the long command has begun
+        m = kc.get_iopub_msg(timeout=ku.TIMEOUT)
+        if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "stream":
+            assert m["content"]["text"] == "started\n"
+            break
+    t = time.monotonic()
+    km.interrupt_kernel()
+    reply = ku.shell_reply(kc, msg_id, timeout=60)
+    # within 1 s on an idle machine; the bound leaves room for a loaded one (without the checks: tens of seconds)
+    assert time.monotonic() - t < 10, "the interrupted command took more than 10 s to stop"
+    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "Interrupted"
+    assert message in reply["content"]["evalue"], reply["content"]["evalue"]   # stopped inside the loop
+    ku.collect(kc, msg_id)
+    assert answers_quickly(kc)
+    time.sleep(0.2)   # past the abort window that follows an error
+    reply, msgs = ku.run(kc, "c = corpus profile=smoke stories=60\nprint $c.vocab")
+    assert reply["content"]["status"] == "ok"
 
 
 def train_messages(kc, msg_id, until=None):

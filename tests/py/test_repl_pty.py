@@ -159,6 +159,25 @@ def test_ctrl_c_stops_training_and_keeps_the_repl(home):
     assert r.close() == 0
 
 
+def test_ctrl_c_stops_generating_a_million_stories(home):
+    r = Repl(home)
+    r.expect(r"wordlab> ")
+    r.send("corpus stories=1000000\r")
+    r.expect(r"corpus stories=1000000\n")   # the line is taken: the command runs
+    t0 = time.time()
+    while True:   # Ctrl-C until the prompt is back (one that lands before the command starts is at the prompt)
+        r.send("\x03")
+        try:
+            out = r.expect(r"wordlab> ", timeout=0.5)
+            break
+        except AssertionError:
+            assert time.time() - t0 < 10, "Ctrl-C did not stop the story generator within 10 s"
+    assert "Interrupted: storygen: interrupted after " in out, out
+    r.send("print 7\r")
+    assert "7" in r.expect(r"wordlab> ")
+    assert r.close() == 0
+
+
 def test_ctrl_d_exits(home):
     r = Repl(home)
     r.expect(r"wordlab> ")
