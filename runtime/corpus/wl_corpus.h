@@ -58,6 +58,7 @@ typedef struct wl_vocab {
     char **itos;         /* [V] id -> token (malloc'd strings) */
     int32_t *slots;      /* stoi: open-addressing hash table of ids, -1 = empty */
     size_t nslots;       /* a power of two */
+    uint64_t key[2];     /* the table's random hash key: crafted tokens cannot be made to collide */
     char profile[32];    /* the profile it was fit for ("" if unknown) */
     size_t min_freq, max_vocab;
 } wl_vocab;

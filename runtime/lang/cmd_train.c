@@ -487,29 +487,89 @@ static int cmd_generate(wl_call *c, wl_value **out)
 typedef struct lang_results {
     cJSON *root;
     char path[512];
+    const cJSON **kinds;   /* [nkinds] the members of "aggregate" */
+    const cJSON **runs;    /* [nkinds] the member of "runs" with the same name (the first one), or NULL */
+    size_t nkinds;
 } lang_results;
 
 static void results_free(void *p)
 {
     lang_results *r = p;
     cJSON_Delete(r->root);
+    free(r->kinds);
+    free(r->runs);
     free(r);
 }
 
-static double stat(const cJSON *agg, const char *kind, const char *field, const char *which)
+static double stat(const cJSON *kind, const char *field, const char *which)
 {
-    const cJSON *k = cJSON_GetObjectItemCaseSensitive(agg, kind);
-    const cJSON *f = k ? cJSON_GetObjectItemCaseSensitive(k, field) : NULL;
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(kind, field);
     const cJSON *v = f ? cJSON_GetObjectItemCaseSensitive(f, which) : NULL;
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Object members ordered by name, the first of equal names first (they are sorted with their positions). */
+typedef struct member {
+    const cJSON *item;
+    size_t pos;
+} member;
+
+static int by_name(const void *a, const void *b)
+{
+    const member *x = a, *y = b;
+    int d = strcmp(x->item->string, y->item->string);
+    return d ? d : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int by_name_only(const void *key, const void *m) { return strcmp(key, ((const member *)m)->item->string); }
+
+/* Pairs every member of "aggregate" with its member of "runs": sorted and searched, n log n however many models
+ * a file names (looking each one up in turn is quadratic). */
+static int index_results(wl_call *c, lang_results *r, const cJSON *agg, const cJSON *runs)
+{
+    size_t na = 0, nr = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, agg) na++;
+    cJSON_ArrayForEach(it, runs) nr++;
+    member *sorted = malloc((nr ? nr : 1) * sizeof *sorted);
+    r->kinds = malloc((na ? na : 1) * sizeof *r->kinds);
+    r->runs = malloc((na ? na : 1) * sizeof *r->runs);
+    if (!sorted || !r->kinds || !r->runs) abort();
+    nr = 0;
+    cJSON_ArrayForEach(it, runs) sorted[nr] = (member){it, nr}, nr++;
+    qsort(sorted, nr, sizeof *sorted, by_name);
+    int rc = 0;
+    cJSON_ArrayForEach(it, agg) {
+        if (wl_sink_interrupted(c->sink)) {
+            rc = wl_fail(c->err, "results: interrupted after %zu of %zu models", r->nkinds, na);
+            break;
+        }
+        const member *m = bsearch(it->string, sorted, nr, sizeof *sorted, by_name_only);
+        while (m && m > sorted && !strcmp(m[-1].item->string, it->string)) m--;   /* the first of equal names */
+        r->kinds[r->nkinds] = it;
+        r->runs[r->nkinds++] = m ? m->item : NULL;
+    }
+    free(sorted);
+    return rc;
+}
+
+/* A table pads every cell of a column to its widest: one huge cell must not make every row huge. */
+#define RESULTS_NAME_SHOWN 60
+#define RESULTS_STEPS_SHOWN 12
+
+/* Bytes of the first RESULTS_NAME_SHOWN code points of s. */
+static int short_len(const char *s)
+{
+    int n = 0, cps = 0;
+    for (; s[n]; n++)
+        if (((unsigned char)s[n] & 0xC0) != 0x80 && cps++ == RESULTS_NAME_SHOWN) break;
+    return n;
 }
 
 static int results_render(const void *p, wl_mime *out, wl_err *err)
 {
     (void)err;
     const lang_results *r = p;
-    const cJSON *agg = cJSON_GetObjectItemCaseSensitive(r->root, "aggregate");
-    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(r->root, "runs");
     static const char *const fields[] = {"test_loss", "test_perplexity", "runtime_seconds"};
     wl_table *t = wl_table_new(6);
     wl_table_header_rows(t, 1);
@@ -521,21 +581,25 @@ static int results_render(const void *p, wl_mime *out, wl_err *err)
     free(title);
     const char *heads[] = {"model", "runs", "test loss", "test perplexity", "runtime s", "selected steps"};
     for (int i = 0; i < 6; i++) wl_table_cell(t, heads[i], -1);
-    const cJSON *kind;
-    cJSON_ArrayForEach(kind, agg)
-    {
-        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(runs, kind->string);
-        wl_table_cell(t, kind->string, -1);
+    for (size_t k = 0; k < r->nkinds; k++) {
+        const cJSON *kind = r->kinds[k], *arr = r->runs[k];
+        wl_table_cellf(t, -1, "%.*s%s", short_len(kind->string), kind->string,
+                       kind->string[short_len(kind->string)] ? "…" : "");
         wl_table_cellf(t, -1, "%d", cJSON_GetArraySize(arr));
         for (int f = 0; f < 3; f++) {
-            double m = stat(agg, kind->string, fields[f], "mean"), s = stat(agg, kind->string, fields[f], "sample_std");
+            double m = stat(kind, fields[f], "mean"), s = stat(kind, fields[f], "sample_std");
             if (isnan(m)) wl_table_cell(t, "-", -1);
             else if (isnan(s)) wl_table_cellf(t, -1, "%.4f", m);
             else wl_table_cellf(t, -1, "%.4f ± %.4f", m, s);
         }
         const cJSON *run;
+        int shown = 0;
         cJSON_ArrayForEach(run, arr)
         {
+            if (shown++ == RESULTS_STEPS_SHOWN) {
+                wl_buf_printf(&b, " … (%d runs)", cJSON_GetArraySize(arr));
+                break;
+            }
             const cJSON *st = cJSON_GetObjectItemCaseSensitive(run, "selected_step");
             wl_buf_printf(&b, "%s%d", b.len ? " " : "", cJSON_IsNumber(st) ? st->valueint : -1);
         }
@@ -568,8 +632,8 @@ static int load_results(wl_call *c, const char *where, int word, wl_value **out)
     }
     cJSON *root = cJSON_ParseWithLength(text, len);
     free(text);
-    if (!root || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "aggregate")) ||
-        !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "runs"))) {
+    const cJSON *agg = cJSON_GetObjectItemCaseSensitive(root, "aggregate"), *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
+    if (!root || !cJSON_IsObject(agg) || !cJSON_IsObject(runs)) {
         cJSON_Delete(root);
         return wl_call_fail(c, "RuntimeError", word, "%s is not a comparison.json (it needs \"runs\" and \"aggregate\" objects)", path);
     }
@@ -577,6 +641,10 @@ static int load_results(wl_call *c, const char *where, int word, wl_value **out)
     if (!r) abort();
     r->root = root;
     snprintf(r->path, sizeof r->path, "%s", path);
+    if (index_results(c, r, agg, runs)) {
+        results_free(r);
+        return -1;
+    }
     *out = wl_obj(&RESULTS_T, r);
     return 0;
 }
