@@ -342,6 +342,7 @@ static int one_run(state *st, const wl_corpus *c, const char *outdir, int m, int
     uint64_t seed = cfg->seeds[s];
     wl_train_config tc;
     run_config(cfg, mm, seed, &tc);
+    tc.validate_on_interrupt = 0;   /* an interrupted run is redone from the start: nothing to keep */
 
     wl_model model;
     if (wl_model_init(&model, mm->kind, (int)c->vocab.n, mm->heads, seed, err) < 0) return -1;

@@ -173,6 +173,7 @@ void wl_train_config_default(wl_train_config *c)
     c->seed = 11;
     c->selection_windows = 20000;
     c->eval_batch = 512;
+    c->validate_on_interrupt = 1;
 }
 
 void wl_train_result_free(wl_train_result *r)
@@ -307,7 +308,7 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
             progress(ud, &p);
         }
     }
-    if (res->interrupted && res->steps_done > last_validated) {
+    if (res->interrupted && cfg->validate_on_interrupt && res->steps_done > last_validated) {
         /* The steps since the last validation are not thrown away: the current weights are validated too
          * (a second interrupt skips this pass) and kept when they are the better. */
         int step = res->steps_done;

@@ -358,6 +358,16 @@ static void test_interrupt_before_the_second_validation(void)
     CHECK(wl_evaluate(&m, NULL, &sel, c.eval_batch, NULL, &l, NULL, &err) == 0 && l == r.selection_loss);
     wl_train_result_free(&r);
     wl_model_free(&m);
+
+    /* Without validate_on_interrupt (a comparison redoes an interrupted run) the best validation so far stays. */
+    c.validate_on_interrupt = 0;
+    flag = 0;
+    w = (watch){.stop_at = 40, .flag = &flag};
+    CHECK(wl_model_init(&m, "attention", V, 1, 3, &err) == 0);
+    CHECK(wl_train(&m, &c, &trv, &vav, NULL, on_progress, &w, &flag, &r, &err) == 0);
+    CHECK(r.interrupted && r.steps_done == 40 && r.ntrace == 1 && r.selected_step == 1 && w.calls == 40);
+    wl_train_result_free(&r);
+    wl_model_free(&m);
     free_data(&tr);
     free_data(&va);
 }
