@@ -1,7 +1,6 @@
 /* kernel_exec.c: the language adapter: execute (with the output sink), complete and inspect for the kernel. */
 #include "kernel_core.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -57,6 +56,8 @@ static cJSON *mime_data(const wl_mime *b)
         cJSON *j = cJSON_Parse(b->app_json);
         if (j) cJSON_AddItemToObject(d, "application/json", j);
     }
+    cJSON *vl = b->vegalite ? cJSON_Parse(b->vegalite) : NULL;
+    if (vl) cJSON_AddItemToObject(d, "application/vnd.vegalite.v5+json", vl);
     return d;
 }
 
@@ -254,19 +255,10 @@ static int sink_input(void *ud, const char *prompt, int password, char *out, siz
 /* A cell that is exactly `?NAME` or `NAME?` opens NAME's help in the pager (a "page" payload). */
 static cJSON *pager_payload(wl_kernel *k, const char *code)
 {
-    while (isspace((unsigned char)*code)) code++;
-    size_t n = strlen(code);
-    while (n && isspace((unsigned char)code[n - 1])) n--;
-    if (n < 2 || (code[0] != '?' && code[n - 1] != '?')) return NULL;
-    const char *name = code[0] == '?' ? code + 1 : code;
-    size_t len = n - 1;
-    if (len > 200) return NULL;
-    for (size_t i = 0; i < len; i++)
-        if (isspace((unsigned char)name[i]) || name[i] == '?') return NULL;
     char word[256];
-    snprintf(word, sizeof word, "%.*s", (int)len, name);
+    if (!wl_lang_help_request(code, word, sizeof word)) return NULL;
     wl_mime help = {0};
-    if (!wl_interp_inspect(k->interp, word, len, &help)) return NULL;
+    if (!wl_interp_inspect(k->interp, word, strlen(word), &help)) return NULL;
     cJSON *page = cJSON_CreateObject();
     cJSON_AddStringToObject(page, "source", "page");
     cJSON_AddItemToObject(page, "data", mime_data(&help));

@@ -42,7 +42,8 @@ static int cli_help(int argc, char **argv)
 
 wl_interp_opts cli_interp_opts(void)
 {
-    return (wl_interp_opts){.allow_files = 1, .artifacts_dir = getenv("WORDLAB_ARTIFACTS")};
+    return (wl_interp_opts){.allow_files = 1, .artifacts_dir = getenv("WORDLAB_ARTIFACTS"), .http = cli_http(),
+                            .cache_dir = cli_cache_dir()};
 }
 
 int main(int argc, char **argv)

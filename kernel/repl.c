@@ -41,13 +41,20 @@ typedef struct term {
     char live_id[128]; /* on a terminal: the display shown last, which updates redraw in place */
     char *live;        /* its text, NULL when there is none */
     char *held;        /* not a terminal: the latest update of a live display, printed when the display ends */
+    int clear_pending; /* `clear wait=1`: clear the screen when the next output arrives */
 } term;
+
+/* The terminal's width in columns (80 when stdout is not a terminal). */
+static int screen_cols(void)
+{
+    struct winsize ws;
+    return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+}
 
 /* Terminal rows the text takes (long lines wrap). */
 static int screen_rows(const char *s)
 {
-    struct winsize ws;
-    int cols = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+    int cols = screen_cols();
     int rows = 0, w = 0;
     for (;; s++) {
         if (*s == '\n' || !*s) {
@@ -78,9 +85,29 @@ static void live_end(term *t)
     }
 }
 
+/* Clears the screen for a pending `clear wait=1`. */
+static void clear_if_pending(term *t)
+{
+    if (!t->clear_pending) return;
+    t->clear_pending = 0;
+    live_end(t);
+    printf("\033[H\033[2J");
+}
+
+static void term_clear(void *ud, int wait)
+{
+    term *t = ud;
+    if (!t->tty || t->json) return;   /* a log or a pipe keeps everything */
+    t->clear_pending = 1;
+    if (!wait) clear_if_pending(t);
+    fflush(stdout);
+}
+
 static void term_write(void *ud, const char *stream, const char *s, size_t n)
 {
     term *t = ud;
+    clear_if_pending(t);
+    if (g_interrupt) live_end(t);   /* after Ctrl-C the live display keeps its last state; what follows goes below it */
     FILE *f = t->json || !strcmp(stream, "stderr") ? stderr : stdout;
     int keep = t->live && n && s[n - 1] == '\n';   /* text goes above a live display, which is redrawn */
     if (!t->tty) live_end(t);
@@ -114,6 +141,7 @@ static void term_display(void *ud, const char *display_id, const wl_mime *m, int
         t->held = strdup(m->text_plain);
         return;
     }
+    clear_if_pending(t);
     if (update && t->live && display_id && !strcmp(t->live_id, display_id)) live_erase(t);
     else live_end(t);
     printf("%s\n", m->text_plain);
@@ -193,10 +221,12 @@ static void term_init(term *t, int json)
 /* Evaluates one piece of code and shows its result or error. Returns 0 / -1. */
 static int run_code(wl_interp *in, term *t, const char *code, const char *origin, int first_line)
 {
-    wl_sink sink = {.ud = t, .write = term_write, .display = term_display, .input = term_input, .interrupt = &g_interrupt};
+    wl_sink sink = {.ud = t, .write = term_write, .display = term_display, .clear = term_clear, .input = term_input,
+                    .interrupt = &g_interrupt};
     wl_mime result;
     wl_lang_error err;
     g_interrupt = 0;
+    wl_interp_set_text_width(in, screen_cols());
     int rc = wl_interp_eval(in, code, origin, first_line, &sink, &result, &err);
     if (rc == 0 && result.text_plain) term_display(t, NULL, &result, 0);
     live_end(t);
@@ -309,10 +339,17 @@ static void on_line(char *line)
     rl_callback_handler_remove();
     const char *p = g_rs.cell;
     while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+    char word[256];
+    wl_mime help = {0};
     if (*p) {
         add_history(g_rs.cell);
         if (g_rs.hist[0]) append_history(1, g_rs.hist);
-        run_code(g_rs.in, g_rs.t, g_rs.cell, "input", 1);
+        /* `?NAME` and `NAME?` show NAME's help, as the notebook's pager does */
+        if (wl_lang_help_request(g_rs.cell, word, sizeof word) && wl_interp_inspect(g_rs.in, word, strlen(word), &help))
+            term_display(g_rs.t, NULL, &help, 0);
+        else
+            run_code(g_rs.in, g_rs.t, g_rs.cell, "input", 1);
+        wl_mime_free(&help);
     }
     drop_cell();
     rl_callback_handler_install(PROMPT, on_line);
@@ -397,9 +434,10 @@ static int repl_loop(wl_interp *in, term *t)
 
 /* ---- subcommands ---- */
 
-static wl_interp *new_interp(void)
+static wl_interp *new_interp(int color)
 {
     wl_interp_opts o = cli_interp_opts();
+    o.text_color = color;
     wl_interp *in = wl_interp_new(&o);
     if (!in) fprintf(stderr, "wordlab: out of memory\n");
     return in;
@@ -421,7 +459,7 @@ static int take_json(int argc, char **argv, int *json)
 static wl_interp *start_session(term *t, int json)
 {
     term_init(t, json);
-    wl_interp *in = new_interp();
+    wl_interp *in = new_interp(t->color);
     if (in) install_sigint();
     return in;
 }

@@ -33,6 +33,7 @@ void wl_mime_free(wl_mime *m)
     free(m->text_html);
     free(m->image_svg);
     free(m->app_json);
+    free(m->vegalite);
     memset(m, 0, sizeof *m);
 }
 

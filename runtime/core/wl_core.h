@@ -21,6 +21,7 @@ typedef struct wl_mime {
     char *text_html;
     char *image_svg;    /* image/svg+xml */
     char *app_json;     /* application/json: a JSON object or array as text */
+    char *vegalite;     /* application/vnd.vegalite.v5+json: a chart's Vega-Lite specification as text */
 } wl_mime;
 
 void wl_mime_free(wl_mime *m);

@@ -33,8 +33,7 @@ int wl_profile_get(const char *name, wl_profile *out, wl_err *err)
 
 /* --- doc ids and the split -------------------------------------------------------------- */
 
-/* SHA-256 of prefix (plen bytes) followed by data. */
-static int sha256(const void *prefix, size_t plen, const char *data, size_t len, unsigned char md[32], wl_err *err)
+int wl_corpus_sha256(const void *prefix, size_t plen, const char *data, size_t len, unsigned char md[32], wl_err *err)
 {
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     unsigned int mdlen = 0;
@@ -47,7 +46,7 @@ static int sha256(const void *prefix, size_t plen, const char *data, size_t len,
 int wl_corpus_doc_id_normalized(const char *norm, size_t len, char doc_id[WL_DOC_ID_LEN + 1], wl_err *err)
 {
     unsigned char md[32];
-    if (sha256("", 0, norm, len, md, err)) return -1;
+    if (wl_corpus_sha256("", 0, norm, len, md, err)) return -1;
     for (int i = 0; i < WL_DOC_ID_LEN / 2; i++) snprintf(doc_id + 2 * i, 3, "%02x", md[i]);
     return 0;
 }
@@ -55,7 +54,7 @@ int wl_corpus_doc_id_normalized(const char *norm, size_t len, char doc_id[WL_DOC
 int wl_corpus_split_normalized(const char *norm, size_t len, wl_split *split, wl_err *err)
 {
     unsigned char md[32];
-    if (sha256(WL_SPLIT_SEED, sizeof WL_SPLIT_SEED, norm, len, md, err)) return -1;  /* with its NUL */
+    if (wl_corpus_sha256(WL_SPLIT_SEED, sizeof WL_SPLIT_SEED, norm, len, md, err)) return -1;  /* with its NUL */
     uint64_t x = 0;
     for (int i = 0; i < 8; i++) x = x << 8 | md[i];
     /* x / 2^64 < 0.8 exactly as Python's float division compares it: x is rounded to a double first. */
@@ -347,8 +346,7 @@ static int check_line_utf8(const char *line, size_t n, wl_err *err)
     return 0;
 }
 
-/* Whether a JSON text has the escape \u0000 (a backslash preceded by an even number of backslashes). */
-static int has_nul_escape(const char *s, size_t n)
+int wl_corpus_json_has_nul(const char *s, size_t n)
 {
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
@@ -372,7 +370,7 @@ int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row
     else if (!cJSON_IsObject(obj)) wl_fail(err, "not a JSON object");
     else if (!t) wl_fail(err, "no \"text\" field");
     else if (!cJSON_IsString(t)) wl_fail(err, "\"text\" is not a string");
-    else if (has_nul_escape(line, n)) wl_fail(err, "a string contains \\u0000 (NUL), which a story cannot hold");
+    else if (wl_corpus_json_has_nul(line, n)) wl_fail(err, "a string contains \\u0000 (NUL), which a story cannot hold");
     else if (row && (!cJSON_IsNumber(row) || row->valuedouble < 0 || row->valuedouble > 1e15 ||
                      row->valuedouble != (double)(long)row->valuedouble))
         wl_fail(err, "\"row_idx\" is not a non-negative integer");

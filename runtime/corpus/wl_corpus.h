@@ -47,6 +47,9 @@ int wl_corpus_doc_id_normalized(const char *norm, size_t len, char doc_id[WL_DOC
  * < 0.80 train, < 0.90 validation, else test. */
 int wl_corpus_split_normalized(const char *norm, size_t len, wl_split *split, wl_err *err);
 
+/* SHA-256 of prefix (plen bytes) followed by data (len bytes) into md. */
+int wl_corpus_sha256(const void *prefix, size_t plen, const char *data, size_t len, unsigned char md[32], wl_err *err);
+
 /* Both, from raw text (normalizes it; invalid UTF-8 fails with the byte offset). */
 int wl_corpus_doc_info(const char *text, size_t len, char doc_id[WL_DOC_ID_LEN + 1], wl_split *split,
                        wl_err *err);
@@ -77,6 +80,10 @@ size_t wl_vocab_encode(const wl_vocab *v, const char *const *tokens, size_t n, i
 /* vocab.json: {"itos": [...], "profile": ..., "min_freq": ..., "max_vocab": ...}, written atomically. */
 int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err);
 int wl_vocab_load(const char *path, wl_vocab *v, wl_err *err);
+/* The same object as text (malloc'd; NULL when out of memory), and read back from text; where names
+ * the source in error messages. */
+char *wl_vocab_json(const wl_vocab *v);
+int wl_vocab_parse(const char *json, size_t len, const char *where, wl_vocab *v, wl_err *err);
 void wl_vocab_free(wl_vocab *v);
 
 /* --- windows ---------------------------------------------------------------------------- */
@@ -154,6 +161,10 @@ int wl_corpus_generate(const wl_profile *profile, uint64_t seed, volatile sig_at
  * UTF-8, invalid JSON, a value that is not an object, a missing or non-string "text", a "row_idx"
  * that is not a non-negative integer, or a \u0000 escape (a NUL cannot be carried). */
 int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row_idx, wl_err *err);
+
+/* Whether a JSON text s[0..n) has the escape \u0000 (a backslash preceded by an even number of backslashes):
+ * cJSON ends a string there, so a NUL cannot be carried. */
+int wl_corpus_json_has_nul(const char *s, size_t n);
 
 /* The windows of one split (ctx/tgt malloc'd; free with wl_windows_free). */
 int wl_corpus_windows(const wl_corpus *c, wl_split s, volatile sig_atomic_t *interrupt, wl_windows *w, wl_err *err);

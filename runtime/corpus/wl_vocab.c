@@ -209,7 +209,7 @@ int wl_vocab_fit(const wl_tokens *docs, size_t ndocs, const wl_profile *profile,
     return 0;
 }
 
-int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err)
+char *wl_vocab_json(const wl_vocab *v)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *itos = cJSON_AddArrayToObject(root, "itos");
@@ -223,6 +223,12 @@ int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err)
          cJSON_AddNumberToObject(root, "max_vocab", (double)v->max_vocab);
     char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
+    return text;
+}
+
+int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err)
+{
+    char *text = wl_vocab_json(v);
     if (!text) return wl_fail(err, "out of memory writing the vocabulary to %s", path);
     int rc = wl_write_atomic(path, text, strlen(text), err);
     free(text);
@@ -270,17 +276,24 @@ static int load_json(const cJSON *root, const char *path, wl_vocab *v, wl_err *e
     return index_tokens(v, path, err);
 }
 
+int wl_vocab_parse(const char *json, size_t len, const char *where, wl_vocab *v, wl_err *err)
+{
+    memset(v, 0, sizeof *v);
+    cJSON *root = cJSON_ParseWithLength(json, len);
+    int rc = cJSON_IsObject(root) ? load_json(root, where, v, err)
+                                  : wl_fail(err, "%s: not a JSON object (expected {\"itos\": [...]})", where);
+    cJSON_Delete(root);
+    if (rc) wl_vocab_free(v);
+    return rc;
+}
+
 int wl_vocab_load(const char *path, wl_vocab *v, wl_err *err)
 {
     memset(v, 0, sizeof *v);
     char *data;
     size_t len;
     if (wl_read_file(path, &data, &len, err)) return -1;
-    cJSON *root = cJSON_ParseWithLength(data, len);
+    int rc = wl_vocab_parse(data, len, path, v, err);
     free(data);
-    int rc = cJSON_IsObject(root) ? load_json(root, path, v, err)
-                                  : wl_fail(err, "%s: not a JSON object (expected {\"itos\": [...]})", path);
-    cJSON_Delete(root);
-    if (rc) wl_vocab_free(v);
     return rc;
 }

@@ -86,7 +86,9 @@ static int ppl_render(const void *d, wl_mime *out, wl_err *err)
     wl_table_cell(t, "target p", -1);
     wl_table_cell(t, "loss -ln p", -1);
     for (int i = 0; i < q->n; i++) {
-        wl_table_cell(t, wl_fmt_num(q->p[i], 0, a), -1);
+        /* four significant digits for a small p, so that -ln p can be checked by hand */
+        if (q->p[i] > 0 && q->p[i] < 0.01) wl_table_cellf(t, -1, "%.4g", q->p[i]);
+        else wl_table_cell(t, wl_fmt_num(q->p[i], 0, a), -1);
         wl_table_cell(t, wl_fmt_num(q->loss[i], 0, b2), -1);
     }
     char *tt = wl_table_text(t), *th = wl_table_html(t);

@@ -164,6 +164,7 @@ wl_value *wl_interp_get(wl_interp *in, const char *name)
 }
 
 const wl_interp_opts *wl_interp_options(const wl_interp *in) { return &in->opts; }
+void wl_interp_set_text_width(wl_interp *in, int cols) { in->opts.text_width = cols; }
 int wl_interp_nvars(const wl_interp *in) { return in->nvars; }
 const char *wl_interp_var_name(const wl_interp *in, int i) { return in->vars[i].name; }
 

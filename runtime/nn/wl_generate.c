@@ -88,7 +88,7 @@ int wl_generate(const wl_model *m, const int32_t *prompt, int nprompt, const wl_
     int32_t ctx[WL_T];
     res->stop = WL_GEN_LIMIT;
     double t0 = now_s();
-    while (res->n_new < cfg->max_new_tokens) {
+    for (int warm = cfg->max_new_tokens > 0; res->n_new < cfg->max_new_tokens; warm = 0) {
         if (interrupt && *interrupt) {
             res->stop = WL_GEN_INTERRUPTED;
             break;
@@ -96,6 +96,11 @@ int wl_generate(const wl_model *m, const int32_t *prompt, int nprompt, const wl_
         size_t take = nh < WL_T ? nh : WL_T;
         for (size_t t = 0; t < WL_T - take; t++) ctx[t] = WL_PAD;
         memcpy(ctx + (WL_T - take), hist + (nh - take), take * sizeof(int32_t));
+        if (warm) { /* the warm-up: the same first call, timed apart and not counted */
+            if (wl_model_forward(m, ws, ctx, 1, logits, err) < 0) goto done;
+            res->warmup_ms = 1000.0 * (now_s() - t0);
+            t0 = now_s();
+        }
         if (wl_model_forward(m, ws, ctx, 1, logits, err) < 0) goto done;
         res->calls++;
         logits[WL_PAD] = logits[WL_BOS] = logits[WL_UNK] = -INFINITY;

@@ -22,8 +22,10 @@ typedef struct wl_gen_result {
     int n_new;
     int calls;            /* model calls (an EOS decision is a call that adds no token) */
     wl_gen_stop stop;
-    double seconds;       /* total generation time */
+    double seconds;       /* total generation time, warm-up excluded */
     double ms_per_call;
+    double warmup_ms;     /* one untimed call on the first context before the timed ones (caches, lazy
+                             allocations, BLAS threads start); 0 when no call was made */
 } wl_gen_result;
 
 /* "eos", "limit" or "interrupted". */

@@ -24,6 +24,7 @@ static void test_greedy_matches_manual(const char *kind, int heads)
         CHECK(r.n_new == 6 && r.calls == 6 && r.stop == WL_GEN_LIMIT);
         CHECK(strcmp(wl_gen_stop_name(r.stop), "limit") == 0);
         CHECK(r.seconds >= 0 && r.ms_per_call >= 0);
+        CHECK(r.warmup_ms > 0);   /* one call before the timed ones, not among the 6 counted */
 
         int32_t hist[80];
         int nh = 0;
@@ -49,6 +50,11 @@ static void test_greedy_matches_manual(const char *kind, int heads)
         wl_model_ws_free(ws);
         wl_gen_result_free(&r);
     }
+    wl_gen_config none = {.max_new_tokens = 0, .greedy = 1, .temperature = 1.0};
+    wl_gen_result r;
+    CHECK(wl_generate(&m, prompt, 3, &none, NULL, &r, &err) == 0);
+    CHECK(r.calls == 0 && r.n_new == 0 && r.warmup_ms == 0);   /* no call, no warm-up */
+    wl_gen_result_free(&r);
     wl_model_free(&m);
 }
 
