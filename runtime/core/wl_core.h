@@ -80,6 +80,10 @@ int wl_read_line(FILE *f, char **buf, size_t *cap, size_t *len);
 /* Why wl_read_line failed, from its errno: "longer than 16 MiB" for EFBIG, else strerror. */
 const char *wl_read_line_why(int e);
 
+/* n (at most 256) unpredictable bytes from the system's generator (getentropy; the browser's in WebAssembly):
+ * 0, or -1 when there is none. */
+int wl_random_bytes(void *buf, size_t n);
+
 /* Reads a whole file into a malloc'd buffer (NUL-terminated; *len excludes the NUL). A file (or a device, a pipe)
  * that goes on past WL_READ_MAX bytes is an error (4 GiB; 1 GiB where size_t has 32 bits, as in WebAssembly);
  * wl_read_file_max sets the bound. */
