@@ -6,6 +6,7 @@ As an extension of a jupyter_server (e.g. JupyterHub's single-user server), with
 The built application is found in $WORDLAB_LAB_DIR, else in build/jupyterlab next to this directory.
 """
 import json
+import logging
 import os
 import sys
 
@@ -81,7 +82,14 @@ class WordlabLabApp(LabServerApp):
         super().initialize_handlers()
 
 
-main = launch_new_instance = WordlabLabApp.launch_instance
+def main():
+    WordlabLabApp.launch_instance()
+    # The server has stopped and cleaned up (kernels shut down, connection and server files removed). Idle worker
+    # threads of its libraries were seen to keep the interpreter from exiting after a SIGTERM: end the process here.
+    logging.shutdown()
+    sys.stdout.flush()
+    os._exit(0)
+
 
 if __name__ == "__main__":
     main()
