@@ -1,6 +1,8 @@
 # Makefile: the two commands of the quick start (make notebook, make test) and the extra targets.
 BUILD ?= build
 JOBS ?= 2
+# make notebook UI=classic: the lessons in Notebook 6 instead of JupyterLab.
+UI ?= lab
 
 .PHONY: all deps build test notebook bench fuzz valgrind soak clean
 
@@ -17,7 +19,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 notebook: build
-	bash scripts/notebook.sh $(BUILD)
+	UI=$(UI) bash scripts/notebook.sh $(BUILD)
 
 # Rebuilds notebooks/*.ipynb (with outputs) from lessons/*.wlab.
 notebooks: build

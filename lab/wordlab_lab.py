@@ -74,6 +74,13 @@ class WordlabLabApp(LabServerApp):
         if not os.path.isfile(os.path.join(MATHJAX_DIR, "MathJax.js")):
             sys.exit(f"wordlab_lab: no MathJax in {MATHJAX_DIR} (Debian package libjs-mathjax)")
         self.settings["mathjax_url"] = url_path_join(self.serverapp.base_url, "mathjax", "MathJax.js")
+        tornado = self.serverapp.tornado_settings
+        if "hub_prefix" in tornado:
+            # JupyterHub's single-user server: @jupyterlab/hub-extension's File > Hub Control Panel and Log Out.
+            page = self.settings.setdefault("page_config_data", dict(self.serverapp.web_app.settings.get("page_config_data", {})))
+            page.update(hubPrefix=tornado["hub_prefix"], hubHost=tornado.get("hub_host", ""), hubUser=tornado.get("user", ""),
+                        shareUrl=url_path_join(tornado["hub_prefix"], "user-redirect"),
+                        hubServerName=getattr(self.serverapp, "server_name", ""))
         super().initialize_settings()
 
     def initialize_handlers(self):

@@ -56,6 +56,13 @@ async function kernelIdle(page, timeout = 120_000) {
   await page.waitForSelector(`${CURRENT} .jp-Notebook-ExecutionIndicator[data-status="idle"]`, { timeout });
 }
 
+// Waits until the current notebook names its kernel (once the session has started it) and the kernel is idle.
+async function kernelReady(page) {
+  await page.waitForFunction((current) => !/No Kernel|^\s*$/.test(document.querySelector(`${current} .jp-Toolbar-kernelName`)?.textContent ?? ''),
+    CURRENT, { timeout: 120_000 });
+  await kernelIdle(page);
+}
+
 // Accepts the open dialog (e.g. "Restart", "Shut Down").
 async function acceptDialog(page) {
   await page.click('.jp-Dialog .jp-mod-accept');
@@ -161,10 +168,7 @@ try {
     if (!must) fail(`no expectations for ${name}`);
     await openFile(page, name);
     await page.waitForSelector(`${CURRENT} .jp-Notebook .jp-Cell`, { timeout: 60_000 });
-    // The notebook names its kernel (wordlab) once the session has started it.
-    await page.waitForFunction((current) => !/No Kernel|^\s*$/.test(document.querySelector(`${current} .jp-Toolbar-kernelName`)?.textContent ?? ''),
-      CURRENT, { timeout: 120_000 });
-    await kernelIdle(page);
+    await kernelReady(page);
     const kernelName = await page.textContent(`${CURRENT} .jp-Toolbar-kernelName`);
     if (!/wordlab/.test(kernelName ?? '')) fail(`${name} runs kernel "${kernelName}", not wordlab`);
 
@@ -210,12 +214,21 @@ try {
   // A scratch notebook on the wordlab kernel, from the launcher.
   await page.click(`.jp-LauncherCard[data-category="Notebook"][title="wordlab"]:visible`);
   await page.waitForSelector(`${CURRENT} .jp-Notebook .jp-Cell`, { timeout: 60_000 });
-  await kernelIdle(page);
+  await kernelReady(page);
 
-  // Tab completion: a popup that offers train.
+  // Tab completion: a popup that offers train. The completer may connect to the new kernel a moment after it is
+  // idle; a Tab before that does nothing, so it is pressed again (at most three times).
   await typeInLastCell(page, 't');
-  await page.keyboard.press('Tab');
-  await page.waitForSelector('.jp-Completer:not(.lm-mod-hidden) .jp-Completer-item', { timeout: 30_000 });
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Tab');
+    try {
+      await page.waitForSelector('.jp-Completer:not(.lm-mod-hidden) .jp-Completer-item', { timeout: 10_000 });
+      break;
+    } catch (e) {
+      if (attempt === 3) throw e;
+      console.log(`completion: no popup after Tab number ${attempt}`);
+    }
+  }
   const items = await page.$$eval('.jp-Completer-item', (els) => els.map((e) => e.getAttribute('data-value')));
   console.log(`completion of "t": ${items.join(' ')}`);
   if (!items.includes('train')) fail(`the completion popup for "t" does not offer train: ${items}`);
@@ -300,7 +313,10 @@ try {
   await page.waitForSelector(`${CURRENT} .jp-CodeConsole-banner`, { timeout: 60_000 });
   await input.click();
   await page.keyboard.type('print "hello from the console" 42');
-  if (await page.locator(`${CURRENT} .jp-CodeConsole-input .cm-keyword:text-is("print")`).count() !== 1) fail('the console input is not highlighted as wordlab');
+  // The input switches to the kernel's language (text/x-wordlab) once the kernel has told it.
+  await page.waitForFunction((current) => [...document.querySelectorAll(`${current} .jp-CodeConsole-input .cm-keyword`)]
+    .some((e) => e.textContent === 'print'), CURRENT, { timeout: 30_000 })
+    .catch(() => fail('the console input is not highlighted as wordlab'));
   await page.keyboard.press('Shift+Enter');
   await page.waitForSelector(`${CURRENT} .jp-CodeConsole-content .jp-OutputArea-output:has-text("hello from the console 42")`, { timeout: 60_000 });
   await shot(page, 'console');
