@@ -16,15 +16,18 @@ done
 installed="$lab/node_modules/.wordlab-package-lock.json"
 if ! cmp -s "$lab/package-lock.json" "$installed"; then
     echo "build-lab: npm ci in lab/ (the packages of lab/package-lock.json)"
+    SECONDS=0
     if ! (cd "$lab" && npm ci --no-audit --no-fund --loglevel=error); then
         echo "build-lab: npm ci failed: the first build downloads the packages of lab/package-lock.json from the npm registry" >&2
         exit 1
     fi
     cp "$lab/package-lock.json" "$installed"
+    echo "build-lab: npm ci took $SECONDS s"
 fi
 
 rm -f "$out/build.stamp"
+SECONDS=0
 (cd "$lab" && WL_LAB_OUT="$out" node node_modules/webpack/bin/webpack.js --config webpack.config.js --stats errors-warnings)
 [ -s "$out/static/main.js" ] || { echo "build-lab: webpack wrote no $out/static/main.js" >&2; exit 1; }
 touch "$out/build.stamp"
-echo "build-lab: the JupyterLab application is in $out ($(du -sh "$out" | cut -f1))"
+echo "build-lab: webpack took $SECONDS s; the JupyterLab application is in $out ($(du -sh "$out" | cut -f1))"
