@@ -3,7 +3,7 @@
 // file in the editor, a console, the dark theme; a screenshot of each step; any console error fails.
 // usage: node lab.mjs BASE_URL TOKEN SCREENSHOT_DIR USER_DATA_DIR EXPECT_JSON
 //   EXPECT_JSON: {"NN_lesson.ipynb": tests/browser/saved_outputs.py's JSON, ...}
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import path from 'node:path';
 
 const [base, token, shots, userDataDir, expectJson] = process.argv.slice(2);
@@ -118,13 +118,7 @@ async function runLastCell(page) {
   return page.locator(`${CURRENT} .jp-Notebook .jp-Cell`).nth(n - 1).locator('.jp-OutputArea').innerText();
 }
 
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1400, height: 900 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const context = await launchChromium(userDataDir, 1400, 900);
 const problems = [];
 const page = context.pages()[0] ?? await context.newPage();
 try {
