@@ -74,6 +74,8 @@ class WordlabLabApp(LabServerApp):
         if not os.path.isfile(os.path.join(MATHJAX_DIR, "MathJax.js")):
             sys.exit(f"wordlab_lab: no MathJax in {MATHJAX_DIR} (Debian package libjs-mathjax)")
         self.settings["mathjax_url"] = url_path_join(self.serverapp.base_url, "mathjax", "MathJax.js")
+        # SVG output: its glyphs are paths, no web font to fetch (HTML-CSS probes fonts at about:blank, a console error).
+        self.settings["mathjax_config"] = "TeX-AMS_SVG-full,Safe"
         tornado = self.serverapp.tornado_settings
         if "hub_prefix" in tornado:
             # JupyterHub's single-user server: @jupyterlab/hub-extension's File > Hub Control Panel and Log Out.

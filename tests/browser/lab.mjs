@@ -1,5 +1,5 @@
 // lab.mjs: in Debian's chromium, drives wordlab's JupyterLab application: the launcher, the four lessons (saved
-// pictures on first open, then Run All), a scratch notebook (completion, tooltip, help, stop, restart), a .wlab
+// pictures on first open, then Run All), a scratch notebook (completion, tooltip, help, stop, restart, LaTeX), a .wlab
 // file in the editor, a console, the dark theme; a screenshot of each step; any console error fails.
 // usage: node lab.mjs BASE_URL TOKEN SCREENSHOT_DIR USER_DATA_DIR EXPECT_JSON
 //   EXPECT_JSON: {"NN_lesson.ipynb": tests/browser/saved_outputs.py's JSON, ...}
@@ -282,6 +282,18 @@ try {
   const prompt = await page.locator(`${CURRENT} .jp-Notebook .jp-CodeCell .jp-InputPrompt`).nth(-2).textContent();
   if (!/\[1\]/.test(prompt)) fail(`after a restart the execution count is ${prompt}, not [1]`);
   await shot(page, 'restart');
+
+  // LaTeX in Markdown: MathJax (Debian's, served by the application) typesets it.
+  await page.locator(`${CURRENT} .jp-Notebook .jp-Cell:last-child .CodeMirror`).click();
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('m');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('Perplexity is $e^{H}$ with $H = -\\frac{1}{N} \\sum_i \\ln p_i$.');
+  await page.keyboard.press('Shift+Enter');
+  await page.waitForSelector(`${CURRENT} .jp-MarkdownCell .jp-RenderedMarkdown .MathJax_SVG svg`, { timeout: 60_000 });
+  const math = await page.locator(`${CURRENT} .jp-MarkdownCell .jp-RenderedMarkdown`).last().innerText();
+  if (/Math Processing Error|\$/.test(math)) fail(`MathJax left the Markdown cell as "${math}"`);
+  await shot(page, 'mathjax');
   await menu(page, 'File', 'Close and Shutdown Notebook');
   await acceptDialog(page);
 

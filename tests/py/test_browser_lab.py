@@ -1,5 +1,5 @@
 """test_browser_lab.py: wordlab's JupyterLab application in a real browser: the four lessons, completion, tooltip, help,
-stop, restart, a .wlab file, a console, the dark theme (tests/browser/lab.sh; screenshots in build/browser-lab/)."""
+stop, restart, LaTeX, a .wlab file, a console, the dark theme (tests/browser/lab.sh; screenshots in build/browser-lab/)."""
 import os
 import subprocess
 
@@ -7,7 +7,7 @@ SRC = os.environ.get("WL_SOURCE_DIR") or os.path.join(os.path.dirname(__file__),
 BUILD = os.environ.get("WL_BUILD_DIR") or os.path.join(SRC, "build")
 # One screenshot per step of tests/browser/lab.mjs, in its order.
 SHOTS = ["launcher"] + [f"{n:02d}-{step}" for n in (1, 2, 3, 4) for step in ("first-open", "run-all")] + \
-        ["completion", "tooltip", "help", "stop", "restart", "wlab-editor", "console", "dark-theme"]
+        ["completion", "tooltip", "help", "stop", "restart", "mathjax", "wlab-editor", "console", "dark-theme"]
 
 
 def test_jupyterlab_runs_the_lessons_in_chromium():
