@@ -1,6 +1,8 @@
 # Makefile: the two commands of the quick start (make notebook, make test), make demo and the extra targets.
 BUILD ?= build
 JOBS ?= 2
+# make notebook UI=classic: the lessons in Notebook 6 instead of JupyterLab.
+UI ?= lab
 
 .PHONY: all deps build test notebook demo bench fuzz valgrind soak clean
 
@@ -17,7 +19,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 notebook: build
-	bash scripts/notebook.sh $(BUILD)
+	UI=$(UI) bash scripts/notebook.sh $(BUILD)
 
 # Serves the browser demo (build/demo) on 127.0.0.1:$(DEMO_PORT); any static server of that directory works too.
 DEMO_PORT ?= 8000

@@ -86,7 +86,7 @@ static cJSON *kernel_info(wl_chan *c, const wl_msg *m)
     cJSON_AddStringToObject(li, "mimetype", "text/x-wordlab");
     cJSON_AddStringToObject(li, "file_extension", ".wlab");
     cJSON_AddStringToObject(li, "pygments_lexer", "bash");
-    cJSON_AddStringToObject(li, "codemirror_mode", "shell");
+    cJSON_AddStringToObject(li, "codemirror_mode", "wordlab"); /* the mode of lab/src/mode.ts */
     cJSON_AddStringToObject(li, "nbconvert_exporter", "script");
     cJSON *links = cJSON_AddArrayToObject(r, "help_links");
     cJSON *link = cJSON_CreateObject();

@@ -1,10 +1,11 @@
-// lesson01.mjs: in Debian's chromium, opens lesson 01 served by Jupyter Notebook, clears it, runs all cells from the menu and checks what is rendered.
-// usage: node lesson01.mjs URL SCREENSHOT.png USER_DATA_DIR
+// lesson01.mjs: in Debian's chromium, opens lesson 01 served by Jupyter Notebook, checks that its saved pictures show,
+// clears it, runs all cells from the menu and checks what is rendered.
+// usage: node lesson01.mjs URL SCREENSHOT.png USER_DATA_DIR SAVED_JSON   (SAVED_JSON: tests/browser/saved_outputs.py's)
 import { launchChromium } from './chromium.mjs';
 
-const [url, screenshot, userDataDir] = process.argv.slice(2);
-if (!url || !screenshot || !userDataDir) {
-  console.error('usage: node lesson01.mjs URL SCREENSHOT.png USER_DATA_DIR');
+const [url, screenshot, userDataDir, savedJson] = process.argv.slice(2);
+if (!url || !screenshot || !userDataDir || !savedJson) {
+  console.error('usage: node lesson01.mjs URL SCREENSHOT.png USER_DATA_DIR SAVED_JSON');
   process.exit(2);
 }
 const RUN_TIMEOUT_MS = 600_000;
@@ -25,6 +26,17 @@ try {
   await page.waitForSelector('#kernel_indicator_icon.kernel_idle_icon', { timeout: 120_000 });
   const kernelName = await page.textContent('.kernel_indicator_name');
   if (!/wordlab/.test(kernelName ?? '')) fail(`the notebook runs kernel "${kernelName}", not wordlab`);
+
+  // On first open the notebook is trusted (run.sh trusted it as `make notebook` does): every saved SVG shows.
+  const saved = JSON.parse(savedJson);
+  const firstOpen = await page.evaluate(() => ({
+    svgs: document.querySelectorAll('.output_area svg').length,
+    trust: document.querySelector('#notification_trusted')?.textContent.trim() ?? '',
+  }));
+  console.log(`first open: ${JSON.stringify(firstOpen)}, saved: ${savedJson}`);
+  if (saved.svg < 1) fail('the saved lesson has no SVG output to show');
+  if (firstOpen.svgs !== saved.svg) fail(`first open shows ${firstOpen.svgs} of the ${saved.svg} saved SVG pictures`);
+  if (/Not Trusted/i.test(firstOpen.trust)) fail('the lesson opens "Not Trusted"');
 
   // Start from a notebook without outputs, so that everything checked below was produced now.
   await page.click('#celllink');

@@ -1,0 +1,346 @@
+// lab.mjs: in Debian's chromium, drives wordlab's JupyterLab application: the launcher, the four lessons (saved
+// pictures on first open, then Run All), a scratch notebook (completion, tooltip, help, stop, restart, LaTeX), a .wlab
+// file in the editor, a console, the dark theme; a screenshot of each step; any console error fails.
+// usage: node lab.mjs BASE_URL TOKEN SCREENSHOT_DIR USER_DATA_DIR EXPECT_JSON
+//   EXPECT_JSON: {"NN_lesson.ipynb": tests/browser/saved_outputs.py's JSON, ...}
+import { launchChromium } from './chromium.mjs';
+import path from 'node:path';
+
+const [base, token, shots, userDataDir, expectJson] = process.argv.slice(2);
+if (!base || !token || !shots || !userDataDir || !expectJson) {
+  console.error('usage: node lab.mjs BASE_URL TOKEN SCREENSHOT_DIR USER_DATA_DIR EXPECT_JSON');
+  process.exit(2);
+}
+const expected = JSON.parse(expectJson);
+const RUN_TIMEOUT_MS = 600_000;
+// What each lesson must show after Run All, whatever its saved outputs: the head table, SVG pictures, heat maps
+// among them (SVGs of 30 cells or more), outputs shaded by value.
+const MUST_SHOW = {
+  '01': { headTable: true, svg: 1, heatMaps: 1, shaded: 1 },
+  '02': { headTable: false, svg: 1, heatMaps: 0, shaded: 0 },
+  '03': { headTable: false, svg: 0, heatMaps: 0, shaded: 1 },
+  '04': { headTable: true, svg: 14, heatMaps: 14, shaded: 1 },
+};
+
+function fail(msg) {
+  throw new Error(msg);
+}
+let shotNo = 0;
+const shotList = [];
+async function shot(page, name) {
+  shotNo += 1;
+  const file = path.join(shots, `${String(shotNo).padStart(2, '0')}-${name}.png`);
+  await page.screenshot({ path: file });
+  shotList.push(path.basename(file));
+}
+
+// The current (visible) document or console area of the main dock panel.
+const CURRENT = '.lm-DockPanel-widget:not(.lm-mod-hidden)';
+
+async function api(method, route, body) {
+  const r = await fetch(`${base}${route}`, {
+    method, headers: { Authorization: `token ${token}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!r.ok) fail(`${method} ${route}: HTTP ${r.status}`);
+  return r.status === 204 ? null : r.json();
+}
+
+async function menu(page, top, item) {
+  await page.click(`.lm-MenuBar-itemLabel:text-is("${top}")`);
+  await page.click(`.lm-Menu:not(.lm-mod-hidden) .lm-Menu-itemLabel:text-is("${item}")`);
+}
+
+// Waits until the current notebook's kernel (wordlab) is idle.
+async function kernelIdle(page, timeout = 120_000) {
+  await page.waitForSelector(`${CURRENT} .jp-Notebook-ExecutionIndicator[data-status="idle"]`, { timeout });
+}
+
+// Waits until the current notebook names its kernel (once the session has started it) and the kernel is idle.
+async function kernelReady(page) {
+  await page.waitForFunction((current) => !/No Kernel|^\s*$/.test(document.querySelector(`${current} .jp-Toolbar-kernelName`)?.textContent ?? ''),
+    CURRENT, { timeout: 120_000 });
+  await kernelIdle(page);
+}
+
+// Accepts the open dialog (e.g. "Restart", "Shut Down").
+async function acceptDialog(page) {
+  await page.click('.jp-Dialog .jp-mod-accept');
+  await page.waitForSelector('.jp-Dialog', { state: 'detached' });
+}
+
+// What the current notebook's outputs show.
+async function outputs(page) {
+  return page.evaluate((current) => {
+    const nb = document.querySelector(`${current} .jp-Notebook`);
+    const outs = [...nb.querySelectorAll('.jp-OutputArea-output')];
+    const cells = [...nb.querySelectorAll('.jp-CodeCell')];
+    const svgImgs = outs.flatMap((o) => [...o.querySelectorAll('.jp-RenderedSVG img')]);
+    const inlineSvgs = outs.flatMap((o) => [...o.querySelectorAll('.jp-RenderedHTMLCommon svg')]);
+    const rects = (img) => (decodeURIComponent(img.src.split(',')[1] || '').match(/<rect/g) || []).length;
+    const tables = outs.flatMap((o) => [...o.querySelectorAll('table')]);
+    const headTable = tables.find((t) => [...t.querySelectorAll('th')].some((th) => th.textContent.trim() === 'Head'));
+    return {
+      cells: cells.length,
+      prompts: cells.map((c) => c.querySelector('.jp-InputPrompt').textContent.replace(/\s/g, '')),
+      withOutput: cells.filter((c) => c.querySelector('.jp-OutputArea-output')).length,
+      svg: svgImgs.length + inlineSvgs.length,
+      heatMaps: svgImgs.filter((i) => rects(i) >= 30).length + inlineSvgs.filter((s) => s.querySelectorAll('rect').length >= 30).length,
+      shaded: outs.filter((o) => o.querySelector('.jp-RenderedHTMLCommon [style*="background"]')).length,
+      headTableRows: headTable ? headTable.querySelectorAll('tr').length : 0,
+      errors: outs.filter((o) => o.matches('[data-mime-type="application/vnd.jupyter.stderr"]') || o.querySelector('[data-mime-type="application/vnd.jupyter.stderr"]'))
+        .map((o) => o.textContent).slice(0, 3),
+      scripts: outs.filter((o) => o.querySelector('script')).length,
+    };
+  }, CURRENT);
+}
+
+async function openFile(page, name) {
+  await page.dblclick(`.jp-DirListing-item[title^="Name: ${name}\\A "]`);
+}
+
+// Types into the editor of the last cell of the current notebook (after clicking into it).
+async function typeInLastCell(page, text) {
+  const editor = page.locator(`${CURRENT} .jp-Notebook .jp-Cell:last-child .CodeMirror`);
+  await editor.click();
+  await page.keyboard.type(text);
+}
+
+// Runs the last cell of the current notebook (Shift+Enter adds a new cell below) and returns its output text.
+async function runLastCell(page) {
+  const n = await page.locator(`${CURRENT} .jp-Notebook .jp-Cell`).count();
+  await page.keyboard.press('Shift+Enter');
+  await page.waitForFunction(([current, i]) => {
+    const cell = document.querySelectorAll(`${current} .jp-Notebook .jp-Cell`)[i];
+    return cell && /\[\d+\]/.test(cell.querySelector('.jp-InputPrompt').textContent);
+  }, [CURRENT, n - 1], { timeout: 120_000 });
+  await kernelIdle(page);
+  return page.locator(`${CURRENT} .jp-Notebook .jp-Cell`).nth(n - 1).locator('.jp-OutputArea').innerText();
+}
+
+const context = await launchChromium(userDataDir, { width: 1400, height: 900 });
+const problems = [];
+const page = context.pages()[0] ?? await context.newPage();
+try {
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${r.url()}`); });
+
+  // A .wlab file for the editor step, written before the file browser first lists the directory.
+  await api('PUT', '/api/contents/scratch.wlab', {
+    type: 'file', format: 'text',
+    content: '# a wordlab script\nstories = corpus profile=smoke stories=60\nm = model new kind=attention vocab=$stories.vocab seed=11\ntrain $m $stories steps=20 batch=32 "done"\n',
+  });
+
+  await page.goto(`${base}/lab?reset&token=${token}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+  await page.waitForSelector('body[data-wordlab-lab="restored"]', { state: 'attached', timeout: 120_000 });
+  // A fresh server's workspace opens with the launcher.
+  await page.waitForSelector(`${CURRENT} .jp-Launcher .jp-LauncherCard`, { timeout: 60_000 });
+  await page.waitForFunction(() => [...document.querySelectorAll('.jp-LauncherCard img')].every((i) => i.complete));
+
+  // The launcher: the wordlab kernel with its logo, for notebooks and consoles.
+  const launcher = await page.evaluate((current) => [...document.querySelectorAll(`${current} .jp-Launcher-section`)].map((s) => ({
+    section: s.querySelector('.jp-Launcher-sectionTitle')?.textContent,
+    cards: [...s.querySelectorAll('.jp-LauncherCard')].map((c) => ({
+      label: c.querySelector('.jp-LauncherCard-label').textContent,
+      logo: c.querySelector('img')?.getAttribute('src') ?? '',
+      logoLoaded: (c.querySelector('img')?.naturalWidth ?? 0) > 0,
+      icon: c.querySelector('svg')?.getAttribute('data-icon') ?? '',
+    })),
+  })), CURRENT);
+  console.log(`launcher: ${JSON.stringify(launcher)}`);
+  for (const section of ['Notebook', 'Console']) {
+    const card = launcher.find((s) => s.section === section)?.cards.find((c) => c.label === 'wordlab');
+    if (!card) fail(`the launcher has no wordlab card under ${section}`);
+    if (!/kernelspecs\/wordlab\/logo-/.test(card.logo) || !card.logoLoaded) fail(`the ${section} card of wordlab shows no logo (${card.logo})`);
+  }
+  await shot(page, 'launcher');
+
+  // The four lessons: trusted, their saved pictures show on first open; then Run All renders them again.
+  for (const [name, saved] of Object.entries(expected)) {
+    const must = MUST_SHOW[name.slice(0, 2)];
+    if (!must) fail(`no expectations for ${name}`);
+    await openFile(page, name);
+    await page.waitForSelector(`${CURRENT} .jp-Notebook .jp-Cell`, { timeout: 60_000 });
+    await kernelReady(page);
+    const kernelName = await page.textContent(`${CURRENT} .jp-Toolbar-kernelName`);
+    if (!/wordlab/.test(kernelName ?? '')) fail(`${name} runs kernel "${kernelName}", not wordlab`);
+
+    const first = await outputs(page);
+    console.log(`${name} first open: ${JSON.stringify({ svg: first.svg, shaded: first.shaded, head: first.headTableRows })} saved: ${JSON.stringify(saved)}`);
+    if (first.svg !== saved.svg) fail(`${name} on first open shows ${first.svg} of its ${saved.svg} saved SVG pictures`);
+    if (first.shaded !== saved.shaded) fail(`${name} on first open shows ${first.shaded} of its ${saved.shaded} shaded outputs`);
+    await shot(page, `${name.slice(0, 2)}-first-open`);
+
+    await page.click(`${CURRENT} .jp-Notebook .jp-Cell >> nth=0`);
+    await menu(page, 'Edit', 'Clear All Outputs');
+    await page.waitForFunction((current) => document.querySelectorAll(`${current} .jp-OutputArea-output`).length === 0,
+      CURRENT, { timeout: 30_000 });
+    await menu(page, 'Run', 'Run All Cells');
+    await page.waitForFunction((current) => {
+      const prompts = [...document.querySelectorAll(`${current} .jp-CodeCell .jp-InputPrompt`)].map((p) => p.textContent.replace(/\s/g, ''));
+      return prompts.length > 0 && prompts.every((p) => /\[\d+\]/.test(p)) &&
+        document.querySelector(`${current} .jp-Notebook-ExecutionIndicator[data-status="idle"]`) !== null;
+    }, CURRENT, { timeout: RUN_TIMEOUT_MS, polling: 500 });
+    const ran = await outputs(page);
+    console.log(`${name} run all: ${JSON.stringify(ran)}`);
+    const counts = ran.prompts.map((p) => Number(p.match(/\[(\d+)\]/)[1]));
+    if (JSON.stringify(counts) !== JSON.stringify(counts.map((_, i) => i + 1))) fail(`${name}: execution counts ${counts}`);
+    if (ran.errors.length) fail(`${name}: error output: ${ran.errors.join(' | ')}`);
+    if (ran.scripts) fail(`${name}: ${ran.scripts} outputs hold a <script>`);
+    if (ran.svg !== saved.svg || ran.svg < must.svg) fail(`${name}: ${ran.svg} SVG pictures after Run All (saved ${saved.svg}, at least ${must.svg})`);
+    if (ran.heatMaps < must.heatMaps) fail(`${name}: ${ran.heatMaps} SVG heat maps after Run All, not at least ${must.heatMaps}`);
+    if (ran.shaded < must.shaded) fail(`${name}: ${ran.shaded} shaded outputs after Run All`);
+    if (must.headTable && ran.headTableRows < 5) fail(`${name}: no head table (a row per head) after Run All`);
+    // The first heat map (or the head table, or the shading) in view.
+    await page.evaluate((current) => {
+      const nb = document.querySelector(`${current} .jp-Notebook`);
+      const target = nb.querySelector('.jp-RenderedSVG img, .jp-OutputArea-output table th, .jp-OutputArea-output [style*="background"]');
+      target?.closest('.jp-Cell').scrollIntoView({ block: 'start' });
+    }, CURRENT);
+    await shot(page, `${name.slice(0, 2)}-run-all`);
+
+    await menu(page, 'File', 'Close and Shutdown Notebook');
+    await acceptDialog(page);
+    await page.waitForSelector(`.lm-TabBar-tab .lm-TabBar-tabLabel:text-is("${name}")`, { state: 'detached' });
+  }
+
+  // A scratch notebook on the wordlab kernel, from the launcher.
+  await page.click(`.jp-LauncherCard[data-category="Notebook"][title="wordlab"]:visible`);
+  await page.waitForSelector(`${CURRENT} .jp-Notebook .jp-Cell`, { timeout: 60_000 });
+  await kernelReady(page);
+
+  // Tab completion: a popup that offers train. The completer may connect to the new kernel a moment after it is
+  // idle; a Tab before that does nothing, so it is pressed again (at most three times).
+  await typeInLastCell(page, 't');
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Tab');
+    try {
+      await page.waitForSelector('.jp-Completer:not(.lm-mod-hidden) .jp-Completer-item', { timeout: 10_000 });
+      break;
+    } catch (e) {
+      if (attempt === 3) throw e;
+      console.log(`completion: no popup after Tab number ${attempt}`);
+    }
+  }
+  const items = await page.$$eval('.jp-Completer-item', (els) => els.map((e) => e.getAttribute('data-value')));
+  console.log(`completion of "t": ${items.join(' ')}`);
+  if (!items.includes('train')) fail(`the completion popup for "t" does not offer train: ${items}`);
+  await shot(page, 'completion');
+  await page.click('.jp-Completer-item[data-value="train"]');
+  await page.waitForSelector('.jp-Completer', { state: 'hidden' });
+  const completed = await page.locator(`${CURRENT} .jp-Notebook .jp-Cell:last-child .CodeMirror-code`).innerText();
+  if (completed.trim() !== 'train') fail(`choosing train in the popup left "${completed}" in the cell`);
+
+  // Shift+Tab: the tooltip with the command's usage.
+  await page.keyboard.press('Shift+Tab');
+  await page.waitForSelector('.jp-Tooltip', { timeout: 30_000 });
+  const tooltip = await page.textContent('.jp-Tooltip');
+  if (!/train/.test(tooltip) || !/steps/.test(tooltip)) fail(`the tooltip does not show train's usage: ${tooltip.slice(0, 200)}`);
+  await shot(page, 'tooltip');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('.jp-Tooltip', { state: 'detached' });
+
+  // ?train: the help page of train.
+  await page.locator(`${CURRENT} .jp-Notebook .jp-Cell:last-child .CodeMirror`).click();
+  await page.keyboard.press('Control+a');
+  await page.keyboard.type('?train');
+  const help = await runLastCell(page);
+  if (!/steps/.test(help) || !/Ctrl-C/.test(help)) fail(`?train does not show train's help: ${help.slice(0, 200)}`);
+  await shot(page, 'help');
+
+  // The stop button during a long training run: it stops within 1 s and keeps the best weights.
+  await typeInLastCell(page, 'stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11');
+  await runLastCell(page);
+  await typeInLastCell(page, 'train $m $stories steps=3000');
+  const trainCell = page.locator(`${CURRENT} .jp-Notebook .jp-Cell`).nth(await page.locator(`${CURRENT} .jp-Notebook .jp-Cell`).count() - 1);
+  await page.keyboard.press('Shift+Enter');
+  // Training runs once the live progress has passed the first validation (step 1).
+  await trainCell.locator('.jp-OutputArea-output').first().waitFor({ timeout: 60_000 });
+  await page.waitForFunction((current) => document.querySelector(`${current} .jp-Notebook-ExecutionIndicator[data-status="busy"]`), CURRENT);
+  const t0 = Date.now();
+  await page.click(`${CURRENT} .jp-Toolbar [title^="Interrupt the kernel"]`);
+  await kernelIdle(page, 30_000);
+  const stopMs = Date.now() - t0;
+  const trained = await trainCell.locator('.jp-OutputArea').innerText();
+  console.log(`stop: idle ${stopMs} ms after the click; ${trained.split('\n').slice(0, 2).join(' / ')}`);
+  if (!/interrupted/.test(trained) || !/kept the weights of step \d+/.test(trained)) fail(`the interrupted training did not keep its best weights: ${trained.slice(0, 300)}`);
+  if (stopMs > 1000) fail(`the stop button took ${stopMs} ms to end the training`);
+  await trainCell.locator('.jp-OutputArea').evaluate((e) => e.scrollIntoView({ block: 'end' }));
+  await shot(page, 'stop');
+  await typeInLastCell(page, 'print $m.selected_step');
+  const kept = await runLastCell(page);
+  if (!/^\s*\d+/.test(kept)) fail(`the model does not answer after the stop: ${kept}`);
+
+  // Restart: a fresh kernel (the model is gone) that runs commands.
+  await menu(page, 'Kernel', 'Restart Kernel…');
+  await acceptDialog(page);
+  await kernelIdle(page);
+  await typeInLastCell(page, 'print "after restart"');
+  const restarted = await runLastCell(page);
+  if (!/after restart/.test(restarted)) fail(`the restarted kernel does not run commands: ${restarted}`);
+  const prompt = await page.locator(`${CURRENT} .jp-Notebook .jp-CodeCell .jp-InputPrompt`).nth(-2).textContent();
+  if (!/\[1\]/.test(prompt)) fail(`after a restart the execution count is ${prompt}, not [1]`);
+  await shot(page, 'restart');
+
+  // LaTeX in Markdown: MathJax (Debian's, served by the application) typesets it.
+  await page.locator(`${CURRENT} .jp-Notebook .jp-Cell:last-child .CodeMirror`).click();
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('m');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('Perplexity is $e^{H}$ with $H = -\\frac{1}{N} \\sum_i \\ln p_i$.');
+  await page.keyboard.press('Shift+Enter');
+  await page.waitForSelector(`${CURRENT} .jp-MarkdownCell .jp-RenderedMarkdown .MathJax_SVG svg`, { timeout: 60_000 });
+  const math = await page.locator(`${CURRENT} .jp-MarkdownCell .jp-RenderedMarkdown`).last().innerText();
+  if (/Math Processing Error|\$/.test(math)) fail(`MathJax left the Markdown cell as "${math}"`);
+  await shot(page, 'mathjax');
+  await menu(page, 'File', 'Close and Shutdown Notebook');
+  await acceptDialog(page);
+
+  // A .wlab file opens in the editor, its icon in the file browser, its tokens highlighted.
+  const fileIcon = await page.getAttribute('.jp-DirListing-item[title^="Name: scratch.wlab\\A "] .jp-DirListing-itemIcon svg', 'data-icon');
+  if (fileIcon !== 'wordlab:logo') fail(`scratch.wlab has the icon ${fileIcon} in the file browser, not wordlab's`);
+  await openFile(page, 'scratch.wlab');
+  await page.waitForSelector(`${CURRENT} .jp-FileEditor .CodeMirror .cm-keyword`, { timeout: 30_000 });
+  const tokens = await page.evaluate((current) => Object.fromEntries(['keyword', 'def', 'attribute', 'variable-2', 'string', 'number', 'comment']
+    .map((t) => [t, [...document.querySelectorAll(`${current} .jp-FileEditor .CodeMirror .cm-${t}`)].map((e) => e.textContent)])), CURRENT);
+  console.log(`scratch.wlab tokens: ${JSON.stringify(tokens)}`);
+  const want = { keyword: 'corpus', def: 'stories', attribute: 'profile', 'variable-2': '$stories.vocab', string: '"done"', number: '20', comment: '# a wordlab script' };
+  for (const [t, text] of Object.entries(want)) if (!tokens[t].includes(text)) fail(`"${text}" is not highlighted as cm-${t} in scratch.wlab`);
+  await shot(page, 'wlab-editor');
+
+  // A console on the wordlab kernel runs a command; its input is highlighted as wordlab.
+  await page.click('.lm-TabBar-tab .lm-TabBar-tabLabel:text-is("Launcher")').catch(async () => {
+    await menu(page, 'File', 'New Launcher');
+  });
+  await page.click(`.jp-LauncherCard[data-category="Console"][title="wordlab"]:visible`);
+  const input = page.locator(`${CURRENT} .jp-CodeConsole-input .CodeMirror`);
+  await input.waitFor({ timeout: 60_000 });
+  await page.waitForSelector(`${CURRENT} .jp-CodeConsole-banner`, { timeout: 60_000 });
+  await input.click();
+  await page.keyboard.type('print "hello from the console" 42');
+  // The input switches to the kernel's language (text/x-wordlab) once the kernel has told it.
+  await page.waitForFunction((current) => [...document.querySelectorAll(`${current} .jp-CodeConsole-input .cm-keyword`)]
+    .some((e) => e.textContent === 'print'), CURRENT, { timeout: 30_000 })
+    .catch(() => fail('the console input is not highlighted as wordlab'));
+  await page.keyboard.press('Shift+Enter');
+  await page.waitForSelector(`${CURRENT} .jp-CodeConsole-content .jp-OutputArea-output:has-text("hello from the console 42")`, { timeout: 60_000 });
+  await shot(page, 'console');
+
+  // The dark theme.
+  await menu(page, 'Settings', 'Theme');
+  await page.click('.lm-Menu:not(.lm-mod-hidden) .lm-Menu-itemLabel:text-is("JupyterLab Dark")');
+  await page.waitForSelector('body[data-jp-theme-light="false"]', { state: 'attached', timeout: 30_000 });
+  await page.waitForSelector('#jupyterlab-splash', { state: 'detached', timeout: 30_000 });
+  await shot(page, 'dark-theme');
+
+  console.log(`screenshots: ${shotList.join(' ')}`);
+  if (problems.length) fail(`the page reported: ${problems.join(' | ')}`);
+  console.log('lab.mjs: all checks passed');
+} catch (e) {
+  await page.screenshot({ path: path.join(shots, 'failure.png') }).catch(() => {});
+  console.error(`screenshot of the failure: ${path.join(shots, 'failure.png')}; the page reported: ${problems.join(' | ') || 'nothing'}`);
+  throw e;
+} finally {
+  await context.close();
+}
