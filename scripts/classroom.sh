@@ -20,7 +20,7 @@ export WORDLAB_CLASSROOM_JUPYTER_PATH="$prefix/share/jupyter"
 
 ui="${UI:-}"
 if [ -z "$ui" ]; then
-  if [ -x "$src/scripts/lab-singleuser.sh" ] && [ -f "$build/lab/static/index.html" ]; then ui=lab; else ui=classic; fi
+  if [ -f "$build/jupyterlab/static/main.js" ]; then ui=lab; else ui=classic; fi
 fi
 
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
