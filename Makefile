@@ -4,7 +4,7 @@ JOBS ?= 2
 # make notebook UI=classic: the lessons in Notebook 6 instead of JupyterLab.
 UI ?= lab
 
-.PHONY: all deps build test notebook demo bench fuzz valgrind soak clean
+.PHONY: all deps build test notebook demo bench fuzz valgrind soak classroom load clean
 
 all: build
 
@@ -45,3 +45,12 @@ valgrind: build
 
 soak: build
 	/usr/bin/python3 tests/soak/soak.py $(BUILD)/wordlab
+
+# A classroom on this machine: JupyterHub on 127.0.0.1 serving the lessons to local students (Ctrl-C stops it).
+classroom: build
+	bash scripts/classroom.sh $(BUILD)
+
+# The classroom load test: simulated students on wordlab, then the same on ipykernel + PyTorch (LOAD_SIZES, LOAD_THINK).
+load: build
+	/usr/bin/python3 tests/load/loadtest.py --build $(BUILD) --kernel wordlab --sizes $${LOAD_SIZES:-5,10,20,40,80,160} --think $${LOAD_THINK:-3} --json $(BUILD)/load-wordlab.json
+	/usr/bin/python3 tests/load/loadtest.py --build $(BUILD) --kernel python3 --sizes $${LOAD_SIZES:-5,10,20,40,80,160} --think $${LOAD_THINK:-3} --json $(BUILD)/load-python3.json

@@ -8,6 +8,7 @@ PKGS=(
   python3-nbclient python3-nbformat python3-ipykernel jupyter-notebook jupyter-console jupyter-client python3-pexpect
   tmux valgrind chromium emscripten dpkg-dev
   python3-jupyter-server python3-jupyterlab-server libjs-mathjax
+  jupyterhub python3-psutil python3-requests python3-tornado
 )
 missing=()
 for p in "${PKGS[@]}"; do

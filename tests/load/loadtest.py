@@ -1,0 +1,391 @@
+"""loadtest.py: simulated students on a local JupyterHub: each logs in, opens two lessons and runs every cell, as a class would.
+
+For each class size N (5, 10, 20, 40, ... until a size fails) the test starts N students at once through the hub's
+REST API (a service token with admin scopes: create the users, start their servers), then, per student, opens the
+lessons through the single-user server's REST API (a session per notebook, so a kernel per notebook, as JupyterLab
+does) and runs every code cell over the kernel's WebSocket, with a think time between cells.  It reports:
+
+  first idle   seconds from the server request (the login) to the first kernel's first idle status
+  p50/p95/p99  cell latency, from sending execute_request to the kernel's idle status for it
+  failures     cells that gave an error or no reply, servers or kernels that did not start
+  MB/student   the peak resident memory (RSS; PSS beside it, which counts shared pages once) of a student's
+               single-user server and its kernels, sampled every second
+
+Capacity is the largest N whose p95 cell latency stays under 2 s with no failure.  Everything talks to 127.0.0.1
+only; the hub and every server it started are stopped at the end, and every user is deleted.
+
+usage: loadtest.py --build BUILD [--kernel wordlab|python3] [--sizes 5,10,20,...] [--think SECONDS] [--smoke]
+"""
+import argparse
+import asyncio
+import json
+import os
+import random
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import psutil
+from tornado.httpclient import AsyncHTTPClient, HTTPRequest
+from tornado.websocket import websocket_connect
+
+SRC = Path(__file__).resolve().parents[2]
+LESSONS = {
+    "wordlab": ["01_one_head_and_four_heads.ipynb", "03_cross_entropy_and_perplexity.ipynb"],
+    "python3": ["course_torch_01.ipynb", "course_torch_03.ipynb"],
+}
+P95_LIMIT = 2.0
+CELL_TIMEOUT = 300.0
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def code_cells(path):
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    return ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+def percentile(values, q):
+    """The q-quantile (0..1) by linear interpolation between closest ranks."""
+    if not values:
+        return float("nan")
+    v = sorted(values)
+    k = (len(v) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (k - lo)
+
+
+class Hub:
+    """A JupyterHub started with share/classroom/jupyterhub_config.py in a temporary state folder."""
+
+    def __init__(self, build, kernel, lessons_dir, state):
+        self.token = secrets.token_hex(32)
+        self.port = free_port()
+        self.state = state
+        self.base = "http://127.0.0.1:%d" % self.port
+        prefix = state / "prefix"  # this build's kernel spec, first on every student's JUPYTER_PATH
+        subprocess.run([str(build / "wordlab"), "install-kernel", "--prefix", str(prefix)],
+                       check=True, stdout=subprocess.DEVNULL)
+        env = dict(os.environ,
+                   WORDLAB_CLASSROOM_STATE=str(state),
+                   WORDLAB_CLASSROOM_HOMES=str(state / "home"),
+                   WORDLAB_CLASSROOM_PORT=str(self.port),
+                   WORDLAB_CLASSROOM_HUB_PORT=str(free_port()),
+                   WORDLAB_CLASSROOM_PROXY_API_PORT=str(free_port()),
+                   WORDLAB_CLASSROOM_LESSONS=str(lessons_dir),
+                   WORDLAB_CLASSROOM_UI=os.environ.get("UI", "classic"),
+                   WORDLAB_CLASSROOM_LAB_CMD="bash %s %s" % (SRC / "scripts" / "lab-singleuser.sh", build),
+                   WORDLAB_CLASSROOM_JUPYTER_PATH=str(prefix / "share" / "jupyter"),
+                   WORDLAB_CLASSROOM_ARTIFACTS=str(SRC / "share" / "artifacts"),
+                   WORDLAB_CLASSROOM_API_TOKEN=self.token)
+        self.log = open(state / "jupyterhub.log", "wb")
+        self.proc = subprocess.Popen(["jupyterhub", "-f", str(SRC / "share" / "classroom" / "jupyterhub_config.py")],
+                                     cwd=state, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        self.http = AsyncHTTPClient(max_clients=64)
+
+    async def request(self, method, path, body=None, timeout=120):
+        req = HTTPRequest(self.base + path, method=method, headers={"Authorization": "token " + self.token},
+                          body=None if body is None else json.dumps(body),
+                          allow_nonstandard_methods=True, request_timeout=timeout)
+        r = await self.http.fetch(req, raise_error=False)
+        if r.code >= 400 or r.code == 599:
+            raise RuntimeError("%s %s: HTTP %d %s" % (method, path, r.code, (r.body or b"")[:300]))
+        return json.loads(r.body) if r.body else None
+
+    async def wait_up(self):
+        """Wait until the hub's API answers (the hub has started, or has exited: then fail with its log)."""
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError("jupyterhub exited with status %d; see %s" % (self.proc.returncode,
+                                                                                self.state / "jupyterhub.log"))
+            try:
+                await self.request("GET", "/hub/api/", timeout=5)
+                return
+            except Exception:
+                await asyncio.sleep(0.2)
+
+    def stop(self):
+        """SIGTERM: the hub stops every student's server and the proxy, then exits."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        self.log.close()
+
+
+def student_processes(prefix):
+    """{user: [Process, ...]}: every process whose environment names a user of this run (servers and their kernels)."""
+    found = {}
+    for p in psutil.process_iter():
+        try:
+            user = p.environ().get("JUPYTERHUB_USER", "")
+        except (psutil.Error, OSError):
+            continue
+        if user.startswith(prefix):
+            found.setdefault(user, []).append(p)
+    return found
+
+
+def sample_memory(prefix):
+    """{user: (rss_bytes, pss_bytes)} summed over the user's processes now."""
+    out = {}
+    for user, procs in student_processes(prefix).items():
+        rss = pss = 0
+        for p in procs:
+            try:
+                m = p.memory_full_info()
+            except (psutil.Error, OSError):
+                continue
+            rss += m.rss
+            pss += m.pss
+        out[user] = (rss, pss)
+    return out
+
+
+class Student:
+    def __init__(self, hub, name, kernel, cells, rng, think):
+        self.hub, self.name, self.kernel, self.cells = hub, name, kernel, cells
+        self.rng, self.think = rng, think
+        self.latencies, self.failures, self.first_idle = [], [], None
+
+    async def run(self, t_login):
+        hub, u = self.hub, self.name
+        try:
+            await hub.request("POST", "/hub/api/users/%s/server" % u)
+            while True:
+                model = await hub.request("GET", "/hub/api/users/%s" % u)
+                server = model.get("servers", {}).get("", {})
+                if server.get("ready"):
+                    break
+                if not model.get("pending") and not server:
+                    raise RuntimeError("the server of %s did not start" % u)
+                await asyncio.sleep(0.25)
+            sessions = []  # a student keeps both lessons open, as in JupyterLab: both kernels stay up to the end
+            try:
+                for path, cells in self.cells:
+                    await self.notebook(t_login, path, cells, sessions)
+            finally:
+                for sid in sessions:
+                    await hub.request("DELETE", "/user/%s/api/sessions/%s" % (u, sid))
+        except Exception as e:  # a student whose server or kernel fails counts as a failure, the class goes on
+            self.failures.append("%s: %s" % (u, e))
+
+    async def notebook(self, t_login, path, cells, sessions):
+        hub, u = self.hub, self.name
+        session = await hub.request("POST", "/user/%s/api/sessions" % u,
+                                    {"path": path, "name": path, "type": "notebook", "kernel": {"name": self.kernel}})
+        sessions.append(session["id"])
+        kid = session["kernel"]["id"]
+        url = "ws://127.0.0.1:%d/user/%s/api/kernels/%s/channels" % (hub.port, u, kid)
+        ws = await websocket_connect(HTTPRequest(url, headers={"Authorization": "token " + hub.token}),
+                                     max_message_size=256 * 1024 * 1024)
+        try:
+            await self.call(ws, "kernel_info_request", {})
+            if self.first_idle is None:
+                self.first_idle = time.monotonic() - t_login
+            for code in cells:
+                await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.think)
+                t0 = time.monotonic()
+                status, errors = await self.call(ws, "execute_request",
+                                                 {"code": code, "silent": False, "store_history": True,
+                                                  "user_expressions": {}, "allow_stdin": False,
+                                                  "stop_on_error": True})
+                self.latencies.append(time.monotonic() - t0)
+                if status != "ok" or errors:
+                    self.failures.append("%s %s: cell %r: %s %s" % (u, path, code[:60], status, errors[:1]))
+        finally:
+            ws.close()
+
+    async def call(self, ws, msg_type, content):
+        """Send a shell request; return (reply status, error outputs) once the kernel is idle for it."""
+        msg_id = uuid.uuid4().hex
+        await ws.write_message(json.dumps({
+            "header": {"msg_id": msg_id, "msg_type": msg_type, "username": self.name, "session": uuid.uuid4().hex,
+                       "date": "", "version": "5.3"},
+            "parent_header": {}, "metadata": {}, "content": content, "channel": "shell", "buffers": []}))
+        status, errors, idle = None, [], False
+        deadline = time.monotonic() + CELL_TIMEOUT
+        while status is None or not idle:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise RuntimeError("%s: no reply within %.0f s" % (msg_type, CELL_TIMEOUT))
+            raw = await asyncio.wait_for(ws.read_message(), left)
+            if raw is None:
+                raise RuntimeError("%s: the kernel's WebSocket closed" % msg_type)
+            msg = json.loads(raw)
+            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind = msg["header"]["msg_type"]
+            if kind == msg_type.replace("_request", "_reply"):
+                status = msg["content"].get("status")
+            elif kind == "error":
+                errors.append(msg["content"].get("ename", "") + ": " + msg["content"].get("evalue", ""))
+            elif kind == "status" and msg["content"].get("execution_state") == "idle":
+                idle = True
+        return status, errors
+
+
+async def run_class(hub, n, level, args, cells, rng):
+    prefix = "lt%ss%d-" % (hub.run_id, level)
+    names = ["%s%03d" % (prefix, i) for i in range(n)]
+    await hub.request("POST", "/hub/api/users", {"usernames": names})
+    students = [Student(hub, u, args.kernel, cells, random.Random(rng.random()), args.think) for u in names]
+    peaks = {}
+    done = asyncio.Event()
+
+    async def sampler():
+        loop = asyncio.get_running_loop()
+        while not done.is_set():
+            for user, (rss, pss) in (await loop.run_in_executor(None, sample_memory, prefix)).items():
+                r, p = peaks.get(user, (0, 0))
+                peaks[user] = (max(r, rss), max(p, pss))
+            try:
+                await asyncio.wait_for(done.wait(), 1.0)
+            except asyncio.TimeoutError:
+                pass
+
+    async def start(s):
+        await asyncio.sleep(rng.uniform(0, args.stagger))
+        await s.run(time.monotonic())
+
+    t0 = time.monotonic()
+    sample_task = asyncio.ensure_future(sampler())
+    await asyncio.gather(*(start(s) for s in students))
+    wall = time.monotonic() - t0
+    done.set()
+    await sample_task
+    for u in names:  # stop every server, then delete every user of this class
+        try:
+            await hub.request("DELETE", "/hub/api/users/%s/server" % u)
+        except RuntimeError:
+            pass
+    for u in names:
+        while (await hub.request("GET", "/hub/api/users/%s" % u)).get("servers"):
+            await asyncio.sleep(0.25)
+        await hub.request("DELETE", "/hub/api/users/%s" % u)
+        shutil.rmtree(hub.state / "home" / u, ignore_errors=True)
+    left = student_processes(prefix)
+    lat = [x for s in students for x in s.latencies]
+    firsts = [s.first_idle for s in students if s.first_idle is not None]
+    fails = [f for s in students for f in s.failures]
+    if left:
+        fails.append("processes left after the class: %s" % sorted(left))
+    mb = 1024 * 1024
+    return {
+        "students": n, "cells": len(lat), "failures": fails, "wall_s": wall,
+        "first_idle_median_s": statistics.median(firsts) if firsts else float("nan"),
+        "first_idle_max_s": max(firsts) if firsts else float("nan"),
+        "p50_s": percentile(lat, 0.50), "p95_s": percentile(lat, 0.95), "p99_s": percentile(lat, 0.99),
+        "rss_mb_per_student": statistics.mean(r for r, _ in peaks.values()) / mb if peaks else float("nan"),
+        "pss_mb_per_student": statistics.mean(p for _, p in peaks.values()) / mb if peaks else float("nan"),
+    }
+
+
+def print_row(r, out):
+    print("%8d %6d %9.2f %9.2f %7.3f %7.3f %7.3f %8.1f %8.1f %8d %7.1f" % (
+        r["students"], r["cells"], r["first_idle_median_s"], r["first_idle_max_s"], r["p50_s"], r["p95_s"],
+        r["p99_s"], r["rss_mb_per_student"], r["pss_mb_per_student"], len(r["failures"]), r["wall_s"]),
+        file=out, flush=True)
+    for f in r["failures"][:5]:
+        print("         failure: %s" % f, file=out, flush=True)
+
+
+async def main_async(args):
+    build = Path(args.build).resolve()
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory(prefix="wordlab-load-") as tmp:
+        state = Path(tmp)
+        lessons_dir = state / "lessons"
+        lessons_dir.mkdir()
+        src_dir = SRC / ("notebooks" if args.kernel == "wordlab" else "tests/load")
+        cells = []
+        for name in LESSONS[args.kernel]:
+            shutil.copyfile(src_dir / name, lessons_dir / name)
+            cells.append((name, code_cells(src_dir / name)))
+        hub = Hub(build, args.kernel, lessons_dir, state)
+        hub.run_id = secrets.token_hex(3)
+        results = []
+        try:
+            await hub.wait_up()
+            cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+            print("kernel %s; %d cells per student (%s); think time %.1f s (0.5x-1.5x); %d cores (%s), %.0f GiB"
+                  % (args.kernel, sum(len(c) for _, c in cells), " + ".join(LESSONS[args.kernel]), args.think,
+                     psutil.cpu_count(), cpu, psutil.virtual_memory().total / 2**30), flush=True)
+            print("students  cells  idle med  idle max  p50 s   p95 s   p99 s   RSS MB   PSS MB  failures  wall s",
+                  flush=True)
+            for level, n in enumerate(args.sizes):
+                need = (results[-1]["rss_mb_per_student"] * n * 2**20) if results else 0
+                if need and need > psutil.virtual_memory().available * 0.9:
+                    print("%8d  not run: %.1f GiB of memory needed, %.1f GiB available" % (
+                        n, need / 2**30, psutil.virtual_memory().available / 2**30), flush=True)
+                    break
+                r = await run_class(hub, n, level, args, cells, rng)
+                results.append(r)
+                print_row(r, sys.stdout)
+                if r["failures"] or r["p95_s"] >= P95_LIMIT:
+                    break
+        finally:
+            hub.stop()
+            left = student_processes("lt%s" % hub.run_id)
+            for procs in left.values():
+                for p in procs:
+                    p.kill()
+        passed = [r["students"] for r in results if not r["failures"] and r["p95_s"] < P95_LIMIT]
+        capacity = max(passed) if passed else 0
+        print("capacity (largest class with p95 < %.0f s and no failure): %d students%s" % (
+            P95_LIMIT, capacity, " (the largest size tried)" if results and passed and
+            capacity == results[-1]["students"] else ""), flush=True)
+        if left:
+            print("error: processes were left after the hub stopped: %s" % sorted(left), flush=True)
+            return 1
+        if args.json:
+            Path(args.json).write_text(json.dumps({"kernel": args.kernel, "think_s": args.think,
+                                                   "results": results, "capacity": capacity}, indent=1))
+        if args.smoke:
+            bad = [f for r in results for f in r["failures"]]
+            expected = sum(len(c) for _, c in cells) * args.sizes[0]
+            if bad or not results or results[0]["cells"] != expected:
+                print("smoke: FAILED (%d failures, %d of %d cells)" % (
+                    len(bad), results[0]["cells"] if results else 0, expected), flush=True)
+                return 1
+            print("smoke: ok (%d students, %d cells, every user and process cleaned up)" % (
+                args.sizes[0], expected), flush=True)
+        return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=str(SRC / "build"))
+    ap.add_argument("--kernel", choices=sorted(LESSONS), default="wordlab")
+    ap.add_argument("--sizes", default="5,10,20,40,80,160")
+    ap.add_argument("--think", type=float, default=3.0, help="mean seconds between two cells of a student")
+    ap.add_argument("--stagger", type=float, default=5.0, help="students log in over this many seconds")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", help="also write the results to this file")
+    ap.add_argument("--smoke", action="store_true", help="2 students, short think time, one size; fail on any failure")
+    args = ap.parse_args()
+    args.sizes = [int(x) for x in args.sizes.split(",")]
+    if args.smoke:
+        args.sizes, args.think, args.stagger = [2], 0.1, 0.5
+    return asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
