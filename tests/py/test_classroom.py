@@ -1,7 +1,7 @@
 """test_classroom.py: `make classroom` serves the lessons to a logged-in student, and the smoke load test passes.
 
 The classroom script starts Debian's JupyterHub on 127.0.0.1; a student logs in through the login form, gets a
-server with the four lessons in a new home (signed, so their saved pictures show), and Ctrl-C stops the hub with
+JupyterLab server (wordlab's application) with the four lessons in a new home (signed, so their saved pictures show), and Ctrl-C stops the hub with
 every server it started.  The smoke load test (tests/load/loadtest.py --smoke) runs lessons 01 and 03 for two
 simulated students through the hub's REST and kernel WebSocket APIs and cleans up every user and process.
 """
@@ -44,7 +44,7 @@ def hub_children(user):
 def test_classroom_serves_the_lessons_to_a_student_and_ctrl_c_stops_everything(tmp_path):
     port = free_port()
     env = dict(os.environ, PORT=str(port), STATE=str(tmp_path / "state"), KERNEL_PREFIX=str(tmp_path / "prefix"),
-               UI="classic")
+               UI="lab")
     log = open(tmp_path / "classroom.log", "wb")
     hub = subprocess.Popen(["bash", str(SRC / "scripts" / "classroom.sh"), str(BUILD)], env=env, stdout=log,
                            stderr=subprocess.STDOUT, start_new_session=True)
@@ -61,13 +61,14 @@ def test_classroom_serves_the_lessons_to_a_student_and_ctrl_c_stops_everything(t
                 time.sleep(0.2)
         r = s.post(base + "/hub/login", data={"username": user, "password": "any", "_xsrf": s.cookies.get("_xsrf")})
         assert r.status_code == 200, r.text[:500]
-        while True:  # the student's page is served once the server is ready (and has logged the browser in)
-            page = s.get(base + "/user/%s/tree" % user)
-            if page.status_code == 200 and page.url.endswith("/user/%s/tree" % user):
+        while True:  # the student's JupyterLab is served once the server is ready (and has logged the browser in)
+            page = s.get(base + "/user/%s/lab" % user)
+            if page.status_code == 200 and page.url.endswith("/user/%s/lab" % user):
                 break
             assert hub.poll() is None, (tmp_path / "classroom.log").read_text()
             time.sleep(0.25)
-        assert "Notebook" in page.text
+        assert "jupyter-config-data" in page.text and "wordlab" in page.text, page.text[:500]
+        assert s.get(base + "/user/%s/api/me" % user).json()["identity"]["name"] == user
         r = s.get(base + "/user/%s/api/contents" % user)
         assert r.status_code == 200, r.status_code
         names = sorted(item["name"] for item in r.json()["content"])
