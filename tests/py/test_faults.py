@@ -93,9 +93,25 @@ def same(a, b):
     return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
 
 
+def stopped(pid):
+    """Whether process pid is stopped (state T in /proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+
+
+def stop(proc):
+    """SIGSTOP, then wait until the process is stopped: from then on its files do not change."""
+    os.kill(proc.pid, signal.SIGSTOP)
+    deadline = time.monotonic() + 30
+    while not stopped(proc.pid):
+        assert time.monotonic() < deadline, "the process did not stop"
+        time.sleep(0.0005)
+
+
 def test_kill9_while_saving_a_checkpoint_keeps_the_old_file(tmp_path):
-    """A process saves two models in turn over one file; kill -9 at random moments (most of them while
-    a save is being written) leaves a whole file: one of the two models, exactly."""
+    """A process saves two models in turn over one file; it is stopped the moment a temporary file is in the
+    destination's directory, and killed with -9 while stopped there (mid-write: the temporary file is still
+    there, not yet renamed). The file left is whole: one of the two models, exactly."""
     ref_a, ref_b, target = tmp_path / "a.npz", tmp_path / "b.npz", tmp_path / "model.npz"
     make = "a = model new kind=mlp vocab=8000 seed=1\nb = model new kind=mlp vocab=8000 seed=2\n"  # 13 MB files
     done = subprocess.run([WORDLAB, "-c", f"{make}model save $a {ref_a}\nmodel save $b {ref_b}"],
@@ -104,27 +120,36 @@ def test_kill9_while_saving_a_checkpoint_keeps_the_old_file(tmp_path):
     want_a, want_b = load_arrays(ref_a), load_arrays(ref_b)
     assert not same(want_a, want_b)
     script = tmp_path / "save.wlab"
-    script.write_text(make + f"model save $a {target}\nmodel save $b {target}\n" * 50)
-    rng = random.Random(8)
-    mid_write = 0
+    # The saves never run out before the kill: the script ends in a wait that only the kill ends.
+    script.write_text(make + f"model save $a {target}\nmodel save $b {target}\n" * 50 + "sleep 100000\n")
+    ours = {ref_a.name, ref_b.name, target.name, script.name}
+
+    def temporaries():   # whatever the saver's temporary files are called
+        return [p for p in tmp_path.iterdir() if p.name not in ours]
+
     for i in range(6):
         shutil.copyfile(ref_a, target)                        # the old file
+        old_inode = target.stat().st_ino
         proc = subprocess.Popen([WORDLAB, "run", str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if i % 2 == 0:                                        # while a save is being written
-            deadline = time.monotonic() + 60
-            while not (temps := list(tmp_path.glob("model.npz.tmp.*"))) and time.monotonic() < deadline:
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                assert proc.poll() is None, "the saver ended before it was killed"
+                assert time.monotonic() < deadline, "no save was caught while being written"
+                # even rounds: the first save; odd rounds: a save after the old file was replaced once
+                if temporaries() and (i % 2 == 0 or target.stat().st_ino != old_inode):
+                    stop(proc)
+                    if temporaries():
+                        break                                 # stopped mid-write
+                    os.kill(proc.pid, signal.SIGCONT)         # the rename came first: catch the next save
                 time.sleep(0.0005)
-        else:                                                 # at any moment
-            time.sleep(rng.uniform(0.5, 2.0))
-            temps = list(tmp_path.glob("model.npz.tmp.*"))
-        proc.kill()
+        finally:
+            proc.kill()
         assert proc.wait(timeout=30) == -signal.SIGKILL
-        mid_write += bool(temps)
         got = load_arrays(target)
         assert same(got, want_a) or same(got, want_b)
-        for t in tmp_path.glob("model.npz.tmp.*"):           # what kill -9 leaves: a partial temporary file
+        for t in temporaries():                               # what kill -9 leaves: a partial temporary file
             t.unlink()
-    assert mid_write >= 1, "no kill landed while a checkpoint was being written"
     # The next save removes what killed savers left (their processes are gone), never a live saver's file.
     dead = subprocess.Popen(["true"])
     dead.wait()
