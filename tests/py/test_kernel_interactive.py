@@ -1,7 +1,11 @@
-"""test_kernel_interactive.py: the wordlab kernel while a cell runs: interrupts, control and heartbeat, stdin."""
+"""test_kernel_interactive.py: the wordlab kernel while a cell runs: interrupts, control and heartbeat, stdin.
+
+Nothing here waits for a time: a cell that must still be running when something happens is one that only an
+interrupt ends (sleep 60, an input nobody answers, training for a million steps), and it is interrupted after
+the check, so its Interrupted reply shows it was running all along.
+"""
 import time
 
-import pytest
 
 import kernel_util as ku
 
@@ -14,38 +18,45 @@ def wait_started(kc, msg_id):
             return
 
 
-def answers_quickly(kc, limit=1.0):
-    t = time.monotonic()
+def answers(kc):
     msg_id = kc.kernel_info()
-    reply = ku.shell_reply(kc, msg_id, timeout=limit)
-    ku.collect(kc, msg_id, timeout=limit)
-    return reply["content"]["status"] == "ok" and time.monotonic() - t < limit
+    reply = ku.shell_reply(kc, msg_id)
+    ku.collect(kc, msg_id)
+    return reply["content"]["status"] == "ok"
 
 
 def interrupt_long_cell(km, kc):
+    """An interrupt once the cell's execute_input is out stops that cell (60 s of sleep: a reply within the
+    15 s timeout is the interrupt's)."""
     msg_id = kc.execute("sleep 60")
     wait_started(kc, msg_id)
-    time.sleep(0.2)
-    t = time.monotonic()
     km.interrupt_kernel()
-    reply = ku.shell_reply(kc, msg_id, timeout=5)
-    assert time.monotonic() - t < 1.0, "the interrupted cell took more than 1 s to stop"
+    reply = ku.shell_reply(kc, msg_id)
     assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "Interrupted"
     msgs = ku.collect(kc, msg_id)
     assert [m["msg_type"] for m in msgs if m["msg_type"] == "error"] == ["error"]
-    assert answers_quickly(kc)
-    time.sleep(0.2)   # past the abort window that follows an error
+    assert answers(kc)
     reply, msgs = ku.run(kc, "mean 1 2")
     assert reply["content"]["status"] == "ok"
+
+
+def sigint_pending(pid):
+    """Whether a SIGINT sent to process pid has not been delivered yet (/proc/PID/status, bit 2 of SigPnd/ShdPnd)."""
+    with open(f"/proc/{pid}/status") as f:
+        masks = [int(line.split()[1], 16) for line in f if line.startswith(("SigPnd:", "ShdPnd:"))]
+    return any(m & 2 for m in masks)
 
 
 def test_sigint_interrupts_the_cell_not_the_kernel(kernel):
     km, kc = kernel
     interrupt_long_cell(km, kc)
-    # SIGINT while idle does nothing
+    # SIGINT while idle does nothing: once it is delivered, the kernel is still there and answers
     km.interrupt_kernel()
-    time.sleep(0.2)
-    assert km.is_alive() and answers_quickly(kc)
+    pid, deadline = km.provisioner.process.pid, time.monotonic() + ku.TIMEOUT
+    while sigint_pending(pid):
+        assert time.monotonic() < deadline, "the SIGINT was never delivered"
+        time.sleep(0.001)
+    assert km.is_alive() and answers(kc)
     reply, _ = ku.run(kc, "sleep 0.01")
     assert reply["content"]["status"] == "ok"
 
@@ -60,28 +71,27 @@ def test_interrupt_request_in_message_mode():
         wait_started(kc, msg_id)
         msg = kc.session.msg("interrupt_request", {})
         kc.control_channel.send(msg)
-        reply = kc.get_control_msg(timeout=1)
+        reply = kc.get_control_msg(timeout=ku.TIMEOUT)
         assert reply["msg_type"] == "interrupt_reply" and reply["content"]["status"] == "ok"
-        assert ku.shell_reply(kc, msg_id, timeout=1)["content"]["ename"] == "Interrupted"
+        assert ku.shell_reply(kc, msg_id)["content"]["ename"] == "Interrupted"
         ku.collect(kc, msg_id)
-        assert answers_quickly(kc)
+        assert answers(kc)
     finally:
         ku.stop(km, kc)
 
 
 def test_control_and_heartbeat_during_a_long_cell(kernel):
     km, kc = kernel
-    msg_id = kc.execute("sleep 2")
+    msg_id = kc.execute("sleep 60")
     wait_started(kc, msg_id)
-    t = time.monotonic()
     msg = kc.session.msg("kernel_info_request", {})
     kc.control_channel.send(msg)
-    reply = kc.get_control_msg(timeout=1)
-    assert reply["msg_type"] == "kernel_info_reply" and time.monotonic() - t < 0.5
-    assert ku.heartbeat_echoes(km, timeout_ms=500)
-    reply = ku.shell_reply(kc, msg_id, timeout=5)
-    assert reply["content"]["status"] == "ok"
-    assert time.monotonic() - t < 3.0
+    reply = kc.get_control_msg(timeout=ku.TIMEOUT)
+    assert reply["msg_type"] == "kernel_info_reply"
+    assert ku.heartbeat_echoes(km, timeout_ms=ku.TIMEOUT * 1000)
+    km.interrupt_kernel()
+    reply = ku.shell_reply(kc, msg_id)
+    assert reply["content"]["ename"] == "Interrupted"   # the cell was still running: control did not wait for it
     # busy/idle of the control request were published while the cell ran; the cell's idle came last
     ku.collect(kc, msg["header"]["msg_id"])
     ku.collect(kc, msg_id)
@@ -90,7 +100,7 @@ def test_control_and_heartbeat_during_a_long_cell(kernel):
 def test_input_request(kernel):
     km, kc = kernel
     msg_id = kc.execute('name = input "who are you? "\nprint "hello, $name"', allow_stdin=True)
-    req = kc.get_stdin_msg(timeout=5)
+    req = kc.get_stdin_msg(timeout=ku.TIMEOUT)
     assert req["msg_type"] == "input_request" and req["parent_header"]["msg_id"] == msg_id
     assert req["content"] == {"prompt": "who are you? ", "password": False}
     kc.input("Ada Lovelace ✓")
@@ -99,7 +109,7 @@ def test_input_request(kernel):
     assert ku.stdout_text(ku.collect(kc, msg_id)) == "hello, Ada Lovelace ✓\n"
     # password prompts say so
     msg_id = kc.execute('input "secret: " password=1', allow_stdin=True)
-    req = kc.get_stdin_msg(timeout=5)
+    req = kc.get_stdin_msg(timeout=ku.TIMEOUT)
     assert req["content"]["password"] is True
     kc.input("hunter2")
     assert ku.shell_reply(kc, msg_id)["content"]["status"] == "ok"
@@ -108,10 +118,14 @@ def test_input_request(kernel):
 
 def test_allow_stdin_false_is_honoured(kernel):
     km, kc = kernel
-    reply, msgs = ku.run(kc, 'input "who? "', allow_stdin=False, stop_on_error=False)
-    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "InputError"
-    with pytest.raises(Exception):
-        kc.get_stdin_msg(timeout=0.3)
+    refused, msgs = ku.run(kc, 'input "who? "', allow_stdin=False, stop_on_error=False)
+    assert refused["content"]["status"] == "error" and refused["content"]["ename"] == "InputError"
+    # stdin messages come in order: the first to arrive must be the request of a cell that may ask
+    msg_id = kc.execute('input "now? "', allow_stdin=True)
+    assert kc.get_stdin_msg(timeout=ku.TIMEOUT)["parent_header"]["msg_id"] == msg_id
+    kc.input("yes")
+    assert ku.shell_reply(kc, msg_id)["content"]["status"] == "ok"
+    ku.collect(kc, msg_id)
     reply, msgs = ku.run(kc, 'input "who? " default="nobody"', allow_stdin=False)
     assert reply["content"]["status"] == "ok"
     assert [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == "execute_result"] == ['nobody']
@@ -120,14 +134,12 @@ def test_allow_stdin_false_is_honoured(kernel):
 def test_interrupt_while_waiting_for_input(kernel):
     km, kc = kernel
     msg_id = kc.execute('input "waiting: "', allow_stdin=True, stop_on_error=False)
-    kc.get_stdin_msg(timeout=5)
-    t = time.monotonic()
+    kc.get_stdin_msg(timeout=ku.TIMEOUT)
     km.interrupt_kernel()
-    reply = ku.shell_reply(kc, msg_id, timeout=5)
-    assert time.monotonic() - t < 1.0
+    reply = ku.shell_reply(kc, msg_id)   # nobody answers the input: only the interrupt ends the wait
     assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "Interrupted"
     ku.collect(kc, msg_id)
-    assert answers_quickly(kc)
+    assert answers(kc)
 
 
 def test_training_shows_live_progress_and_interrupt_keeps_the_best(kernel):
@@ -151,36 +163,35 @@ def test_training_shows_live_progress_and_interrupt_keeps_the_best(kernel):
         elif m["msg_type"] == "stream":
             text += m["content"]["text"]
         assert m["msg_type"] != "status" or m["content"]["execution_state"] == "busy", "training ended too soon"
-    t = time.monotonic()
     km.interrupt_kernel()
-    reply = ku.shell_reply(kc, msg_id, timeout=10)
-    assert time.monotonic() - t < 1.0, "training took more than 1 s to stop"
+    reply = ku.shell_reply(kc, msg_id)   # a million steps: only the interrupt ends them
     assert reply["content"]["status"] == "ok" or reply["content"]["ename"] == "Interrupted"
     text += ku.stdout_text(ku.collect(kc, msg_id))
-    assert answers_quickly(kc)
+    assert "interrupted at step" in text, text[-300:]
+    assert answers(kc)
     # the best validation step is the one the model keeps
     evals = [(float(line.rsplit(" ", 1)[1]), int(line.split()[1].split("/")[0].rstrip(":")))
              for line in text.splitlines() if "validation loss" in line]
     best_loss, best_step = min(evals)
     assert f"keeps the weights of step {best_step}" in text, text[-300:]
-    time.sleep(0.2)
     reply, msgs = ku.run(kc, "e = evaluate $m $stories split=validation\nprint $e.loss")
     assert abs(float(ku.stdout_text(msgs)) - best_loss) < 2e-4
 
 
 def test_output_held_back_goes_out_while_the_cell_still_runs(kernel):
     """Writes that come close together are coalesced, but none waits for the end of the cell: the flush timer
-    sends what is buffered within a fraction of a second while a long command runs."""
+    sends what is buffered while a long command runs (one that only an interrupt ends)."""
     km, kc = kernel
-    msg_id = kc.execute('print "a"\nprint "b"\nsleep 3')
+    msg_id = kc.execute('print "a"\nprint "b"\nsleep 60', stop_on_error=False)
     wait_started(kc, msg_id)
-    t, text = time.monotonic(), ""
+    text = ""
     while "b" not in text:
         m = kc.get_iopub_msg(timeout=ku.TIMEOUT)
         if m["parent_header"].get("msg_id") == msg_id:
             assert m["msg_type"] == "stream", f"{m['msg_type']} came before the output: it waited for the cell's end"
             text += m["content"]["text"]
-    assert text == "a\nb\n" and time.monotonic() - t < 1.0, (text, time.monotonic() - t)
+    assert text == "a\nb\n", text
+    km.interrupt_kernel()
     reply = ku.shell_reply(kc, msg_id)
-    assert reply["content"]["status"] == "ok"
-    assert [m["msg_type"] for m in ku.collect(kc, msg_id)] == ["status"]
+    assert reply["content"]["ename"] == "Interrupted"   # the output came while the cell still ran
+    assert [m["msg_type"] for m in ku.collect(kc, msg_id)] == ["error", "status"]
