@@ -151,6 +151,12 @@ class RawClient:
         self.sock.close()
         self.ctx.term()
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     def sign(self, parts):
         h = hmac.new(self.key, digestmod=hashlib.sha256)
         for p in parts:

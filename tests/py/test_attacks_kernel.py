@@ -82,16 +82,13 @@ def test_an_oversized_signed_request_is_dropped_and_the_next_one_answered(logged
 
 def test_a_multipart_message_over_the_total_limit_is_dropped_logged_and_the_next_answered(logged):
     km, kc, log = logged
-    raw = ku.RawClient(km)
-    try:
+    with ku.RawClient(km) as raw:
         parts = raw.parts("kernel_info_request", {})
         buffers = [b"b" * (FRAME_MAX - 1024)] * 3                 # each frame fits; together they do not
         big_id = json.loads(parts[0])["msg_id"]
         raw.send_frames([b"<IDS|MSG>", raw.sign(parts)] + parts + buffers)
         _, msg_id = raw.send("kernel_info_request", {})
         assert raw.recv_reply_to(msg_id)[0]["msg_type"] == "kernel_info_reply", f"{big_id} was answered"
-    finally:
-        raw.close()
     text = ku.wait_for_text(log, "more than the 33554432 bytes a message may have")
     assert "dropped a message on shell" in text
     assert answers(kc)
@@ -178,15 +175,12 @@ def test_history_bounds_its_total(kernel):
 @pytest.mark.parametrize("length", [129, 4000])
 def test_a_long_msg_type_gets_an_error_reply(kernel, length):
     km, kc = kernel
-    raw = ku.RawClient(km)
-    try:
+    with ku.RawClient(km) as raw:
         msg_type = "x" * (length - len("_request")) + "_request"
         _, msg_id = raw.send(msg_type, {})
         header, content = raw.recv_reply_to(msg_id)
         assert header["msg_type"] == msg_type[:-len("_request")] + "_reply"
         assert content["status"] == "error" and content["ename"] == "UnknownMessageType"
-    finally:
-        raw.close()
     assert answers(kc)
 
 
@@ -194,8 +188,7 @@ def test_a_long_msg_type_gets_an_error_reply(kernel, length):
 
 def test_a_replay_after_65536_other_messages_is_still_dropped(logged):
     km, kc, log = logged
-    raw = ku.RawClient(km)
-    try:
+    with ku.RawClient(km) as raw:
         frames, msg_id = raw.send("kernel_info_request", {})
         raw.recv_reply_to(msg_id)
         for i in range(REPLAY_WINDOW):                         # signed, then dropped: their header is no object
@@ -204,8 +197,6 @@ def test_a_replay_after_65536_other_messages_is_still_dropped(logged):
         raw.send_frames(frames)                                # the first message again
         _, fresh = raw.send("kernel_info_request", {})
         raw.recv_reply_to(fresh)
-    finally:
-        raw.close()
     assert "duplicate signature" in ku.wait_for_text(log, "duplicate signature")
 
 
