@@ -55,6 +55,19 @@ def wait_for_text(path, text, timeout=TIMEOUT):
         time.sleep(0.01)
 
 
+def wait_sigint_delivered(pid, timeout=TIMEOUT):
+    """Waits until no SIGINT sent to process pid is pending (/proc/PID/status, bit 2 of SigPnd and ShdPnd):
+    its handler has run."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with open(f"/proc/{pid}/status") as f:
+            masks = [int(line.split()[1], 16) for line in f if line.startswith(("SigPnd:", "ShdPnd:"))]
+        if not any(m & 2 for m in masks):
+            return
+        assert time.monotonic() < deadline, f"a SIGINT to {pid} was not delivered within {timeout} s"
+        time.sleep(0.001)
+
+
 class Monitor:
     """The connection events of one client socket (zmq's socket monitor), to wait for a connect or a disconnect."""
 

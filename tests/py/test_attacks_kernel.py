@@ -7,8 +7,6 @@ must be dropped is followed by one that must be answered on the same connection,
 back must be that one's.
 """
 import json
-import os
-import subprocess
 
 import pytest
 import zmq

@@ -4,8 +4,6 @@ Nothing here waits for a time: a cell that must still be running when something 
 interrupt ends (sleep 60, an input nobody answers, training for a million steps), and it is interrupted after
 the check, so its Interrupted reply shows it was running all along.
 """
-import time
-
 
 import kernel_util as ku
 
@@ -40,22 +38,12 @@ def interrupt_long_cell(km, kc):
     assert reply["content"]["status"] == "ok"
 
 
-def sigint_pending(pid):
-    """Whether a SIGINT sent to process pid has not been delivered yet (/proc/PID/status, bit 2 of SigPnd/ShdPnd)."""
-    with open(f"/proc/{pid}/status") as f:
-        masks = [int(line.split()[1], 16) for line in f if line.startswith(("SigPnd:", "ShdPnd:"))]
-    return any(m & 2 for m in masks)
-
-
 def test_sigint_interrupts_the_cell_not_the_kernel(kernel):
     km, kc = kernel
     interrupt_long_cell(km, kc)
     # SIGINT while idle does nothing: once it is delivered, the kernel is still there and answers
     km.interrupt_kernel()
-    pid, deadline = km.provisioner.process.pid, time.monotonic() + ku.TIMEOUT
-    while sigint_pending(pid):
-        assert time.monotonic() < deadline, "the SIGINT was never delivered"
-        time.sleep(0.001)
+    ku.wait_sigint_delivered(km.provisioner.process.pid)
     assert km.is_alive() and answers(kc)
     reply, _ = ku.run(kc, "sleep 0.01")
     assert reply["content"]["status"] == "ok"
