@@ -335,8 +335,10 @@ void wl_kernel_handle(wl_chan *c, const wl_msg *m)
     } else if (rtype) {
         char why[300];   /* a long msg_type is cut here, and only here */
         snprintf(why, sizeof why, "%.200s is not handled on the %s channel.", m->type, c->req.name);
-        reply = wl_kernel_error_reply(h ? "WrongChannel" : "UnknownMessageType", why);
-        fprintf(stderr, "wordlab kernel: %s\n", why);
+        char *text = wl_utf8_clean(why, strlen(why));   /* the client's bytes, perhaps cut inside a character */
+        reply = wl_kernel_error_reply(h ? "WrongChannel" : "UnknownMessageType", text ? text : "");
+        fprintf(stderr, "wordlab kernel: %s\n", text ? text : why);
+        free(text);
     }
     if (reply && rtype && wl_wire_send_json(&c->req, m, 1, rtype, reply))
         fprintf(stderr, "wordlab kernel: cannot send %.200s: %s\n", rtype, zmq_strerror(errno));

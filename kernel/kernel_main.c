@@ -252,7 +252,8 @@ int wl_cmd_kernel(int argc, char **argv)
     }
     /* No ROUTER_HANDOVER: with it, any local peer that reads a client's session id on IOPub could connect with
      * it as its routing id, without the key, and take that client's replies. Without it, a second connection
-     * with a routing id in use is ignored; a client that closed its sockets gets its id back at once. */
+     * with a routing id in use is ignored; a client that closed its sockets gets its id back at once (one whose
+     * connection died unseen, once the kernel sees that connection closed). */
     if (ok) {
         zmq_setsockopt(sock[WL_CH_IOPUB], ZMQ_SNDHWM, &hwm, sizeof hwm);
         /* every subscribe and unsubscribe is passed up, so that subscribers can be counted */

@@ -200,7 +200,7 @@ class RawClient:
         self.sock.send_multipart(frames)
         return frames, json.loads(parts[0])["msg_id"]
 
-    def recv(self, timeout=2.0):
+    def recv(self, timeout=TIMEOUT):
         """The next reply as (header, content), or None when nothing comes within timeout."""
         if not self.sock.poll(int(timeout * 1000)):
             return None

@@ -170,11 +170,12 @@ def test_history_bounds_its_total(kernel):
 
 # ---- 15: every request gets a reply ----
 
-@pytest.mark.parametrize("length", [129, 4000])
-def test_a_long_msg_type_gets_an_error_reply(kernel, length):
+@pytest.mark.parametrize("msg_type", ["x" * 121 + "_request", "x" * 3992 + "_request", 'q"uo\\te\u00e9\n_request'],
+                         ids=["129", "4000", "quotes"])
+def test_a_long_or_odd_msg_type_gets_an_error_reply(kernel, msg_type):
+    """However long, and with quotes, backslashes and control characters: the reply's header is valid JSON."""
     km, kc = kernel
     with ku.RawClient(km) as raw:
-        msg_type = "x" * (length - len("_request")) + "_request"
         _, msg_id = raw.send(msg_type, {})
         header, content = raw.recv_reply_to(msg_id)
         assert header["msg_type"] == msg_type[:-len("_request")] + "_reply"

@@ -25,7 +25,7 @@ def kernel_pid(km):
     return km.provisioner.process.pid
 
 
-def answers(kc, timeout=5):
+def answers(kc, timeout=ku.TIMEOUT):
     """The kernel answers kernel_info on shell, with busy and idle around it."""
     msg_id = kc.kernel_info()
     reply = ku.shell_reply(kc, msg_id, timeout=timeout)

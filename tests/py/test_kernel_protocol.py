@@ -8,8 +8,8 @@ import kernel_util as ku
 def alive(kc):
     """The kernel answers a kernel_info_request on shell with busy and idle around it."""
     msg_id = kc.kernel_info()
-    reply = ku.shell_reply(kc, msg_id, timeout=5)
-    states = [m["content"]["execution_state"] for m in ku.collect(kc, msg_id, timeout=5)]
+    reply = ku.shell_reply(kc, msg_id, timeout=ku.TIMEOUT)
+    states = [m["content"]["execution_state"] for m in ku.collect(kc, msg_id, timeout=ku.TIMEOUT)]
     return reply["content"]["status"] == "ok" and states == ["busy", "idle"]
 
 
@@ -218,7 +218,7 @@ def test_kernel_info_on_control(kernel):
     km, kc = kernel
     msg = kc.session.msg("kernel_info_request", {})
     kc.control_channel.send(msg)
-    reply = kc.get_control_msg(timeout=5)
+    reply = kc.get_control_msg(timeout=ku.TIMEOUT)
     assert reply["msg_type"] == "kernel_info_reply" and reply["parent_header"]["msg_id"] == msg["header"]["msg_id"]
     states = [m["content"]["execution_state"] for m in ku.collect(kc, msg["header"]["msg_id"])]
     assert states == ["busy", "idle"]
@@ -330,10 +330,10 @@ def test_shutdown_and_restart_on_same_ports():
     kc.start_channels()
     msg = kc.session.msg("shutdown_request", {"restart": False})
     kc.control_channel.send(msg)
-    reply = kc.get_control_msg(timeout=5)
+    reply = kc.get_control_msg(timeout=ku.TIMEOUT)
     assert reply["msg_type"] == "shutdown_reply" and reply["content"] == {"status": "ok", "restart": False}
     proc = km.provisioner.process
-    proc.wait(timeout=5)
+    proc.wait(timeout=ku.TIMEOUT)
     assert proc.returncode == 0
     kc.stop_channels()
     km.cleanup_resources()
@@ -346,7 +346,7 @@ def test_shutdown_on_shell():
     reply = ku.shell_reply(kc, msg["header"]["msg_id"])
     assert reply["content"] == {"status": "ok", "restart": True}
     proc = km.provisioner.process
-    proc.wait(timeout=5)
+    proc.wait(timeout=ku.TIMEOUT)
     assert proc.returncode == 0
     kc.stop_channels()
     km.cleanup_resources()
