@@ -1,8 +1,8 @@
-# Makefile: the two commands of the quick start (make notebook, make test) and the extra targets.
+# Makefile: the two commands of the quick start (make notebook, make test), make demo and the extra targets.
 BUILD ?= build
 JOBS ?= 2
 
-.PHONY: all deps build test notebook bench fuzz valgrind soak clean
+.PHONY: all deps build test notebook demo bench fuzz valgrind soak clean
 
 all: build
 
@@ -18,6 +18,11 @@ test: build
 
 notebook: build
 	bash scripts/notebook.sh $(BUILD)
+
+# Serves the browser demo (build/demo) on 127.0.0.1:$(DEMO_PORT); any static server of that directory works too.
+DEMO_PORT ?= 8000
+demo: build
+	/usr/bin/python3 scripts/serve-demo.py $(BUILD)/demo $(DEMO_PORT)
 
 # Rebuilds notebooks/*.ipynb (with outputs) from lessons/*.wlab.
 notebooks: build

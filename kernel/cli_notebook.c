@@ -168,6 +168,8 @@ static cJSON *nb_mime(const wl_mime *m)
         cJSON *j = cJSON_Parse(m->app_json);
         if (j) cJSON_AddItemToObject(d, "application/json", j);
     }
+    cJSON *vl = m->vegalite ? cJSON_Parse(m->vegalite) : NULL;
+    if (vl) cJSON_AddItemToObject(d, "application/vnd.vegalite.v5+json", vl);
     if (m->image_svg) cJSON_AddItemToObject(d, "image/svg+xml", nb_lines(m->image_svg, strlen(m->image_svg)));
     if (m->text_html) cJSON_AddItemToObject(d, "text/html", nb_lines(m->text_html, strlen(m->text_html)));
     const char *plain = m->text_plain ? m->text_plain : "";

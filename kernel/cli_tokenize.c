@@ -3,6 +3,7 @@
 #include "wl_corpus.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,14 +54,13 @@ int cli_tokenize(int argc, char **argv)
         return 2;
     }
     char *line = NULL;
-    size_t cap = 0, lineno = 0, errors = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, stdin)) >= 0) {
+    size_t cap = 0, lineno = 0, errors = 0, n;
+    int more;
+    while ((more = wl_read_line(stdin, &line, &cap, &n)) > 0) {
         lineno++;
-        if (n > 0 && line[n - 1] == '\n') n--;
         if (n > 0 && line[n - 1] == '\r') n--;
         wl_err err = {""};
-        cJSON *out = tokenize_line(line, (size_t)n, &err);
+        cJSON *out = tokenize_line(line, n, &err);
         if (!out) {
             char msg[WL_ERR_MAX + 32];
             snprintf(msg, sizeof msg, "line %zu: %s", lineno, err.msg[0] ? err.msg : "out of memory");
@@ -76,8 +76,9 @@ int cli_tokenize(int argc, char **argv)
         }
     }
     free(line);
-    if (fflush(stdout)) {
-        perror("wordlab tokenize: stdout");
+    if (more < 0) {
+        fprintf(stderr, "wordlab tokenize: line %zu: cannot read: %s\n", lineno + 1, wl_read_line_why(errno));
+        fflush(stdout);
         return 1;
     }
     if (errors) fprintf(stderr, "wordlab tokenize: %zu of %zu lines failed\n", errors, lineno);

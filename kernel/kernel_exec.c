@@ -1,7 +1,6 @@
 /* kernel_exec.c: the language adapter: execute (with the output sink), complete and inspect for the kernel. */
 #include "kernel_core.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -57,6 +56,8 @@ static cJSON *mime_data(const wl_mime *b)
         cJSON *j = cJSON_Parse(b->app_json);
         if (j) cJSON_AddItemToObject(d, "application/json", j);
     }
+    cJSON *vl = b->vegalite ? cJSON_Parse(b->vegalite) : NULL;
+    if (vl) cJSON_AddItemToObject(d, "application/vnd.vegalite.v5+json", vl);
     return d;
 }
 
@@ -254,19 +255,10 @@ static int sink_input(void *ud, const char *prompt, int password, char *out, siz
 /* A cell that is exactly `?NAME` or `NAME?` opens NAME's help in the pager (a "page" payload). */
 static cJSON *pager_payload(wl_kernel *k, const char *code)
 {
-    while (isspace((unsigned char)*code)) code++;
-    size_t n = strlen(code);
-    while (n && isspace((unsigned char)code[n - 1])) n--;
-    if (n < 2 || (code[0] != '?' && code[n - 1] != '?')) return NULL;
-    const char *name = code[0] == '?' ? code + 1 : code;
-    size_t len = n - 1;
-    if (len > 200) return NULL;
-    for (size_t i = 0; i < len; i++)
-        if (isspace((unsigned char)name[i]) || name[i] == '?') return NULL;
     char word[256];
-    snprintf(word, sizeof word, "%.*s", (int)len, name);
+    if (!wl_lang_help_request(code, word, sizeof word)) return NULL;
     wl_mime help = {0};
-    if (!wl_interp_inspect(k->interp, word, len, &help)) return NULL;
+    if (!wl_interp_inspect(k->interp, word, strlen(word), &help)) return NULL;
     cJSON *page = cJSON_CreateObject();
     cJSON_AddStringToObject(page, "source", "page");
     cJSON_AddItemToObject(page, "data", mime_data(&help));
@@ -332,6 +324,26 @@ static cJSON *user_expressions(wl_kernel *k, const cJSON *exprs)
     return out;
 }
 
+/* The length of the code, counting up to its first NUL too: cJSON ends the "code" string at a \u0000 (or a raw NUL),
+ * so the raw content is scanned for one inside the value of "code"; the NUL then stands at code[strlen(code)]. */
+static size_t code_length(const wl_msg *m, const char *code)
+{
+    const char *s = zmq_msg_data(&m->frames[m->delim + 5]), *end = s + zmq_msg_size(&m->frames[m->delim + 5]);
+    for (const char *k = s; (k = memmem(k, (size_t)(end - k), "\"code\"", 6)); k += 6) {
+        const char *p = k + 6;
+        while (p < end && *p && strchr(" \t\r\n", *p)) p++;
+        if (p == end || *p++ != ':') continue;
+        while (p < end && *p && strchr(" \t\r\n", *p)) p++;
+        if (p == end || *p++ != '"') continue;
+        for (; p < end && *p != '"'; p++) {
+            if (!*p || (*p == '\\' && end - p >= 6 && !memcmp(p + 1, "u0000", 5))) return strlen(code) + 1;
+            if (*p == '\\') p++;
+        }
+        break;
+    }
+    return strlen(code);
+}
+
 cJSON *wl_exec_execute(wl_chan *c, const wl_msg *m)
 {
     wl_kernel *k = c->k;
@@ -363,7 +375,7 @@ cJSON *wl_exec_execute(wl_chan *c, const wl_msg *m)
     wl_mime result = {0};
     wl_lang_error err = {0};
     cJSON *payload = pager_payload(k, code);
-    int rc = payload ? 0 : wl_interp_eval(k->interp, code, "cell", 1, &sink, &result, &err);
+    int rc = payload ? 0 : wl_interp_eval_n(k->interp, code, code_length(m, code), "cell", 1, &sink, &result, &err);
     cell_finish(&cell);
     cJSON *r = cJSON_CreateObject();
     if (rc == 0) {

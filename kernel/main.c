@@ -42,10 +42,12 @@ static int cli_help(int argc, char **argv)
 
 wl_interp_opts cli_interp_opts(void)
 {
-    return (wl_interp_opts){.allow_files = 1, .artifacts_dir = getenv("WORDLAB_ARTIFACTS")};
+    return (wl_interp_opts){.allow_files = 1, .artifacts_dir = getenv("WORDLAB_ARTIFACTS"), .http = cli_http(),
+                            .cache_dir = cli_cache_dir()};
 }
 
-int main(int argc, char **argv)
+/* Runs what argv asks for; returns the exit status before the output is checked. */
+static int dispatch(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         usage(stdout);
@@ -63,4 +65,9 @@ int main(int argc, char **argv)
         return 2;
     }
     return cli_repl(argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+    return cli_exit_status(dispatch(argc, argv));
 }

@@ -35,18 +35,40 @@ static void install_sigint(void)
 
 /* ---- output: the terminal sink ---- */
 
+static int g_out_errno;   /* why writing stdout failed first (0: it has not) */
+
+static void out_flush(void)
+{
+    if ((fflush(stdout) || ferror(stdout)) && !g_out_errno) g_out_errno = errno ? errno : EIO;
+}
+
+int cli_exit_status(int rc)
+{
+    out_flush();
+    if (!g_out_errno) return rc;
+    fprintf(stderr, "wordlab: cannot write the output: %s\n", strerror(g_out_errno));
+    return 1;
+}
+
 typedef struct term {
     int json;          /* --json: one JSON document per value on stdout; text goes to stderr */
     int tty, color;    /* stdout is a terminal; colour allowed (tty, no NO_COLOR, TERM not dumb) */
     char live_id[128]; /* on a terminal: the display shown last, which updates redraw in place */
     char *live;        /* its text, NULL when there is none */
+    int clear_pending; /* `clear wait=1`: clear the screen when the next output arrives */
 } term;
+
+/* The terminal's width in columns (80 when stdout is not a terminal). */
+static int screen_cols(void)
+{
+    struct winsize ws;
+    return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+}
 
 /* Terminal rows the text takes (long lines wrap). */
 static int screen_rows(const char *s)
 {
-    struct winsize ws;
-    int cols = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+    int cols = screen_cols();
     int rows = 0, w = 0;
     for (;; s++) {
         if (*s == '\n' || !*s) {
@@ -71,18 +93,39 @@ static void live_end(term *t)
     t->live_id[0] = 0;
 }
 
+/* Clears the screen for a pending `clear wait=1`. */
+static void clear_if_pending(term *t)
+{
+    if (!t->clear_pending) return;
+    t->clear_pending = 0;
+    live_end(t);
+    printf("\033[H\033[2J");
+}
+
+static void term_clear(void *ud, int wait)
+{
+    term *t = ud;
+    if (!t->tty || t->json) return;   /* a log or a pipe keeps everything */
+    t->clear_pending = 1;
+    if (!wait) clear_if_pending(t);
+    fflush(stdout);
+}
+
 static void term_write(void *ud, const char *stream, const char *s, size_t n)
 {
     term *t = ud;
+    clear_if_pending(t);
+    if (g_interrupt) live_end(t);   /* after Ctrl-C the live display keeps its last state; what follows goes below it */
     FILE *f = t->json || !strcmp(stream, "stderr") ? stderr : stdout;
     int keep = t->live && n && s[n - 1] == '\n';   /* text goes above a live display, which is redrawn */
     live_erase(t);
-    fflush(stdout);
+    out_flush();
     fwrite(s, 1, n, f);
-    fflush(f);
+    if (f == stdout) out_flush();
+    else fflush(f);
     if (keep) printf("%s\n", t->live);
     else live_end(t);
-    fflush(stdout);
+    out_flush();
 }
 
 /* A JSON document on one line: raw newlines can only be whitespace between tokens. */
@@ -90,7 +133,7 @@ static void print_json_line(const char *json)
 {
     for (const char *p = json; *p; p++) putchar(*p == '\n' || *p == '\r' ? ' ' : *p);
     putchar('\n');
-    fflush(stdout);
+    out_flush();
 }
 
 static void term_display(void *ud, const char *display_id, const wl_mime *m, int update)
@@ -102,10 +145,11 @@ static void term_display(void *ud, const char *display_id, const wl_mime *m, int
         return;
     }
     if (update && !t->tty) return;   /* a log keeps the first state of a live display only */
+    clear_if_pending(t);
     if (update && t->live && display_id && !strcmp(t->live_id, display_id)) live_erase(t);
     else live_end(t);
     printf("%s\n", m->text_plain);
-    fflush(stdout);
+    out_flush();
     free(t->live);
     t->live = NULL;
     if (t->tty && display_id) {
@@ -120,7 +164,7 @@ static int term_input(void *ud, const char *prompt, int password, char *out, siz
     term *t = ud;
     live_end(t);
     fputs(prompt, stdout);
-    fflush(stdout);
+    out_flush();
     struct termios old;
     int quiet = password && isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &old) == 0;
     if (quiet) {
@@ -129,18 +173,18 @@ static int term_input(void *ud, const char *prompt, int password, char *out, siz
         tcsetattr(STDIN_FILENO, TCSANOW, &noecho);
     }
     char *line = NULL;
-    size_t n = 0;
-    ssize_t k = getline(&line, &n, stdin);   /* Ctrl-C: read fails with EINTR (no SA_RESTART) */
+    size_t n = 0, len;
+    int k = wl_read_line(stdin, &line, &n, &len);   /* Ctrl-C: read fails with EINTR (no SA_RESTART) */
     if (quiet) {
         tcsetattr(STDIN_FILENO, TCSANOW, &old);
         putchar('\n');
     }
-    if (k < 0) {
+    if (k <= 0) {   /* the end of the input, or an error, said here: the command only learns there is no input */
+        if (k < 0 && errno != EINTR) fprintf(stderr, "wordlab: input: cannot read stdin: %s\n", wl_read_line_why(errno));
         free(line);
         clearerr(stdin);
         return -1;
     }
-    if (k && line[k - 1] == '\n') line[--k] = 0;
     snprintf(out, cap, "%s", line);
     free(line);
     return 0;
@@ -156,7 +200,7 @@ static void print_error(const term *t, const wl_lang_error *e)
         cJSON_AddNumberToObject(err, "col", e->col);
         char *s = cJSON_PrintUnformatted(j);
         printf("%s\n", s);
-        fflush(stdout);
+        out_flush();
         free(s);
         cJSON_Delete(j);
     }
@@ -179,13 +223,15 @@ static void term_init(term *t, int json)
 }
 
 /* Evaluates one piece of code and shows its result or error. Returns 0 / -1. */
-static int run_code(wl_interp *in, term *t, const char *code, const char *origin, int first_line)
+static int run_code(wl_interp *in, term *t, const char *code, size_t len, const char *origin, int first_line)
 {
-    wl_sink sink = {.ud = t, .write = term_write, .display = term_display, .input = term_input, .interrupt = &g_interrupt};
+    wl_sink sink = {.ud = t, .write = term_write, .display = term_display, .clear = term_clear, .input = term_input,
+                    .interrupt = &g_interrupt};
     wl_mime result;
     wl_lang_error err;
     g_interrupt = 0;
-    int rc = wl_interp_eval(in, code, origin, first_line, &sink, &result, &err);
+    wl_interp_set_text_width(in, screen_cols());
+    int rc = wl_interp_eval_n(in, code, len, origin, first_line, &sink, &result, &err);
     if (rc == 0 && result.text_plain) term_display(t, NULL, &result, 0);
     live_end(t);
     if (rc) print_error(t, &err);
@@ -253,7 +299,7 @@ static char **repl_complete(const char *text, int start, int end)
 typedef struct repl_state {
     wl_interp *in;
     term *t;
-    char hist[4096];     /* the history file ("" when there is no home directory) */
+    char *hist;          /* the history file (NULL when there is no home directory) */
     char *cell;
     size_t len;
     int eof;
@@ -297,42 +343,51 @@ static void on_line(char *line)
     rl_callback_handler_remove();
     const char *p = g_rs.cell;
     while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+    char word[256];
+    wl_mime help = {0};
     if (*p) {
         add_history(g_rs.cell);
-        if (g_rs.hist[0]) append_history(1, g_rs.hist);
-        run_code(g_rs.in, g_rs.t, g_rs.cell, "input", 1);
+        if (g_rs.hist) append_history(1, g_rs.hist);
+        /* `?NAME` and `NAME?` show NAME's help, as the notebook's pager does */
+        if (wl_lang_help_request(g_rs.cell, word, sizeof word) && wl_interp_inspect(g_rs.in, word, strlen(word), &help))
+            term_display(g_rs.t, NULL, &help, 0);
+        else
+            run_code(g_rs.in, g_rs.t, g_rs.cell, g_rs.len, "input", 1);
+        wl_mime_free(&help);
     }
     drop_cell();
     rl_callback_handler_install(PROMPT, on_line);
 }
 
-static void history_path(char *buf, size_t cap)
+/* $HOME/.wordlab_history (malloc'd), or NULL when there is no home directory. */
+static char *history_path(void)
 {
     const char *home = getenv("HOME");
-    if (home && home[0]) snprintf(buf, cap, "%s/.wordlab_history", home);
-    else buf[0] = 0;
+    if (!home || !home[0]) return NULL;
+    size_t cap = strlen(home) + sizeof "/.wordlab_history";
+    char *p = malloc(cap);
+    if (p) snprintf(p, cap, "%s/.wordlab_history", home);
+    return p;
 }
 
-/* Reads commands from a pipe (stdin is not a terminal) and runs them as one script. */
+/* Reads commands from a pipe (stdin is not a terminal) and runs them as one script; more than the language runs at
+ * once is not read. */
 static int run_stdin(wl_interp *in, term *t)
 {
-    size_t cap = 4096, n = 0;
+    size_t cap = WL_LANG_MAX_CODE + 2, n = 0, r;
     char *buf = malloc(cap);
-    if (!buf) return 1;
-    size_t r;
-    while ((r = fread(buf + n, 1, cap - n - 1, stdin)) > 0) {
-        n += r;
-        if (n + 1 == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                return 1;
-            }
-            buf = nb;
-        }
+    if (!buf) {
+        fprintf(stderr, "wordlab: <stdin>: out of memory\n");
+        return 1;
+    }
+    while (n + 1 < cap && (r = fread(buf + n, 1, cap - 1 - n, stdin)) > 0) n += r;
+    if (ferror(stdin)) {
+        fprintf(stderr, "wordlab: <stdin>: cannot read: %s\n", strerror(errno));
+        free(buf);
+        return 1;
     }
     buf[n] = 0;
-    int rc = run_code(in, t, buf, "<stdin>", 1);
+    int rc = run_code(in, t, buf, n, "<stdin>", 1);
     free(buf);
     return rc ? 1 : 0;
 }
@@ -342,10 +397,10 @@ static int repl_loop(wl_interp *in, term *t)
     memset(&g_rs, 0, sizeof g_rs);
     g_rs.in = in;
     g_rs.t = t;
-    history_path(g_rs.hist, sizeof g_rs.hist);
+    g_rs.hist = history_path();
     using_history();
     stifle_history(2000);
-    if (g_rs.hist[0] && read_history(g_rs.hist) != 0) write_history(g_rs.hist);   /* created: append_history needs it */
+    if (g_rs.hist && read_history(g_rs.hist) != 0) write_history(g_rs.hist);   /* created: append_history needs it */
     rl_readline_name = "wordlab";
     rl_attempted_completion_function = repl_complete;
     rl_completer_word_break_characters = " \t\n;[]\"";
@@ -377,7 +432,8 @@ static int repl_loop(wl_interp *in, term *t)
         rl_callback_read_char();
     }
     if (t->tty) printf("\n");
-    if (g_rs.hist[0]) history_truncate_file(g_rs.hist, 2000);
+    if (g_rs.hist) history_truncate_file(g_rs.hist, 2000);
+    free(g_rs.hist);
     drop_cell();
     free_matches();
     return 0;
@@ -385,9 +441,10 @@ static int repl_loop(wl_interp *in, term *t)
 
 /* ---- subcommands ---- */
 
-static wl_interp *new_interp(void)
+static wl_interp *new_interp(int color)
 {
     wl_interp_opts o = cli_interp_opts();
+    o.text_color = color;
     wl_interp *in = wl_interp_new(&o);
     if (!in) fprintf(stderr, "wordlab: out of memory\n");
     return in;
@@ -409,7 +466,7 @@ static int take_json(int argc, char **argv, int *json)
 static wl_interp *start_session(term *t, int json)
 {
     term_init(t, json);
-    wl_interp *in = new_interp();
+    wl_interp *in = new_interp(t->color);
     if (in) install_sigint();
     return in;
 }
@@ -428,12 +485,13 @@ static int run_files(int argc, char **argv, int json)
         char *code;
         size_t len;
         wl_err err;
-        if (wl_read_file(argv[i], &code, &len, &err)) {
+        if (wl_read_file_max(argv[i], WL_LANG_MAX_CODE, &code, &len, &err)) {
             fprintf(stderr, "wordlab: %s\n", err.msg);
             rc = 1;
             break;
         }
-        rc = run_code(in, &t, code, argv[i], 1) ? 1 : 0;
+        rc = run_code(in, &t, code, len, argv[i], 1) ? 1 : 0;
+        if (g_out_errno) rc = 1;
         free(code);
     }
     wl_interp_free(in);
@@ -449,7 +507,7 @@ static int run_arg(int argc, char **argv, int json)
     term t;
     wl_interp *in = start_session(&t, json);
     if (!in) return 1;
-    int rc = run_code(in, &t, argv[1], "-c", 1) ? 1 : 0;
+    int rc = run_code(in, &t, argv[1], strlen(argv[1]), "-c", 1) ? 1 : 0;
     wl_interp_free(in);
     return rc;
 }

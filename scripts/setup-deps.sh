@@ -3,10 +3,10 @@
 set -euo pipefail
 PKGS=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
-  libzmq3-dev libssl-dev libcjson-dev libreadline-dev libopenblas-dev libutf8proc-dev zlib1g-dev
+  libzmq3-dev libssl-dev libcurl4-openssl-dev libcjson-dev libreadline-dev libopenblas-dev libutf8proc-dev zlib1g-dev
   python3 python3-numpy python3-torch python3-pytest python3-jupyter-client python3-jupyter-kernel-test
   python3-nbclient python3-nbformat python3-ipykernel jupyter-notebook jupyter-console jupyter-client python3-pexpect
-  tmux valgrind chromium
+  tmux valgrind chromium emscripten dpkg-dev
 )
 missing=()
 for p in "${PKGS[@]}"; do

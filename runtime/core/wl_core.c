@@ -6,14 +6,18 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define TMP_INFIX ".tmp."
 
 int wl_fail(wl_err *err, const char *fmt, ...)
 {
@@ -33,6 +37,7 @@ void wl_mime_free(wl_mime *m)
     free(m->text_html);
     free(m->image_svg);
     free(m->app_json);
+    free(m->vegalite);
     memset(m, 0, sizeof *m);
 }
 
@@ -68,32 +73,90 @@ int wl_sink_interrupted(const wl_sink *s)
     return s && s->interrupt && *s->interrupt;
 }
 
-const char *wl_path_shown(const char *path, char *out, size_t cap)
+char *wl_path_shown(const char *path)
 {
-    char full[PATH_MAX], real[PATH_MAX];
-    if (!path[0] || snprintf(full, sizeof full, "%s", path) >= (int)sizeof full) return path;
-    for (size_t n = strlen(full);;) {
+    size_t len = strlen(path);
+    char *full = strdup(path), *out = NULL;
+    if (!full || !len) return full;
+    for (size_t n = len;;) {
         char c = full[n];
         full[n] = 0;
-        const char *r = realpath(n ? full : path[0] == '/' ? "/" : ".", real);
+        char *real = realpath(n ? full : path[0] == '/' ? "/" : ".", NULL);
         full[n] = c;
-        if (r) {
+        if (real) {
             const char *rest = full + n;
             while (*rest == '/') rest++;
-            int w = snprintf(out, cap, "%s%s%s", real, *rest && strcmp(real, "/") ? "/" : "", rest);
-            return w > 0 && (size_t)w < cap ? out : path;
+            size_t cap = strlen(real) + strlen(rest) + 2;
+            if ((out = malloc(cap))) snprintf(out, cap, "%s%s%s", real, *rest && strcmp(real, "/") ? "/" : "", rest);
+            free(real);
+            break;
         }
-        if (n == 0) return path;
+        if (n == 0) break;
         do n--; while (n > 0 && full[n] != '/');
     }
+    if (out) {
+        free(full);
+        return out;
+    }
+    memcpy(full, path, len + 1);
+    return full;
 }
 
-/* Removes the NAME.tmp.PID files in directory dfd that a process killed while saving NAME left behind
- * (PID no longer running); best effort. tmpname is this save's own NAME.tmp.PID. */
-static void remove_stale_temps(int dfd, const char *tmpname)
+/* Fails with "SHOWN: what: why" where SHOWN is path as wl_path_shown gives it; a path too long for the message
+ * keeps its first and last 300 bytes around "...". */
+static int fail_at(wl_err *err, const char *path, const char *what, int e)
 {
-    size_t stem = strlen(tmpname);
-    while (stem > 0 && tmpname[stem - 1] != '.') stem--;   /* NAME.tmp. */
+    char *shown = wl_path_shown(path);
+    const char *p = shown ? shown : path;
+    size_t n = strlen(p);
+    int head = n > 700 ? 300 : (int)n;
+    wl_fail(err, "%.*s%s%s: %s%s%s", head, p, n > 700 ? "..." : "", n > 700 ? p + n - 300 : "", what, e ? ": " : "",
+            e ? strerror(e) : "");
+    free(shown);
+    return -1;
+}
+
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : S_ISLNK(m) ? "a symbolic link" : "not a regular file";
+}
+
+/* The file a save to path replaces (malloc'd in *target): path itself when nothing or a regular file stands there,
+ * the regular file that a symbolic link at path leads to; anything else is refused. */
+static int save_target(const char *path, char **target, wl_err *err)
+{
+    struct stat st;
+    *target = NULL;
+    if (lstat(path, &st) != 0) {
+        if (errno != ENOENT) return fail_at(err, path, "cannot save here", errno);
+        *target = strdup(path);
+    } else if (S_ISREG(st.st_mode)) {
+        *target = strdup(path);
+    } else if (S_ISLNK(st.st_mode)) {
+        char *real = realpath(path, NULL);
+        if (!real)
+            return wl_fail(err, "%s: is a symbolic link that leads to no file (%s); wordlab saves only through a link to a "
+                           "regular file", path, strerror(errno));
+        if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+            wl_fail(err, "%s: is a symbolic link to %s; wordlab replaces only regular files", path, file_kind(st.st_mode));
+            free(real);
+            return -1;
+        }
+        *target = real;
+        return 0;
+    } else {
+        char what[160];
+        snprintf(what, sizeof what, "is %s; wordlab replaces only regular files", file_kind(st.st_mode));
+        return fail_at(err, path, what, 0);
+    }
+    return *target ? 0 : wl_fail(err, "%s: out of memory", path);
+}
+/* Removes the NAME.tmp.PID.RANDOM files in directory dfd that a process killed while saving NAME left behind
+ * (PID no longer running); best effort. */
+static void remove_stale_temps(int dfd, const char *name)
+{
+    size_t nlen = strlen(name), stem = nlen + strlen(TMP_INFIX);
     int fd = dup(dfd);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
@@ -101,110 +164,191 @@ static void remove_stale_temps(int dfd, const char *tmpname)
         return;
     }
     for (struct dirent *e; (e = readdir(d));) {
-        if (strncmp(e->d_name, tmpname, stem) || e->d_name[stem] < '0' || e->d_name[stem] > '9') continue;
+        if (strncmp(e->d_name, name, nlen) || strncmp(e->d_name + nlen, TMP_INFIX, strlen(TMP_INFIX)) ||
+            e->d_name[stem] < '0' || e->d_name[stem] > '9')
+            continue;
         char *end;
         long pid = strtol(e->d_name + stem, &end, 10);
-        if (*end || pid <= 0) continue;
+        if (*end != '.' || !end[1] || pid <= 0) continue;
         if (pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH) unlinkat(dfd, e->d_name, 0);
     }
     closedir(d);
 }
 
-int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err)
+/* Creates NAME.tmp.PID.RANDOM in dfd exclusively, never through a link; its name goes to *tmp (malloc'd). */
+static int create_temp(int dfd, const char *name, char **tmp)
 {
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 32);
-    if (!tmp) return wl_fail(err, "%s: out of memory", path);
-    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) {
-        int e = errno;
-        char shown[PATH_MAX];
-        free(tmp);
-        return wl_fail(err, "%s: cannot create temporary file: %s", wl_path_shown(path, shown, sizeof shown),
-                       strerror(e));
+    size_t cap = strlen(name) + strlen(TMP_INFIX) + 48;
+    if (!(*tmp = malloc(cap))) {
+        errno = ENOMEM;
+        return -1;
     }
-    const char *p = data;
-    size_t left = len;
+    for (int tries = 0; tries < 100; tries++) {
+        uint64_t r;
+        if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) break;
+        snprintf(*tmp, cap, "%s" TMP_INFIX "%ld.%016llx", name, (long)getpid(), (unsigned long long)r);
+        int fd = openat(dfd, *tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+
+static int write_all(int fd, const char *p, size_t left)
+{
     while (left) {
         ssize_t w = write(fd, p, left);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            return wl_fail(err, "%s: write failed: %s", path, strerror(e));
-        }
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return -1;
         p += w;
         left -= (size_t)w;
     }
-    if (fsync(fd) != 0 || close(fd) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        return wl_fail(err, "%s: cannot flush: %s", path, strerror(e));
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        char shown[PATH_MAX];
-        unlink(tmp);
-        free(tmp);
-        return wl_fail(err, "%s: cannot rename temporary file into place: %s", wl_path_shown(path, shown, sizeof shown),
-                       strerror(e));
-    }
-    /* Make the rename itself durable: fsync the directory that holds the file (best effort). */
-    char *slash = strrchr(tmp, '/');
-    if (slash) *slash = '\0';
-    int dfd = open(slash ? (slash == tmp ? "/" : tmp) : ".", O_RDONLY | O_DIRECTORY);
-    if (dfd >= 0) {
-        remove_stale_temps(dfd, slash ? slash + 1 : tmp);
-        fsync(dfd);
-        close(dfd);
-    }
-    free(tmp);
     return 0;
 }
 
-int wl_read_file(const char *path, char **data, size_t *len, wl_err *err)
+int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err)
+{
+    char *target, *tmp = NULL;
+    if (save_target(path, &target, err)) return -1;
+    char *slash = strrchr(target, '/');
+    const char *name = slash ? slash + 1 : target;
+    if (!*name) {
+        free(target);
+        return fail_at(err, path, "is a directory; wordlab replaces only regular files", 0);
+    }
+    if (slash) *slash = 0;
+    int dfd = open(slash ? (slash == target ? "/" : target) : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (slash) *slash = '/';
+    int rc = -1, fd = dfd < 0 ? -1 : create_temp(dfd, name, &tmp);
+    if (fd < 0) {
+        fail_at(err, path, "cannot create a temporary file", errno);
+    } else if (write_all(fd, data, len)) {
+        fail_at(err, path, "write failed", errno);
+        close(fd);
+    } else if (fsync(fd) != 0 || close(fd) != 0) {
+        fail_at(err, path, "cannot flush", errno);
+    } else if (renameat(dfd, tmp, dfd, name) != 0) {
+        fail_at(err, path, "cannot rename the temporary file into place", errno);
+    } else {
+        rc = 0;
+        remove_stale_temps(dfd, name);
+        fsync(dfd);   /* makes the rename itself durable (best effort) */
+    }
+    if (rc && fd >= 0) unlinkat(dfd, tmp, 0);
+    if (dfd >= 0) close(dfd);
+    free(tmp);
+    free(target);
+    return rc;
+}
+
+double wl_mean(const double *x, size_t n)
+{
+    double s = 0;
+    int finite = 1;
+    for (size_t i = 0; i < n; i++) {
+        s += x[i];
+        finite = finite && isfinite(x[i]);
+    }
+    if (isfinite(s) || !finite) return s / (double)n;
+    s = 0;
+    for (size_t i = 0; i < n; i++) s += x[i] / (double)n;
+    return s;
+}
+
+double wl_sample_std(const double *x, size_t n, double mean)
+{
+    double big = 0, ss = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs(x[i] - mean);
+        if (!(d <= big)) big = d;   /* NaN stays */
+    }
+    if (!(big > 0) || isinf(big)) return big;   /* 0, NaN or inf */
+    for (size_t i = 0; i < n; i++) ss += ((x[i] - mean) / big) * ((x[i] - mean) / big);
+    return big * sqrt(ss / (double)(n - 1));
+}
+
+int wl_read_line(FILE *f, char **buf, size_t *cap, size_t *len)
+{
+    size_t n = 0;
+    int ch, rc = 1;
+    flockfile(f);
+    for (;;) {
+        ch = getc_unlocked(f);
+        if (ch == EOF || ch == '\n') break;
+        if (n == WL_LINE_MAX) {
+            errno = EFBIG;
+            rc = -1;
+            break;
+        }
+        if (n + 2 > *cap) {
+            size_t ncap = *cap < 256 ? 256 : 2 * *cap;
+            char *grown = realloc(*buf, ncap);
+            if (!grown) {
+                errno = ENOMEM;
+                rc = -1;
+                break;
+            }
+            *buf = grown;
+            *cap = ncap;
+        }
+        (*buf)[n++] = (char)ch;
+    }
+    if (rc == 1 && ch == EOF && ferror_unlocked(f)) rc = -1;
+    else if (rc == 1 && ch == EOF && n == 0) rc = 0;
+    funlockfile(f);
+    if (rc == 1 && !*buf && !(*buf = malloc(*cap = 256))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    if (rc == 1) (*buf)[n] = 0;
+    *len = n;
+    return rc;
+}
+
+const char *wl_read_line_why(int e)
+{
+    return e == EFBIG ? "longer than 16 MiB" : strerror(e);
+}
+
+int wl_read_file_max(const char *path, size_t max, char **data, size_t *len, wl_err *err)
 {
     *data = NULL;
     *len = 0;
     FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        char shown[PATH_MAX];
-        return wl_fail(err, "%s: cannot open: %s", wl_path_shown(path, shown, sizeof shown), strerror(e));
-    }
+    if (!f) return fail_at(err, path, "cannot open", errno);
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        return wl_fail(err, "%s: out of memory", path);
-    }
-    for (;;) {
+    int bad = buf ? 0 : ENOMEM;
+    while (!bad) {
         if (n + 1 >= cap) {
             char *nb = realloc(buf, cap * 2);
             if (!nb) {
-                free(buf);
-                fclose(f);
-                return wl_fail(err, "%s: out of memory", path);
+                bad = ENOMEM;
+                break;
             }
             buf = nb;
             cap *= 2;
         }
         size_t r = fread(buf + n, 1, cap - n - 1, f);
         n += r;
+        if (r == 0) bad = ferror(f) ? errno : 0;
         if (r == 0) break;
+        if (n > max) bad = EFBIG;
     }
-    int bad = ferror(f);
     fclose(f);
     if (bad) {
         free(buf);
-        return wl_fail(err, "%s: read error", path);
+        char what[64];
+        snprintf(what, sizeof what, "larger than %zu bytes, the most read here", max);
+        return fail_at(err, path, bad == EFBIG ? what : bad == ENOMEM ? "out of memory" : "read error",
+                       bad == EFBIG || bad == ENOMEM ? 0 : bad);
     }
     buf[n] = '\0';
     *data = buf;
     *len = n;
     return 0;
+}
+
+int wl_read_file(const char *path, char **data, size_t *len, wl_err *err)
+{
+    return wl_read_file_max(path, WL_READ_MAX, data, len, err);
 }

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Every runtime function that can fail returns 0 on success or -1 on failure and
  * fills the caller's wl_err with one clear sentence that says what and where. */
@@ -21,6 +22,7 @@ typedef struct wl_mime {
     char *text_html;
     char *image_svg;    /* image/svg+xml */
     char *app_json;     /* application/json: a JSON object or array as text */
+    char *vegalite;     /* application/vnd.vegalite.v5+json: a chart's Vega-Lite specification as text */
 } wl_mime;
 
 void wl_mime_free(wl_mime *m);
@@ -46,17 +48,41 @@ void wl_sink_write(const wl_sink *s, const char *stream, const char *text, size_
 void wl_sink_printf(const wl_sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int wl_sink_interrupted(const wl_sink *s);
 
-/* Writes data to path atomically: a temporary file (path.tmp.PID) in the same directory, fsync, rename.
- * On failure the old file (if any) is untouched. A successful write also removes the path.tmp.PID files
- * that processes killed while saving left behind. */
+/* Writes data to path atomically: a temporary file NAME.tmp.PID.RANDOM (created exclusively, never through a
+ * link) in the destination's directory, fsync, rename. Only a regular file is replaced: a directory, FIFO, device
+ * or socket at path is refused; a symbolic link to a regular file is written through (the file it leads to is
+ * replaced atomically, the link stays), one that leads nowhere or to anything else is refused. On failure the old
+ * file (if any) is untouched. A successful write also removes the NAME.tmp.PID.* files that processes killed
+ * while saving left behind. */
 int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err);
 
-/* path as error messages show it: its longest existing leading part resolved (absolute, no symbolic
- * links), the rest as given, in out (PATH_MAX bytes suffice). Returns out, or path itself when that fails.
+/* path as error messages show it: its longest existing leading part resolved (absolute, no symbolic links), the
+ * rest as given; malloc'd (a copy of path when nothing resolves; NULL only when memory runs out).
  * The kernel's working directory need not be the one the user has in mind. */
-const char *wl_path_shown(const char *path, char *out, size_t cap);
+char *wl_path_shown(const char *path);
 
-/* Reads a whole file into a malloc'd buffer (NUL-terminated; *len excludes the NUL). */
+/* The mean of n > 0 numbers, without overflow: finite numbers whose sum overflows still give their mean
+ * (1e308 and 1e308: 1e308). */
+double wl_mean(const double *x, size_t n);
+
+/* The sample standard deviation of n >= 2 numbers around their mean, scaled so that no square overflows. */
+double wl_sample_std(const double *x, size_t n, double mean);
+
+/* The longest line wl_read_line accepts: a line of a text format that goes past it is an error, not a line. */
+#define WL_LINE_MAX ((size_t)16 << 20)
+
+/* Reads one line of f into *buf (grown as needed, capacity *cap; NUL-terminated, without its "\n"; it may hold NUL
+ * bytes) and its length into *len. Returns 1 for a line, 0 at the end of the file, -1 with errno set when reading
+ * fails, memory runs out (ENOMEM) or the line is longer than WL_LINE_MAX bytes (EFBIG). */
+int wl_read_line(FILE *f, char **buf, size_t *cap, size_t *len);
+
+/* Why wl_read_line failed, from its errno: "longer than 16 MiB" for EFBIG, else strerror. */
+const char *wl_read_line_why(int e);
+
+/* Reads a whole file into a malloc'd buffer (NUL-terminated; *len excludes the NUL). A file (or a device, a pipe)
+ * that goes on past WL_READ_MAX bytes is an error; wl_read_file_max sets the bound. */
+#define WL_READ_MAX ((size_t)4 << 30)
 int wl_read_file(const char *path, char **data, size_t *len, wl_err *err);
+int wl_read_file_max(const char *path, size_t max, char **data, size_t *len, wl_err *err);
 
 #endif

@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <openssl/evp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,7 @@ int wl_profile_get(const char *name, wl_profile *out, wl_err *err)
 
 /* --- doc ids and the split -------------------------------------------------------------- */
 
-/* SHA-256 of prefix (plen bytes) followed by data. */
-static int sha256(const void *prefix, size_t plen, const char *data, size_t len, unsigned char md[32], wl_err *err)
+int wl_corpus_sha256(const void *prefix, size_t plen, const char *data, size_t len, unsigned char md[32], wl_err *err)
 {
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     unsigned int mdlen = 0;
@@ -47,7 +47,7 @@ static int sha256(const void *prefix, size_t plen, const char *data, size_t len,
 int wl_corpus_doc_id_normalized(const char *norm, size_t len, char doc_id[WL_DOC_ID_LEN + 1], wl_err *err)
 {
     unsigned char md[32];
-    if (sha256("", 0, norm, len, md, err)) return -1;
+    if (wl_corpus_sha256("", 0, norm, len, md, err)) return -1;
     for (int i = 0; i < WL_DOC_ID_LEN / 2; i++) snprintf(doc_id + 2 * i, 3, "%02x", md[i]);
     return 0;
 }
@@ -55,7 +55,7 @@ int wl_corpus_doc_id_normalized(const char *norm, size_t len, char doc_id[WL_DOC
 int wl_corpus_split_normalized(const char *norm, size_t len, wl_split *split, wl_err *err)
 {
     unsigned char md[32];
-    if (sha256(WL_SPLIT_SEED, sizeof WL_SPLIT_SEED, norm, len, md, err)) return -1;  /* with its NUL */
+    if (wl_corpus_sha256(WL_SPLIT_SEED, sizeof WL_SPLIT_SEED, norm, len, md, err)) return -1;  /* with its NUL */
     uint64_t x = 0;
     for (int i = 0; i < 8; i++) x = x << 8 | md[i];
     /* x / 2^64 < 0.8 exactly as Python's float division compares it: x is rounded to a double first. */
@@ -128,8 +128,21 @@ static void story_free(wl_story *s)
     free(s->ids);
 }
 
-/* Adds one text; `where` names it in errors ("stories.jsonl line 7", "text 3"). */
-static int builder_add(builder *b, const char *text, size_t len, long row_idx, size_t line, const char *where,
+/* An error about line `at` of the file path ("stories.jsonl line 7: ..."), or about text `at` when path is NULL
+ * ("text 3: ..."). */
+static int fail_where(wl_err *err, const char *path, size_t at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail_where(wl_err *err, const char *path, size_t at, const char *fmt, ...)
+{
+    char what[WL_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return path ? wl_fail(err, "%s line %zu: %s", path, at, what) : wl_fail(err, "text %zu: %s", at, what);
+}
+
+/* Adds one text, which starts at line `line` of the file path, or is text number `line` when path is NULL. */
+static int builder_add(builder *b, const char *text, size_t len, long row_idx, size_t line, const char *path,
                        wl_err *err)
 {
     wl_corpus *c = b->c;
@@ -137,20 +150,20 @@ static int builder_add(builder *b, const char *text, size_t len, long row_idx, s
     char *norm;
     size_t nlen;
     c->audit.texts_read++;
-    if (wl_text_normalize(text, len, &norm, &nlen, &e)) return wl_fail(err, "%s: %s", where, e.msg);
+    if (wl_text_normalize(text, len, &norm, &nlen, &e)) return fail_where(err, path, line, "%s", e.msg);
     if (nlen == 0) {
         free(norm);
         c->audit.empty++;
         return 0;
     }
-    wl_story s = {.row_idx = row_idx, .line = line};
+    wl_story s = {.row_idx = row_idx, .line = path ? line : 0};
     wl_split split;
     int rc = wl_corpus_doc_id_normalized(norm, nlen, s.doc_id, err) || wl_corpus_split_normalized(norm, nlen, &split, err);
     int dup = rc ? 0 : seen_insert(b, strtoull(s.doc_id, NULL, 16));
     if (rc == 0 && dup == 0) rc = wl_text_tokenize_normalized(norm, nlen, &s.tokens, err);
     free(norm);
     if (rc) return -1;
-    if (dup < 0) return wl_fail(err, "%s: out of memory", where);
+    if (dup < 0) return fail_where(err, path, line, "out of memory");
     if (dup) {
         c->audit.duplicates++;
         return 0;
@@ -164,7 +177,7 @@ static int builder_add(builder *b, const char *text, size_t len, long row_idx, s
     }
     if (!s.text || c->n[split] == b->cap[split]) {
         story_free(&s);
-        return wl_fail(err, "%s: out of memory", where);
+        return fail_where(err, path, line, "out of memory");
     }
     c->stories[split][c->n[split]++] = s;
     return 0;
@@ -231,7 +244,7 @@ static int builder_finish(builder *b, const char *source, wl_err *err)
         if (c->audit.texts_read == 0) return wl_fail(err, "%s: empty source: no stories in it", source);
         return wl_fail(err, "%s: no stories: all %zu texts are empty", source, c->audit.texts_read);
     }
-    snprintf(c->source, sizeof c->source, "%s", source);
+    if (!(c->source = strdup(source))) return wl_fail(err, "out of memory");
     for (int s = 0; s < WL_NSPLITS; s++)
         if (c->n[s]) qsort(c->stories[s], c->n[s], sizeof(wl_story), by_doc_id);
     c->audit.overlap = count_overlap(c);
@@ -279,9 +292,7 @@ int wl_corpus_build_texts(const char *const *texts, size_t n, const wl_profile *
     builder_init(&b, c, profile);
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n && !builder_full(&b); i++) {
-        char where[64];
-        snprintf(where, sizeof where, "text %zu", i + 1);
-        rc = builder_add(&b, texts[i], strlen(texts[i]), (long)i, 0, where, err);
+        rc = builder_add(&b, texts[i], strlen(texts[i]), (long)i, i + 1, NULL, err);
     }
     char source[64];
     snprintf(source, sizeof source, "%zu given texts", n);
@@ -298,21 +309,30 @@ int wl_corpus_generate(const wl_profile *profile, uint64_t seed, wl_corpus *c, w
     if (wl_storygen_generate(seed, n, &texts, err)) return -1;
     int rc = wl_corpus_build_texts((const char *const *)texts, n, profile, c, err);
     wl_storygen_free(texts, n);
-    if (rc == 0) snprintf(c->source, sizeof c->source, "the embedded story generator (seed %llu)", (unsigned long long)seed);
+    char gen[64];
+    snprintf(gen, sizeof gen, "the embedded story generator (seed %llu)", (unsigned long long)seed);
+    char *source = rc == 0 ? strdup(gen) : NULL;
+    if (rc == 0 && !source) {
+        wl_corpus_free(c);
+        rc = wl_fail(err, "out of memory");
+    }
+    if (rc == 0) {
+        free(c->source);
+        c->source = source;
+    }
     return rc;
 }
 
 /* --- files ------------------------------------------------------------------------------ */
 
-/* Reads one line (without its "\n" or "\r\n"); returns its length, or -1 at the end of the file. */
-static long read_line(FILE *f, char **buf, size_t *cap)
+/* Reads one line (without its "\n" or "\r\n"); returns 1, 0 at the end of the file, or -1 with an error naming the
+ * line (a read error is never taken for the end). */
+static int read_line(FILE *f, const char *path, size_t lineno, char **buf, size_t *cap, size_t *n, wl_err *err)
 {
-    ssize_t n = getline(buf, cap, f);
-    if (n < 0) return -1;
-    if (n > 0 && (*buf)[n - 1] == '\n') n--;
-    if (n > 0 && (*buf)[n - 1] == '\r') n--;
-    (*buf)[n] = '\0';
-    return (long)n;
+    int rc = wl_read_line(f, buf, cap, n);
+    if (rc < 0) return fail_where(err, path, lineno, "cannot read: %s", wl_read_line_why(errno));
+    if (rc && *n > 0 && (*buf)[*n - 1] == '\r') (*buf)[--*n] = '\0';
+    return rc;
 }
 
 static int is_blank(const char *s, size_t n)
@@ -322,29 +342,31 @@ static int is_blank(const char *s, size_t n)
     return 1;
 }
 
-static int check_line_utf8(const char *line, size_t n, wl_err *err)
+/* A line of a story file must be UTF-8 without NUL bytes (plain text and JSON lines alike). */
+static int check_line_text(const char *line, size_t n, wl_err *err)
 {
     size_t bad;
+    const char *nul = memchr(line, 0, n);
+    if (nul) return wl_fail(err, "a NUL byte at byte %zu of the line, which a story cannot hold", (size_t)(nul - line) + 1);
     if (wl_text_utf8_check(line, n, &bad)) return wl_fail(err, "invalid UTF-8 at byte %zu of the line", bad + 1);
     return 0;
 }
 
-/* Whether a JSON text has the escape \u0000 (a backslash preceded by an even number of backslashes). */
-static int has_nul_escape(const char *s, size_t n)
+size_t wl_json_nul_at(const char *s, size_t n)
 {
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\\' && run % 2 == 0 && n - i >= 6 && !memcmp(s + i + 1, "u0000", 5)) return 1;
+        if (!s[i] || (s[i] == '\\' && run % 2 == 0 && n - i >= 6 && !memcmp(s + i + 1, "u0000", 5))) return i;
         run = s[i] == '\\' ? run + 1 : 0;
     }
-    return 0;
+    return n;
 }
 
 int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row_idx, wl_err *err)
 {
     *text = NULL;
     *row_idx = -1;
-    if (check_line_utf8(line, n, err)) return -1;
+    if (check_line_text(line, n, err)) return -1;
     const char *end = NULL;
     cJSON *obj = cJSON_ParseWithLengthOpts(line, n, &end, 0);
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(obj, "text");
@@ -354,7 +376,7 @@ int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row
     else if (!cJSON_IsObject(obj)) wl_fail(err, "not a JSON object");
     else if (!t) wl_fail(err, "no \"text\" field");
     else if (!cJSON_IsString(t)) wl_fail(err, "\"text\" is not a string");
-    else if (has_nul_escape(line, n)) wl_fail(err, "a string contains \\u0000 (NUL), which a story cannot hold");
+    else if (wl_json_nul_at(line, n) < n) wl_fail(err, "a string contains \\u0000 (NUL), which a story cannot hold");
     else if (row && (!cJSON_IsNumber(row) || row->valuedouble < 0 || row->valuedouble > 1e15 ||
                      row->valuedouble != (double)(long)row->valuedouble))
         wl_fail(err, "\"row_idx\" is not a non-negative integer");
@@ -368,20 +390,23 @@ int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row
 /* JSON lines: {"text": "...", "row_idx": n}. Blank lines are allowed between records. */
 static int load_jsonl(FILE *f, const char *path, builder *b, wl_err *err)
 {
-    char *line = NULL, *text, where[600];
-    size_t cap = 0, lineno = 0;
-    long n, row;
-    int rc = 0;
+    char *line = NULL, *text;
+    size_t cap = 0, lineno = 0, n;
+    long row;
+    int rc = 0, more;
     wl_err e;
-    while (rc == 0 && !builder_full(b) && (n = read_line(f, &line, &cap)) >= 0) {
+    while (rc == 0 && !builder_full(b) && (more = read_line(f, path, lineno + 1, &line, &cap, &n, err)) != 0) {
         lineno++;
-        if (is_blank(line, (size_t)n)) continue;
-        snprintf(where, sizeof where, "%s line %zu", path, lineno);
-        if (wl_corpus_parse_json_line(line, (size_t)n, &text, &row, &e)) {
-            rc = wl_fail(err, "%s: %s", where, e.msg);
+        if (more < 0) {
+            rc = -1;
             break;
         }
-        rc = builder_add(b, text, strlen(text), row >= 0 ? row : (long)b->c->audit.texts_read, lineno, where, err);
+        if (is_blank(line, n)) continue;
+        if (wl_corpus_parse_json_line(line, n, &text, &row, &e)) {
+            rc = fail_where(err, path, lineno, "%s", e.msg);
+            break;
+        }
+        rc = builder_add(b, text, strlen(text), row >= 0 ? row : (long)b->c->audit.texts_read, lineno, path, err);
         free(text);
     }
     free(line);
@@ -393,40 +418,38 @@ static int load_jsonl(FILE *f, const char *path, builder *b, wl_err *err)
 /* TinyStories plain text: stories separated by the line <|endoftext|>. */
 static int load_plain(FILE *f, const char *path, builder *b, wl_err *err)
 {
-    char *line = NULL, *story = NULL, where[600];
-    size_t cap = 0, slen = 0, scap = 0, lineno = 0, first = 0;
-    long n;
+    char *line = NULL, *story = NULL;
+    size_t cap = 0, slen = 0, scap = 0, lineno = 0, first = 0, n = 0;
     int rc = 0, more = 1;
     while (rc == 0 && more && !builder_full(b)) {
-        n = read_line(f, &line, &cap);
-        more = n >= 0;
+        more = read_line(f, path, lineno + 1, &line, &cap, &n, err);
+        if (more < 0) {
+            rc = -1;
+            break;
+        }
         if (more) {
             lineno++;
-            snprintf(where, sizeof where, "%s line %zu", path, lineno);
             wl_err e;
-            if (check_line_utf8(line, (size_t)n, &e)) {
-                rc = wl_fail(err, "%s: %s", where, e.msg);
+            if (check_line_text(line, n, &e)) {
+                rc = fail_where(err, path, lineno, "%s", e.msg);
                 break;
             }
         }
-        size_t a = 0, z = more ? (size_t)n : 0;
+        size_t a = 0, z = more ? n : 0;
         while (a < z && (line[a] == ' ' || line[a] == '\t')) a++;
         while (z > a && (line[z - 1] == ' ' || line[z - 1] == '\t')) z--;
         if (!more || (z - a == strlen(WL_EOT) && !memcmp(line + a, WL_EOT, z - a))) {
-            if (first) {
-                snprintf(where, sizeof where, "%s line %zu", path, first);
-                rc = builder_add(b, story, slen, (long)b->c->audit.texts_read, first, where, err);
-            }
+            if (first) rc = builder_add(b, story, slen, (long)b->c->audit.texts_read, first, path, err);
             slen = 0;
             first = 0;
             continue;
         }
-        if (!first && is_blank(line, (size_t)n)) continue;   /* blank lines before a story */
-        if (slen + (size_t)n + 2 > scap) {
-            size_t ncap = 2 * (slen + (size_t)n + 2);
+        if (!first && is_blank(line, n)) continue;   /* blank lines before a story */
+        if (slen + n + 2 > scap) {
+            size_t ncap = 2 * (slen + n + 2);
             char *grown = realloc(story, ncap);
             if (!grown) {
-                rc = wl_fail(err, "%s: out of memory", where);
+                rc = fail_where(err, path, lineno, "out of memory");
                 break;
             }
             story = grown;
@@ -434,8 +457,8 @@ static int load_plain(FILE *f, const char *path, builder *b, wl_err *err)
         }
         if (first) story[slen++] = '\n';
         else first = lineno;
-        memcpy(story + slen, line, (size_t)n);
-        slen += (size_t)n;
+        memcpy(story + slen, line, n);
+        slen += n;
         story[slen] = '\0';
     }
     free(line);
@@ -450,8 +473,10 @@ int wl_corpus_load_file(const char *path, const wl_profile *profile, wl_corpus *
     FILE *f = fopen(path, "rb");
     if (!f) {
         int e = errno;
-        char shown[4096];
-        return wl_fail(err, "cannot open %s: %s", wl_path_shown(path, shown, sizeof shown), strerror(e));
+        char *shown = wl_path_shown(path);
+        wl_fail(err, "cannot open %s: %s", shown ? shown : path, strerror(e));
+        free(shown);
+        return -1;
     }
     unsigned char bom[3];   /* a UTF-8 byte order mark at the start is skipped */
     long start = fread(bom, 1, 3, f) == 3 && !memcmp(bom, "\xEF\xBB\xBF", 3) ? 3 : 0;
@@ -522,5 +547,6 @@ void wl_corpus_free(wl_corpus *c)
         free(c->stories[s]);
     }
     wl_vocab_free(&c->vocab);
+    free(c->source);
     memset(c, 0, sizeof *c);
 }

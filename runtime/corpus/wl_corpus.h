@@ -47,6 +47,9 @@ int wl_corpus_doc_id_normalized(const char *norm, size_t len, char doc_id[WL_DOC
  * < 0.80 train, < 0.90 validation, else test. */
 int wl_corpus_split_normalized(const char *norm, size_t len, wl_split *split, wl_err *err);
 
+/* SHA-256 of prefix (plen bytes) followed by data (len bytes) into md. */
+int wl_corpus_sha256(const void *prefix, size_t plen, const char *data, size_t len, unsigned char md[32], wl_err *err);
+
 /* Both, from raw text (normalizes it; invalid UTF-8 fails with the byte offset). */
 int wl_corpus_doc_info(const char *text, size_t len, char doc_id[WL_DOC_ID_LEN + 1], wl_split *split,
                        wl_err *err);
@@ -75,6 +78,10 @@ size_t wl_vocab_encode(const wl_vocab *v, const char *const *tokens, size_t n, i
 /* vocab.json: {"itos": [...], "profile": ..., "min_freq": ..., "max_vocab": ...}, written atomically. */
 int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err);
 int wl_vocab_load(const char *path, wl_vocab *v, wl_err *err);
+/* The same object as text (malloc'd; NULL when out of memory), and read back from text; where names
+ * the source in error messages. */
+char *wl_vocab_json(const wl_vocab *v);
+int wl_vocab_parse(const char *json, size_t len, const char *where, wl_vocab *v, wl_err *err);
 void wl_vocab_free(wl_vocab *v);
 
 /* --- windows ---------------------------------------------------------------------------- */
@@ -122,7 +129,7 @@ typedef struct wl_audit {
 
 typedef struct wl_corpus {
     wl_profile profile;
-    char source[512];              /* where the stories came from, for display */
+    char *source;                  /* where the stories came from, for display (malloc'd) */
     wl_story *stories[WL_NSPLITS]; /* per split, ordered by doc_id */
     size_t n[WL_NSPLITS];
     wl_vocab vocab;                /* fit on train */
@@ -144,10 +151,14 @@ int wl_corpus_load_file(const char *path, const wl_profile *profile, wl_corpus *
 /* Same from the embedded story generator: profile->stories stories from seed. */
 int wl_corpus_generate(const wl_profile *profile, uint64_t seed, wl_corpus *c, wl_err *err);
 
+/* The byte offset in the JSON text s of its first NUL: a NUL byte or the escape \u0000 (its backslash not escaped
+ * itself); n when there is none. cJSON cuts a string at a NUL, so a reader looks for one before it trusts a string. */
+size_t wl_json_nul_at(const char *s, size_t n);
+
 /* One JSON line of a story source: *text gets its "text" (malloc'd, NUL-terminated) and *row_idx
  * its "row_idx" (-1 when absent). Fails, with no location (callers add file and line), on invalid
  * UTF-8, invalid JSON, a value that is not an object, a missing or non-string "text", a "row_idx"
- * that is not a non-negative integer, or a \u0000 escape (a NUL cannot be carried). */
+ * that is not a non-negative integer, or a NUL byte or \u0000 escape (a NUL cannot be carried). */
 int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row_idx, wl_err *err);
 
 /* The windows of one split (ctx/tgt malloc'd; free with wl_windows_free). */

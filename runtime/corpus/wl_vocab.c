@@ -2,6 +2,7 @@
 #include "wl_corpus.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,7 +161,7 @@ int wl_vocab_fit(const wl_tokens *docs, size_t ndocs, const wl_profile *profile,
     return 0;
 }
 
-int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err)
+char *wl_vocab_json(const wl_vocab *v)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *itos = cJSON_AddArrayToObject(root, "itos");
@@ -174,6 +175,12 @@ int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err)
          cJSON_AddNumberToObject(root, "max_vocab", (double)v->max_vocab);
     char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
+    return text;
+}
+
+int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err)
+{
+    char *text = wl_vocab_json(v);
     if (!text) return wl_fail(err, "out of memory writing the vocabulary to %s", path);
     int rc = wl_write_atomic(path, text, strlen(text), err);
     free(text);
@@ -186,8 +193,8 @@ static int read_count(const cJSON *root, const char *name, size_t *out, const ch
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(root, name);
     *out = 0;
     if (!f) return 0;
-    if (!cJSON_IsNumber(f) || f->valuedouble < 0 || f->valuedouble != (double)(size_t)f->valuedouble)
-        return wl_fail(err, "%s: \"%s\" must be a non-negative integer", path, name);
+    if (!cJSON_IsNumber(f) || !(f->valuedouble >= 0 && f->valuedouble <= 1e15) || f->valuedouble != floor(f->valuedouble))
+        return wl_fail(err, "%s: \"%s\" must be an integer from 0 to 10^15", path, name);
     *out = (size_t)f->valuedouble;
     return 0;
 }
@@ -221,17 +228,48 @@ static int load_json(const cJSON *root, const char *path, wl_vocab *v, wl_err *e
     return index_tokens(v, path, err);
 }
 
+/* The error for a vocab.json whose text holds a NUL at byte offset at: cJSON cuts strings there, so a copy of the
+ * text is parsed again with U+0001 in its place, and the first token that comes out longer names the place. */
+static int nul_fail(const char *json, size_t len, size_t at, const cJSON *root, const char *where, wl_err *err)
+{
+    char *data = malloc(len);
+    if (!data) return wl_fail(err, "%s: out of memory", where);
+    memcpy(data, json, len);
+    for (size_t i = at; i < len; i += 1 + wl_json_nul_at(data + i + 1, len - i - 1)) {
+        if (data[i]) data[i + 5] = '1';   /* \u0000 -> \u0001 */
+        else data[i] = 1;
+    }
+    cJSON *again = cJSON_ParseWithLength(data, len);
+    free(data);
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "itos"), *b = cJSON_GetObjectItemCaseSensitive(again, "itos");
+    int i = 0, found = -1;
+    for (const cJSON *x = a ? a->child : NULL, *y = b ? b->child : NULL; x && y && found < 0; x = x->next, y = y->next, i++)
+        if (cJSON_IsString(x) && cJSON_IsString(y) && strlen(x->valuestring) != strlen(y->valuestring)) found = i;
+    cJSON_Delete(again);
+    if (found >= 0) return wl_fail(err, "%s: itos[%d] holds U+0000 (NUL), which a token cannot hold", where, found);
+    return wl_fail(err, "%s: a NUL (a NUL byte or \\u0000) at byte offset %zu, which vocab.json cannot hold", where, at);
+}
+
+int wl_vocab_parse(const char *json, size_t len, const char *where, wl_vocab *v, wl_err *err)
+{
+    memset(v, 0, sizeof *v);
+    cJSON *root = cJSON_ParseWithLength(json, len);
+    size_t nul = wl_json_nul_at(json, len);
+    int rc = nul < len ? nul_fail(json, len, nul, root, where, err)
+           : cJSON_IsObject(root) ? load_json(root, where, v, err)
+                                  : wl_fail(err, "%s: not a JSON object (expected {\"itos\": [...]})", where);
+    cJSON_Delete(root);
+    if (rc) wl_vocab_free(v);
+    return rc;
+}
+
 int wl_vocab_load(const char *path, wl_vocab *v, wl_err *err)
 {
     memset(v, 0, sizeof *v);
     char *data;
     size_t len;
     if (wl_read_file(path, &data, &len, err)) return -1;
-    cJSON *root = cJSON_ParseWithLength(data, len);
+    int rc = wl_vocab_parse(data, len, path, v, err);
     free(data);
-    int rc = cJSON_IsObject(root) ? load_json(root, path, v, err)
-                                  : wl_fail(err, "%s: not a JSON object (expected {\"itos\": [...]})", path);
-    cJSON_Delete(root);
-    if (rc) wl_vocab_free(v);
     return rc;
 }

@@ -13,6 +13,7 @@
 #define NPY_MAGIC_LEN 6
 #define NPY_ALIGN 64
 #define NPY_SUFFIX ".npy"
+#define NPY_HEAD_MAX ((size_t)64 << 10)   /* bytes of a member read for its .npy header */
 
 static const struct { const char *dtype; size_t size; } npy_types[] = {
     { "<f4", 4 }, { "<f8", 8 }, { "<i4", 4 }, { "<i8", 8 }, { "|u1", 1 }, { "|b1", 1 }, { "<U", 4 },
@@ -199,11 +200,12 @@ static int parse_header(const char *s, size_t n, wl_npy *a, size_t *itemsize, co
     return 0;
 }
 
-/* Turns the bytes of one .npy member into *a, taking ownership of raw (data moves to its start). */
-static int parse_npy(unsigned char *raw, size_t len, const char *label, const wl_zip_entry *e,
-                     wl_npy *a, wl_err *err)
+/* Reads the .npy header at the start of a member (avail of its bytes in raw) into a's dtype and shape, checking that
+ * they need exactly the member's declared size; *data_off gets where the data starts. */
+static int parse_npy_header(const unsigned char *raw, size_t avail, const char *label, const wl_zip_entry *e,
+                            wl_npy *a, size_t *data_off, wl_err *err)
 {
-    if (len < 10 || memcmp(raw, NPY_MAGIC, NPY_MAGIC_LEN) != 0)
+    if (avail < 10 || memcmp(raw, NPY_MAGIC, NPY_MAGIC_LEN) != 0)
         return wl_fail(err, "%s: member '%s' (local header at byte offset %zu): not a .npy file (bad magic string)",
                        label, e->name, e->header_off);
     if (raw[6] < 1 || raw[6] > 3)
@@ -211,16 +213,16 @@ static int parse_npy(unsigned char *raw, size_t len, const char *label, const wl
                        label, e->name, e->header_off, raw[6], raw[7]);
     /* Version 1.0 has a 2-byte header length, 2.0 and 3.0 (UTF-8 header) a 4-byte one. */
     size_t hstart = raw[6] == 1 ? 10 : 12, hlen = (size_t)raw[8] | (size_t)raw[9] << 8;
-    if (hstart == 12 && len >= 12) hlen |= (size_t)raw[10] << 16 | (size_t)raw[11] << 24;
-    if (len < hstart || hlen > len - hstart)
-        return wl_fail(err, "%s: member '%s' (local header at byte offset %zu): the .npy header runs past the end of the member",
-                       label, e->name, e->header_off);
+    if (hstart == 12 && avail >= 12) hlen |= (size_t)raw[10] << 16 | (size_t)raw[11] << 24;
+    if (avail < hstart || hlen > avail - hstart)
+        return wl_fail(err, "%s: member '%s' (local header at byte offset %zu): the .npy header runs past %s",
+                       label, e->name, e->header_off, avail < e->usize ? "the first 64 KiB of the member" : "the end of the member");
     const char *why;
     size_t itemsize = 0;
     if (parse_header((const char *)raw + hstart, hlen, a, &itemsize, &why))
         return wl_fail(err, "%s: member '%s' (local header at byte offset %zu): .npy header: %s", label, e->name,
                        e->header_off, why);
-    size_t count, have = len - hstart - hlen;
+    size_t count, have = e->usize - hstart - hlen;
     int huge = shape_count(a->ndim, a->shape, &count) || (itemsize && count > SIZE_MAX / itemsize);
     if (huge || count * itemsize != have) {
         char shp[128];
@@ -232,65 +234,101 @@ static int parse_npy(unsigned char *raw, size_t len, const char *label, const wl
                        "but dtype %s and shape %s need %zu", label, e->name, e->header_off, have, a->dtype, shp,
                        count * itemsize);
     }
-    memmove(raw, raw + hstart + hlen, have);
-    unsigned char *shrunk = realloc(raw, have ? have : 1);
-    a->data = shrunk ? shrunk : raw;
+    *data_off = hstart + hlen;
     a->nbytes = have;
     return 0;
 }
 
-int wl_npz_read_mem(const void *buf, size_t len, const char *label, wl_npz *out, wl_err *err)
+/* Every member's name, dtype and shape from its header alone (data NULL), checked against its declared size;
+ * data_off[i] gets where member i's data starts. */
+static int read_headers(const unsigned char *buf, const char *label, const wl_zip_entry *e, size_t n, wl_npz *out,
+                        size_t *data_off, size_t *total, wl_err *err)
+{
+    unsigned char *head = malloc(NPY_HEAD_MAX);
+    if (!head) return wl_fail(err, "%s: out of memory", label);
+    int rc = 0;
+    *total = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        size_t nlen = strlen(e[i].name), slen = strlen(NPY_SUFFIX);
+        wl_npy *a = &out->arrays[i];
+        if (nlen <= slen || strcmp(e[i].name + nlen - slen, NPY_SUFFIX) != 0)
+            rc = wl_fail(err, "%s: member '%s' (local header at byte offset %zu) is not a .npy array (its name does not end in .npy)",
+                         label, e[i].name, e[i].header_off);
+        else if (wl_zip_extract_head(buf, label, &e[i], NPY_HEAD_MAX, head, err) ||
+                 parse_npy_header(head, e[i].usize < NPY_HEAD_MAX ? e[i].usize : NPY_HEAD_MAX, label, &e[i], a,
+                                  &data_off[i], err))
+            rc = -1;
+        else if (!(a->name = strndup(e[i].name, nlen - slen)))
+            rc = wl_fail(err, "%s: out of memory", label);
+        else
+            out->n++;
+        *total += e[i].usize;
+    }
+    free(head);
+    return rc;
+}
+
+int wl_npz_read_mem_opts(const void *buf, size_t len, const char *label, const wl_npz_opts *o, wl_npz *out,
+                         wl_err *err)
 {
     memset(out, 0, sizeof *out);
     if (!label) label = "npz";
+    const wl_npz_opts none = {0};
+    if (!o) o = &none;
+    size_t limit = o->max_total ? o->max_total : WL_NPZ_MAX_TOTAL, total = 0;
     wl_zip_entry *e;
     size_t n;
     if (wl_zip_list(buf, len, label, &e, &n, err)) return -1;
     out->arrays = calloc(n ? n : 1, sizeof *out->arrays);
     out->label = strdup(label);
-    if (!out->arrays || !out->label) {
+    size_t *data_off = calloc(n ? n : 1, sizeof *data_off);
+    if (!out->arrays || !out->label || !data_off) {
         wl_fail(err, "%s: out of memory", label);
         goto fail;
     }
-    for (size_t i = 0; i < n; i++) {
-        size_t nlen = strlen(e[i].name), slen = strlen(NPY_SUFFIX);
-        if (nlen <= slen || strcmp(e[i].name + nlen - slen, NPY_SUFFIX) != 0) {
-            wl_fail(err, "%s: member '%s' (local header at byte offset %zu) is not a .npy array (its name does not end in .npy)",
-                    label, e[i].name, e[i].header_off);
-            goto fail;
-        }
-        unsigned char *raw;
-        if (wl_zip_extract(buf, label, &e[i], &raw, err)) goto fail;
-        wl_npy *a = &out->arrays[out->n];
-        if (parse_npy(raw, e[i].usize, label, &e[i], a, err)) {
-            free(raw);
-            memset(a, 0, sizeof *a);
-            goto fail;
-        }
-        out->n++;
-        a->name = strndup(e[i].name, nlen - slen);
-        if (!a->name) {
-            wl_fail(err, "%s: out of memory", label);
-            goto fail;
-        }
+    if (read_headers(buf, label, e, n, out, data_off, &total, err)) goto fail;
+    if (total > limit) {
+        wl_fail(err, "%s: its arrays declare %zu bytes in all, more than the %zu allowed", label, total, limit);
+        goto fail;
     }
+    if (o->check && o->check(o->ud, out, err)) goto fail;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *raw;
+        if (wl_zip_extract(buf, label, &e[i], o->interrupt, &raw, err)) goto fail;
+        wl_npy *a = &out->arrays[i];
+        memmove(raw, raw + data_off[i], a->nbytes);
+        unsigned char *shrunk = realloc(raw, a->nbytes ? a->nbytes : 1);
+        a->data = shrunk ? shrunk : raw;
+    }
+    free(data_off);
     wl_zip_entries_free(e, n);
     return 0;
 fail:
+    free(data_off);
     wl_zip_entries_free(e, n);
     wl_npz_free(out);
     return -1;
 }
 
-int wl_npz_read(const char *path, wl_npz *out, wl_err *err)
+int wl_npz_read_mem(const void *buf, size_t len, const char *label, wl_npz *out, wl_err *err)
+{
+    return wl_npz_read_mem_opts(buf, len, label, NULL, out, err);
+}
+
+int wl_npz_read_opts(const char *path, const wl_npz_opts *o, wl_npz *out, wl_err *err)
 {
     memset(out, 0, sizeof *out);
     char *buf;
     size_t len;
     if (wl_read_file(path, &buf, &len, err)) return -1;
-    int rc = wl_npz_read_mem(buf, len, path, out, err);
+    int rc = wl_npz_read_mem_opts(buf, len, path, o, out, err);
     free(buf);
     return rc;
+}
+
+int wl_npz_read(const char *path, wl_npz *out, wl_err *err)
+{
+    return wl_npz_read_opts(path, NULL, out, err);
 }
 
 const wl_npy *wl_npz_find(const wl_npz *z, const char *name)

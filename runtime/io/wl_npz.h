@@ -33,6 +33,9 @@ typedef struct wl_npz {
  * (plus a little slack for tiny members). */
 #define WL_NPZ_MAX_MEMBER ((size_t)1 << 31)
 #define WL_NPZ_MAX_RATIO 1032
+/* The default bound on all members together, from the sizes their .npy headers declare (checked before any data
+ * is inflated). */
+#define WL_NPZ_MAX_TOTAL ((size_t)1 << 31)
 
 /* Reads an .npz file (members stored or deflated, ZIP64 extras and data descriptors
  * accepted, CRC-32 checked). On failure *out is empty and err names the file, the
@@ -41,6 +44,20 @@ int wl_npz_read(const char *path, wl_npz *out, wl_err *err);
 
 /* The same from memory; label stands for the file name in messages. */
 int wl_npz_read_mem(const void *buf, size_t len, const char *label, wl_npz *out, wl_err *err);
+
+/* How a read is bounded. Every member's .npy header is read first (its name, dtype and shape, checked against
+ * the member's declared size); then the total is bounded and check (if set) sees the arrays with data NULL;
+ * only then is data inflated, looking at *interrupt (if set) as it goes. */
+typedef struct wl_npz_opts {
+    size_t max_total;                     /* bytes of all arrays together; 0: WL_NPZ_MAX_TOTAL */
+    volatile sig_atomic_t *interrupt;
+    int (*check)(void *ud, const wl_npz *declared, wl_err *err);   /* -1 (err set) refuses the file */
+    void *ud;
+} wl_npz_opts;
+
+int wl_npz_read_opts(const char *path, const wl_npz_opts *o, wl_npz *out, wl_err *err);
+int wl_npz_read_mem_opts(const void *buf, size_t len, const char *label, const wl_npz_opts *o, wl_npz *out,
+                         wl_err *err);
 
 /* The array with that name (without ".npy"), or NULL. */
 const wl_npy *wl_npz_find(const wl_npz *z, const char *name);

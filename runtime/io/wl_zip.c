@@ -21,6 +21,7 @@
 #define U16_MAX 0xFFFFu
 #define U32_MAX 0xFFFFFFFFu
 #define ZLIB_CHUNK ((size_t)1 << 30) /* zlib counts in 32-bit units: feed it at most this much */
+#define INFLATE_STEP ((size_t)16 << 20) /* bytes inflated between looks at the interrupt flag */
 #define DOS_DATE_1980 0x0021         /* 1980-01-01, for reproducible archives */
 
 static uint32_t rd16(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
@@ -299,15 +300,16 @@ void wl_zip_entries_free(wl_zip_entry *entries, size_t n)
     free(entries);
 }
 
-static int inflate_member(const unsigned char *in, const char *label, const wl_zip_entry *e,
-                          unsigned char *out, wl_err *err)
+/* Inflates the member's first `want` bytes into out: all of it (want == e->usize, checked to end exactly there) or
+ * a head of it. Looks at the interrupt flag after every INFLATE_STEP bytes. */
+static int inflate_member(const unsigned char *in, const char *label, const wl_zip_entry *e, size_t want,
+                          volatile sig_atomic_t *interrupt, unsigned char *out, wl_err *err)
 {
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     if (inflateInit2(&zs, -15) != Z_OK) return member_fail(err, label, e->name, e->header_off, "cannot start inflate");
-    size_t in_left = e->csize;
+    size_t in_left = e->csize, produced = 0;
     zs.next_out = out;
-    zs.avail_out = (uInt)e->usize; /* at most WL_NPZ_MAX_MEMBER, which fits */
     int rc;
     for (;;) {
         if (zs.avail_in == 0 && in_left > 0) {
@@ -317,10 +319,23 @@ static int inflate_member(const unsigned char *in, const char *label, const wl_z
             in += chunk;
             in_left -= chunk;
         }
+        if (zs.avail_out == 0) {
+            produced = (size_t)(zs.next_out - out);
+            if (produced == want && want < e->usize) {
+                inflateEnd(&zs);
+                return 0;
+            }
+            if (interrupt && *interrupt) {
+                inflateEnd(&zs);
+                return member_fail(err, label, e->name, e->header_off, "interrupted after inflating %zu of its %zu bytes",
+                                   produced, e->usize);
+            }
+            zs.avail_out = (uInt)(want - produced < INFLATE_STEP ? want - produced : INFLATE_STEP);
+        }
         rc = inflate(&zs, Z_NO_FLUSH);
         if (rc != Z_OK) break;
     }
-    size_t produced = (size_t)zs.total_out;
+    produced = (size_t)(zs.next_out - out);
     int at_end = zs.avail_in == 0 && in_left == 0;
     const char *zmsg = zs.msg ? zs.msg : "corrupt data";
     char why[128];
@@ -340,7 +355,7 @@ static int inflate_member(const unsigned char *in, const char *label, const wl_z
 }
 
 int wl_zip_extract(const unsigned char *buf, const char *label, const wl_zip_entry *e,
-                   unsigned char **out, wl_err *err)
+                   volatile sig_atomic_t *interrupt, unsigned char **out, wl_err *err)
 {
     *out = NULL;
     unsigned char *o = malloc(e->usize ? e->usize : 1);
@@ -348,7 +363,7 @@ int wl_zip_extract(const unsigned char *buf, const char *label, const wl_zip_ent
     const unsigned char *in = buf + e->data_off;
     if (e->method == 0) {
         memcpy(o, in, e->usize);
-    } else if (inflate_member(in, label, e, o, err)) {
+    } else if (inflate_member(in, label, e, e->usize, interrupt, o, err)) {
         free(o);
         return -1;
     }
@@ -360,6 +375,17 @@ int wl_zip_extract(const unsigned char *buf, const char *label, const wl_zip_ent
     }
     *out = o;
     return 0;
+}
+
+int wl_zip_extract_head(const unsigned char *buf, const char *label, const wl_zip_entry *e, size_t want,
+                        unsigned char *out, wl_err *err)
+{
+    if (want > e->usize) want = e->usize;
+    if (e->method == 0) {
+        memcpy(out, buf + e->data_off, want);
+        return 0;
+    }
+    return inflate_member(buf + e->data_off, label, e, want, NULL, out, err);
 }
 
 /* Makes room for need more bytes in a growing buffer. */

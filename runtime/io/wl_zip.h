@@ -26,9 +26,14 @@ int wl_zip_list(const unsigned char *buf, size_t len, const char *label,
 void wl_zip_entries_free(wl_zip_entry *entries, size_t n);
 
 /* Decompresses (or copies) one member into a malloc'd buffer of e->usize bytes (at least
- * one byte is allocated) and checks its CRC-32. */
+ * one byte is allocated) and checks its CRC-32. A non-zero *interrupt (interrupt may be NULL)
+ * stops the inflation with an error. */
 int wl_zip_extract(const unsigned char *buf, const char *label, const wl_zip_entry *e,
-                   unsigned char **out, wl_err *err);
+                   volatile sig_atomic_t *interrupt, unsigned char **out, wl_err *err);
+
+/* The first min(want, e->usize) bytes of the member into out, without the rest (nor its CRC). */
+int wl_zip_extract_head(const unsigned char *buf, const char *label, const wl_zip_entry *e, size_t want,
+                        unsigned char *out, wl_err *err);
 
 /* Builds an archive in memory. Each member is the concatenation of nparts byte ranges. */
 typedef struct wl_zip_writer {

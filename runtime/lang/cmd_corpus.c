@@ -1,6 +1,7 @@
-/* cmd_corpus.c: the corpus command (embedded story generator or a file) and the corpus value with its audit. */
+/* cmd_corpus.c: the corpus command (embedded story generator or a file), the corpus value with its audit, and story (one story of it). */
 #include "lang_objs.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +98,9 @@ static int cmd_corpus(wl_call *c, wl_value **out)
     lang_corpus *lc = calloc(1, sizeof *lc);
     if (!lc) abort();
     int rc;
-    if (file) {
+    if (wl_opt_has(c, "source") || wl_opt_has(c, "cache") || wl_opt_has(c, "api") || wl_opt_has(c, "time_scale")) {
+        rc = lang_tinystories_corpus(c, &prof, &lc->c);
+    } else if (file) {
         rc = wl_corpus_load_file(file, &prof, &lc->c, c->err);
         if (rc) c->errword = wl_call_optword(c, "file");
     } else {
@@ -113,8 +116,53 @@ static int cmd_corpus(wl_call *c, wl_value **out)
     return 0;
 }
 
+int lang_opt_split(wl_call *c, const char *def, wl_split *s)
+{
+    const char *name = wl_opt_str(c, "split", def);
+    if (!name) return -1;
+    for (int k = 0; k < WL_NSPLITS; k++)
+        if (!strcmp(name, wl_split_name((wl_split)k))) {
+            *s = (wl_split)k;
+            return 0;
+        }
+    return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "split"), "split is train, validation or test, not %s", name);
+}
+
+const wl_story *lang_corpus_story(wl_call *c, const lang_corpus *lc, wl_split *split)
+{
+    long long story;
+    if (lang_opt_split(c, "test", split) || wl_opt_int(c, "story", 1, 1, LLONG_MAX, &story)) return NULL;
+    if ((size_t)story > lc->c.n[*split]) {
+        wl_call_fail(c, "ArgumentError", wl_call_optword(c, "story"), "the %s split has %zu stories", wl_split_name(*split),
+                     lc->c.n[*split]);
+        return NULL;
+    }
+    return &lc->c.stories[*split][story - 1];
+}
+
+/* story CORPUS: one story's text as the source gave it, or its first words= tokens (a prompt from the corpus). */
+static int cmd_story(wl_call *c, wl_value **out)
+{
+    const lang_corpus *lc = wl_arg_obj(c, 0, &lang_corpus_type);
+    wl_split split;
+    const wl_story *st = lc ? lang_corpus_story(c, lc, &split) : NULL;
+    long long words;
+    if (!st || wl_opt_int(c, "words", 0, 1, LLONG_MAX, &words)) return -1;
+    if (!words) {
+        *out = wl_str(st->text);
+        return 0;
+    }
+    size_t n = (size_t)words < st->tokens.n ? (size_t)words : st->tokens.n;
+    char *text;
+    if (wl_text_detokenize((const char *const *)st->tokens.tok, n, &text, c->err)) return -1;
+    *out = wl_str(text);
+    free(text);
+    return 0;
+}
+
 const wl_command wl_cmds_corpus[] = {
-    {.name = "corpus", .topic = "data", .synopsis = "corpus [profile=classroom] [seed=1] [file=PATH] [stories=N]",
+    {.name = "corpus", .topic = "data",
+     .synopsis = "corpus [profile=classroom] [seed=1] [file=PATH] [stories=N] [source=tinystories [cache=DIR]]",
      .summary = "stories, their split, the vocabulary and the audit",
      .help = "Without file=: stories from the embedded generator (the same seed gives the same stories).\n"
              "With file=: JSON lines with a \"text\" field, or plain text with stories separated by a\n"
@@ -122,9 +170,23 @@ const wl_command wl_cmds_corpus[] = {
              "Profiles: smoke (480 stories, vocabulary 1,500), classroom (3,000 / 3,000), dgx (6,000 /\n"
              "4,000); stories=N overrides the count. Duplicates are removed; each story goes to train,\n"
              "validation or test by a hash of its text; the vocabulary is fit on train only.\n"
+             "With source=tinystories: the course's own data, the profile's pinned subset of TinyStories\n"
+             "(revision f54c09fd, pages chosen as the course chooses them), fetched once from Hugging Face\n"
+             "with a live page display and kept in DIR/<profile>/ (default: the user's cache directory,\n"
+             "$XDG_CACHE_HOME/wordlab/tinystories); a cached copy is checked against its manifest's SHA-256.\n"
+             "Ctrl-C keeps the pages fetched so far; the same command resumes. For tests only: api=URL\n"
+             "replaces both API base URLs and time_scale=X (0..1) shortens every pause and backoff.\n"
              "Shows the audit: documents, tokens, unknown rate and story lengths per split.\n"
              "Fields: .vocab .train .validation .test (document counts) .audit .story",
      .example = "stories = corpus profile=smoke seed=1\nprint $stories.train \"training stories\"",
-     .min_args = 0, .max_args = 0, .options = "profile seed file stories", .flags = WL_CMD_SHOW_BOUND, .fn = cmd_corpus},
+     .min_args = 0, .max_args = 0, .options = "profile seed file stories source cache api time_scale",
+     .flags = WL_CMD_SHOW_BOUND, .fn = cmd_corpus},
+    {.name = "story", .topic = "data", .synopsis = "story CORPUS [split=test] [story=1] [words=N]",
+     .summary = "one story of a corpus as text, or its first N tokens (a prompt from the corpus)",
+     .help = "The story=N-th story (from 1) of split= (train, validation or test, in the split's doc_id\n"
+             "order) as the source gave it; words=N keeps its first N tokens, detokenized: a prompt whose\n"
+             "continuation the story itself shows.",
+     .example = "stories = corpus profile=smoke\nstory $stories split=train story=1 words=12\nstory $stories",
+     .min_args = 1, .max_args = 1, .options = "split story words", .fn = cmd_story},
     {0},
 };

@@ -76,9 +76,10 @@ const wl_command wl_cmds_io[] = {
      .example = "name = input \"your name? \" default=\"world\"\nprint \"hello, $name\"",
      .min_args = 0, .max_args = 1, .options = "password default", .fn = cmd_input},
     {.name = "clear", .topic = "input and output", .synopsis = "clear [wait=1]",
-     .summary = "clear the output of the current cell",
-     .help = "In a notebook, removes what this cell has shown so far; wait=1 waits until the next\n"
-             "output arrives (no flicker). Front ends without cell output ignore it.",
+     .summary = "clear the output of the current cell, or the terminal's screen",
+     .help = "In a notebook, removes what this cell has shown so far; in the terminal REPL, clears the\n"
+             "screen. wait=1 waits until the next output arrives (no flicker). A script's output that\n"
+             "goes to a file or a pipe is kept whole.",
      .example = "print \"soon gone\"\nclear", .min_args = 0, .max_args = 0, .options = "wait", .fn = cmd_clear},
     {.name = "sleep", .topic = "input and output", .synopsis = "sleep SECONDS",
      .summary = "wait a number of seconds (Ctrl-C stops it)",

@@ -12,33 +12,49 @@
 
 /* The directories searched, in order: the interpreter's artifacts_dir (the front ends pass
  * $WORDLAB_ARTIFACTS), <dir of the program>/../share/artifacts (an installed or build-tree program),
- * the source tree's share/artifacts. Returns how many. */
-static int artifact_dirs(const wl_interp *in, char dirs[3][PATH_MAX])
+ * the source tree's share/artifacts. Fills dirs with malloc'd paths (free them with free_dirs); returns how many. */
+static int artifact_dirs(const wl_interp *in, char *dirs[3])
 {
     int n = 0;
     const char *first = wl_interp_options(in)->artifacts_dir;
-    if (first && *first) snprintf(dirs[n++], PATH_MAX, "%s", first);
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len > 0) {
-        exe[len] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            if (snprintf(dirs[n], PATH_MAX, "%s/../share/artifacts", exe) < PATH_MAX) n++;
-        }
+    if (first && *first && !(dirs[n++] = strdup(first))) abort();
+    char *exe = realpath("/proc/self/exe", NULL);
+    char *slash = exe ? strrchr(exe, '/') : NULL;
+    if (slash) {
+        *slash = 0;
+        if (asprintf(&dirs[n++], "%s/../share/artifacts", exe) < 0) abort();
     }
+    free(exe);
 #ifdef WL_SOURCE_DIR
-    snprintf(dirs[n++], PATH_MAX, "%s", WL_SOURCE_DIR "/share/artifacts");
+    if (!(dirs[n++] = strdup(WL_SOURCE_DIR "/share/artifacts"))) abort();
 #endif
     return n;
 }
 
-static int cmd_artifact(wl_call *c, wl_value **out)
+static void free_dirs(char *dirs[3], int n)
 {
-    char dirs[3][PATH_MAX];
-    int n = artifact_dirs(c->in, dirs);
-    if (!n) return wl_call_fail(c, "RuntimeError", 0, "no artifact directory is known; set WORDLAB_ARTIFACTS");
+    for (int i = 0; i < n; i++) free(dirs[i]);
+}
+
+char *lang_path_shown(const wl_interp *in, const char *path)
+{
+    char *dirs[3], *real = realpath(path, NULL), *shown = NULL;
+    int n = artifact_dirs(in, dirs);
+    for (int i = 0; real && i < n && !shown; i++) {
+        char *dir = realpath(dirs[i], NULL);
+        size_t k = dir ? strlen(dir) : 0;
+        if (dir && !strncmp(real, dir, k) && real[k] == '/' && asprintf(&shown, "share/artifacts%s", real + k) < 0) abort();
+        free(dir);
+    }
+    free(real);
+    free_dirs(dirs, n);
+    if (!shown && !(shown = strdup(path))) abort();
+    return shown;
+}
+
+/* The artifact name in the first directory that holds it, or the first readable directory (name NULL). */
+static int find_artifact(wl_call *c, char *const *dirs, int n, wl_value **out)
+{
     if (c->argc == 0) {
         for (int i = 0; i < n; i++)
             if (!access(dirs[i], R_OK | X_OK)) {
@@ -72,6 +88,16 @@ static int cmd_artifact(wl_call *c, wl_value **out)
     return -1;
 }
 
+static int cmd_artifact(wl_call *c, wl_value **out)
+{
+    char *dirs[3];
+    int n = artifact_dirs(c->in, dirs);
+    if (!n) return wl_call_fail(c, "RuntimeError", 0, "no artifact directory is known; set WORDLAB_ARTIFACTS");
+    int rc = find_artifact(c, dirs, n, out);
+    free_dirs(dirs, n);
+    return rc;
+}
+
 /* ---- losses: every target of one story, its probability and its loss ---- */
 
 typedef struct lang_losses {
@@ -81,6 +107,7 @@ typedef struct lang_losses {
     double *p, *loss;  /* [n] */
     double mean, ppl;
     char title[160];
+    int color;         /* the text form shades each token's background (a terminal with colour) */
 } lang_losses;
 
 static void losses_free(void *d)
@@ -103,6 +130,7 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
     char a[64], b2[64];
     wl_buf t = {0}, h = {0}, j = {0};
     wl_buf_printf(&t, "%s\n", l->title);
+    if (l->color) wl_buf_puts(&t, "background: the token's loss, white 0 to dark red >= 8 nats; the loss follows in ( )\n");
     int col = 0;
     for (int i = 0; i < l->n; i++) {
         char word[256];
@@ -111,7 +139,14 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
             wl_buf_puts(&t, "\n");
             col = 0;
         }
-        wl_buf_printf(&t, "%s%s", col ? " " : "", word);
+        if (col) wl_buf_puts(&t, " ");
+        if (l->color) { /* the same shade as the notebook's: white to dark red over 0..8 nats */
+            double s = fmin(1.0, l->loss[i] / LOSS_TOP);
+            wl_buf_printf(&t, "\033[48;2;%d;%d;%dm\033[%sm%s%s\033[0m(%.2f)", (int)lround(255 - 55 * s), (int)lround(255 - 225 * s),
+                          (int)lround(255 - 225 * s), s > 0.6 ? "97" : "30", l->tokens[i], l->unknown[i] ? "*" : "", l->loss[i]);
+        } else {
+            wl_buf_puts(&t, word);
+        }
         col += (col ? 1 : 0) + w;
     }
     wl_buf_printf(&t, "\n%d targets: mean loss %s nats per token, perplexity %s", l->n, wl_fmt_num(l->mean, 0, a),
@@ -245,10 +280,6 @@ static int cmd_losses(wl_call *c, wl_value **out)
 {
     lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
     if (!lm) return -1;
-    const char *split_name = wl_opt_str(c, "split", "test");
-    if (!split_name) return -1;
-    long long story;
-    if (wl_opt_int(c, "story", 1, 1, LLONG_MAX, &story)) return -1;
     lang_corpus *lc = wl_obj_data(c->argv[1], &lang_corpus_type);
     const wl_vocab *v = lm->vocab ? lang_vocab_get(lm->vocab) : NULL;
     wl_tokens toks = {0};
@@ -256,29 +287,26 @@ static int cmd_losses(wl_call *c, wl_value **out)
     int n = 0;
     char title[160];
     if (lc) {
-        int s = -1;
-        for (int k = 0; k < WL_NSPLITS; k++)
-            if (!strcmp(split_name, wl_split_name((wl_split)k))) s = k;
-        if (s < 0) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "split"), "split is train, validation or test");
-        if ((size_t)story > lc->c.n[s])
-            return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "story"), "the %s split has %zu stories", split_name, lc->c.n[s]);
+        wl_split s;
+        const wl_story *st = lang_corpus_story(c, lc, &s);
+        if (!st) return -1;
         if (v ? !same_vocab(v, &lc->c.vocab) : lc->c.vocab.n != (size_t)lm->m.V)
             return wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1),
                                 "the model was trained with another vocabulary than this corpus's; the ids would not match");
         v = &lc->c.vocab;
-        const wl_story *st = &lc->c.stories[s][story - 1];
         n = (int)st->tokens.n;
         ids = malloc(sizeof(int32_t) * ((size_t)n + 1));
         if (!ids) abort();
         memcpy(ids, st->ids, sizeof(int32_t) * (size_t)n);
         toks = st->tokens;   /* borrowed */
-        snprintf(title, sizeof title, "%s story %lld (of %zu) scored by the %s model", split_name, story, lc->c.n[s], lm->m.kind_name);
+        snprintf(title, sizeof title, "%s story %td (of %zu) scored by the %s model", wl_split_name(s),
+                 st - lc->c.stories[s] + 1, lc->c.n[s], lm->m.kind_name);
     } else {
         const char *text = wl_arg_str(c, 1);
         if (!text) return -1;
         if (!v)
             return wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1),
-                                "to read text the model needs a vocabulary (model load PATH vocab=...); or pass a corpus");
+                                LANG_NO_VOCAB "; or pass a corpus");
         if (wl_text_tokenize(text, strlen(text), &toks, c->err)) {
             c->errword = wl_call_argword(c, 1);
             return -1;
@@ -304,6 +332,7 @@ static int cmd_losses(wl_call *c, wl_value **out)
     }
     l->tokens[n] = strdup(lang_token(v, WL_EOS));
     snprintf(l->title, sizeof l->title, "%s", title);
+    l->color = wl_interp_options(c->in)->text_color;
     int rc = 0;
     for (int i = 0; i <= n && !rc; i++)
         if (ids[i] < 0 || ids[i] >= lm->m.V)
@@ -344,6 +373,9 @@ typedef struct lang_hm {
     double *v;             /* [rows, cols] in [0,1], NaN blank */
     char **rlab, **clab;
     char title[256];
+    char row_axis[64], col_axis[64];
+    double lo, hi;         /* what 0 and 1 of v stand for; equal: v as it is */
+    int width;             /* text columns */
 } lang_hm;
 
 static void hm_free(void *d)
@@ -362,7 +394,8 @@ static int hm_render(const void *d, wl_mime *out, wl_err *err)
     (void)err;
     const lang_hm *h = d;
     wl_heatmap m = {.title = h->title, .rows = h->rows, .cols = h->cols, .v = h->v,
-                    .row_labels = (const char *const *)h->rlab, .col_labels = (const char *const *)h->clab};
+                    .row_labels = (const char *const *)h->rlab, .col_labels = (const char *const *)h->clab,
+                    .row_axis = h->row_axis, .col_axis = h->col_axis, .lo = h->lo, .hi = h->hi, .width = h->width};
     out->text_plain = wl_heatmap_text(&m);
     out->image_svg = wl_heatmap_svg(&m);
     return 0;
@@ -408,6 +441,14 @@ static int cmd_heatmap(wl_call *c, wl_value **out)
             if (isfinite(x)) lo = fmin(lo, x), hi = fmax(hi, x);
         }
     int unit = lo >= 0 && hi <= 1;   /* weights: shown as they are */
+    if (!unit && isfinite(lo)) h->lo = lo, h->hi = hi;
+    h->width = wl_interp_options(c->in)->text_width;
+    if (square) snprintf(h->row_axis, sizeof h->row_axis, "query"), snprintf(h->col_axis, sizeof h->col_axis, "key");
+    else {
+        snprintf(h->row_axis, sizeof h->row_axis, "slot%s", labels ? " (its token)" : "");
+        if (t->ndim == 4) snprintf(h->col_axis, sizeof h->col_axis, "dimension of head %lld", head);
+        else snprintf(h->col_axis, sizeof h->col_axis, "%s", strncmp(t->name, "logits", 6) ? "dimension" : "word id");
+    }
     for (int r = 0; r < h->rows; r++)
         for (int k = 0; k < nc; k++) {
             double x = m[(size_t)(R - h->rows + r) * (size_t)C + (size_t)(c0 + k)];
@@ -453,7 +494,9 @@ const wl_command wl_cmds_lesson[] = {
              "the final <EOS>, each predicted from <BOS> and the tokens before it (the last 64 ids).\n"
              "Shows the story with each token shaded by its loss (darker: the model found it less\n"
              "likely; * marks a word outside the vocabulary, scored as <UNK>), the mean loss and its\n"
-             "exp, the perplexity of that one story. CORPUS picks story=N of split=; TEXT is tokenized\n"
+             "exp, the perplexity of that one story. The shading is a background colour in a notebook\n"
+             "and in a terminal that shows colour; every token's loss also follows it in parentheses.\n"
+             "CORPUS picks story=N of split=; TEXT is tokenized\n"
              "with the model's vocabulary. Fields: .tokens .probabilities .losses .loss .perplexity .count",
      .example = "stories = corpus profile=smoke\n"
                 "m = model new kind=attention vocab=$stories.vocab seed=11\n"

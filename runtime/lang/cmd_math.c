@@ -33,20 +33,13 @@ static int cmd_nll(wl_call *c, wl_value **out)
     return 0;
 }
 
-static double mean_of(const double *x, int n)
-{
-    double s = 0;
-    for (int i = 0; i < n; i++) s += x[i];
-    return s / n;
-}
-
 static int cmd_mean(wl_call *c, wl_value **out)
 {
     double *x;
     int n;
     if (wl_args_nums(c, 0, &x, &n)) return -1;
     if (n == 0) return wl_call_fail(c, "ArgumentError", 1, "`mean` of nothing: give at least one number");
-    *out = wl_num(mean_of(x, n));
+    *out = wl_num(wl_mean(x, (size_t)n));
     free(x);
     return 0;
 }
@@ -86,7 +79,9 @@ static int ppl_render(const void *d, wl_mime *out, wl_err *err)
     wl_table_cell(t, "target p", -1);
     wl_table_cell(t, "loss -ln p", -1);
     for (int i = 0; i < q->n; i++) {
-        wl_table_cell(t, wl_fmt_num(q->p[i], 0, a), -1);
+        /* four significant digits for a small p, so that -ln p can be checked by hand */
+        if (q->p[i] > 0 && q->p[i] < 0.01) wl_table_cellf(t, -1, "%.4g", q->p[i]);
+        else wl_table_cell(t, wl_fmt_num(q->p[i], 0, a), -1);
         wl_table_cell(t, wl_fmt_num(q->loss[i], 0, b2), -1);
     }
     char *tt = wl_table_text(t), *th = wl_table_html(t);
@@ -152,7 +147,7 @@ static int cmd_perplexity(wl_call *c, wl_value **out)
     q->loss = malloc(sizeof(double) * (size_t)q->n);
     if (!q->loss) abort();
     for (int i = 0; i < q->n; i++) q->loss[i] = -log(q->p[i]);
-    q->ce = mean_of(q->loss, q->n);
+    q->ce = wl_mean(q->loss, (size_t)q->n);
     q->ppl = exp(q->ce);
     *out = wl_obj(&PPL_T, q);
     return 0;

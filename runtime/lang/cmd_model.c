@@ -3,6 +3,7 @@
 
 #include "wl_checkpoint.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,7 @@ static void model_free(void *d)
     lang_model *lm = d;
     wl_model_free(&lm->m);
     wl_unref(lm->vocab);
+    free(lm->source);
     free(lm);
 }
 
@@ -165,6 +167,8 @@ static int model_render(const void *d, wl_mime *out, wl_err *err)
     else wl_buf_puts(&b, lm->steps_trained ? "initial weights kept" : "untrained");
     if (isfinite(lm->test_loss)) wl_buf_printf(&b, ", test loss %.4f", lm->test_loss);
     wl_buf_printf(&b, "; from %s\n", lm->source);
+    if (lm->vocab) wl_buf_printf(&b, "vocabulary attached (%s)\n", lm->vocab_from[0] ? lm->vocab_from : "given with vocab=");
+    else wl_buf_puts(&b, "no vocabulary attached (only its size): give one with model load PATH vocab=V\n");
     wl_table *t = wl_table_new(3);
     wl_table_header_rows(t, 1);
     wl_table_cell(t, "parameter", -1);
@@ -216,7 +220,7 @@ static wl_value *model_field(wl_value *self, const char *name, wl_err *err)
     if (!strcmp(name, "test_loss")) return wl_num(lm->test_loss);
     if (!strcmp(name, "vocab")) {
         if (lm->vocab) return wl_ref(lm->vocab);
-        wl_fail(err, "this model has no vocabulary attached (only its size, %d)", lm->m.V);
+        wl_fail(err, LANG_NO_VOCAB);
         return NULL;
     }
     wl_fail(err, "a model has no field .%s; its fields are %s", name, lang_model_type.fields);
@@ -265,8 +269,65 @@ static int model_new(wl_call *c, wl_value **out)
     }
     lm->seed = (uint64_t)seed;
     lm->vocab = vv;
-    snprintf(lm->source, sizeof lm->source, "model new");
+    lm->source = strdup("model new");
+    if (!lm->source) abort();
     *out = wl_obj(&lang_model_type, lm);
+    return 0;
+}
+
+wl_value *lang_model_vocab(wl_call *c, const lang_model *lm)
+{
+    if (!wl_opt_has(c, "vocab")) {
+        if (!lm->vocab) wl_call_fail(c, "ArgumentError", c->argc + 1, LANG_NO_VOCAB " or to this command with vocab=V");
+        return lm->vocab ? wl_ref(lm->vocab) : NULL;
+    }
+    int word = wl_call_optword(c, "vocab");
+    wl_value *vv = lang_vocab_from(c, wl_opt_val(c, "vocab"), word);
+    if (vv && lang_vocab_get(vv)->n != (size_t)lm->m.V) {
+        wl_call_fail(c, "ArgumentError", word, "the model has a vocabulary of %d tokens, this vocab %zu", lm->m.V,
+                     lang_vocab_get(vv)->n);
+        wl_unref(vv);
+        return NULL;
+    }
+    return vv;
+}
+
+/* The vocabulary a checkpoint brings into *out: the "vocab" member of its metadata (what `model save` writes;
+ * a bad one is an error), else a vocab.json of the right size beside it (what `compare` writes), else none
+ * (*out NULL). *from says which. Returns 0 / -1. */
+static int checkpoint_vocab(const char *path, const wl_ckpt_meta *meta, int V, wl_value **out, const char **from, wl_err *err)
+{
+    wl_vocab v;
+    *out = NULL;
+    cJSON *o = meta->json ? cJSON_Parse(meta->json) : NULL;
+    const cJSON *member = cJSON_GetObjectItemCaseSensitive(o, "vocab");
+    char *text = member ? cJSON_PrintUnformatted(member) : NULL;
+    cJSON_Delete(o);
+    if (text) {
+        char where[600];
+        snprintf(where, sizeof where, "%s: metadata_json's \"vocab\"", path);
+        int rc = wl_vocab_parse(text, strlen(text), where, &v, err);
+        free(text);
+        if (rc) return -1;
+        size_t n = v.n;
+        if (n != (size_t)V) {
+            wl_vocab_free(&v);
+            return wl_fail(err, "%s: has %zu tokens, the model's vocabulary %d", where, n, V);
+        }
+        *from = "its metadata";
+    } else {
+        const char *slash = strrchr(path, '/');
+        char beside[4096];
+        wl_err ignored;   /* a vocab.json beside the file that does not fit is not this model's */
+        snprintf(beside, sizeof beside, "%.*svocab.json", slash ? (int)(slash - path + 1) : 0, path);
+        if (wl_vocab_load(beside, &v, &ignored)) return 0;
+        if (v.n != (size_t)V) {
+            wl_vocab_free(&v);
+            return 0;
+        }
+        *from = "the vocab.json beside it";
+    }
+    *out = lang_vocab_value_own(&v);
     return 0;
 }
 
@@ -280,7 +341,8 @@ static int model_load(wl_call *c, wl_value **out)
     if (wl_opt_has(c, "vocab") && !(vv = lang_vocab_from(c, wl_opt_val(c, "vocab"), wl_call_optword(c, "vocab")))) return -1;
     lang_model *lm = new_lang_model();
     wl_ckpt_meta meta;
-    if (wl_checkpoint_load(path, vv ? (int)lang_vocab_get(vv)->n : 0, &lm->m, &meta, c->err)) {
+    volatile sig_atomic_t *interrupt = c->sink ? c->sink->interrupt : NULL;
+    if (wl_checkpoint_load(path, vv ? (int)lang_vocab_get(vv)->n : 0, interrupt, &lm->m, &meta, c->err)) {
         free(lm);
         wl_unref(vv);
         c->errword = wl_call_argword(c, 1);
@@ -289,8 +351,16 @@ static int model_load(wl_call *c, wl_value **out)
     lm->seed = meta.seed;
     lm->selected_step = meta.selected_step;
     lm->test_loss = meta.test_loss;
+    const char *from = "given with vocab=";
+    if (!vv && checkpoint_vocab(path, &meta, lm->m.V, &vv, &from, c->err)) {
+        wl_ckpt_meta_free(&meta);
+        model_free(lm);
+        c->errword = wl_call_argword(c, 1);
+        return -1;
+    }
     lm->vocab = vv;
-    snprintf(lm->source, sizeof lm->source, "%s", path);
+    lm->source = lang_path_shown(c->in, path);
+    snprintf(lm->vocab_from, sizeof lm->vocab_from, "%s", vv ? from : "");
     wl_ckpt_meta_free(&meta);
     *out = wl_obj(&lang_model_type, lm);
     return 0;
@@ -303,7 +373,17 @@ static int model_save(wl_call *c, wl_value **out)
     const char *path = lm ? wl_arg_str(c, 2) : NULL;
     if (!path) return -1;
     if (!c->allow_files) return wl_call_fail(c, "PermissionError", wl_call_argword(c, 2), "writing files is disabled here");
-    if (wl_checkpoint_save(path, &lm->m, lm->seed, lm->selected_step, lm->test_loss, NULL, c->err)) {
+    /* the vocabulary travels in the metadata, so that `model load PATH` alone can read text */
+    char *vocab = lm->vocab ? wl_vocab_json(lang_vocab_get(lm->vocab)) : NULL, *extra = NULL;
+    if (vocab) {
+        wl_buf b = {0};
+        wl_buf_printf(&b, "{\"vocab\":%s}", vocab);
+        extra = wl_buf_take(&b);
+    }
+    int rc = wl_checkpoint_save(path, &lm->m, lm->seed, lm->selected_step, lm->test_loss, extra, c->err);
+    free(vocab);
+    free(extra);
+    if (rc) {
         c->errword = wl_call_argword(c, 2);
         return -1;
     }
@@ -431,57 +511,107 @@ static wl_value *details_field(wl_value *self, const char *name, wl_err *err)
 static const wl_objtype DETAILS_T = {.name = "forward_details", .fields = "E Q K V scores weights messages contextual logits_all logits ids",
                                      .free = details_free, .render = details_render, .field = details_field};
 
-static int cmd_details(wl_call *c, wl_value **out)
+/* The context a command runs model lm on: argument 1 as ids (from `encode`), or text encoded with the model's
+ * vocabulary (or vocab=), checked against the model. *li is borrowed or lives in *enc; *vv is the vocabulary
+ * used for text or given with vocab= (a new reference or NULL). Returns 0, or -1 with nothing to release. */
+static int read_context(wl_call *c, const lang_model *lm, lang_ids **li, wl_value **enc, wl_value **vv)
 {
-    lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
-    if (!lm) return -1;
     wl_value *idv = c->argv[1];
-    wl_value *enc = NULL;
-    lang_ids *li = wl_obj_data(idv, &lang_ids_type);
-    if (!li) { /* text or tokens: encode with the model's vocabulary */
-        if (!lm->vocab)
-            return wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1),
-                                "to read text the model needs a vocabulary; pass ids from `encode` instead");
+    *enc = *vv = NULL;
+    *li = wl_obj_data(idv, &lang_ids_type);
+    if ((!*li || wl_opt_has(c, "vocab")) && !(*vv = lang_model_vocab(c, lm))) return -1;
+    int rc = 0;
+    if (!*li) { /* text: encode with the vocabulary */
         wl_tokens toks;
         memset(&toks, 0, sizeof toks);
         const char *s = idv->type == WL_V_STR ? idv->str : NULL;
-        if (!s) return wl_call_fail(c, "TypeError", wl_call_argword(c, 1), "the second argument of `details` must be ids (from `encode`) or text, not %s",
-                                    wl_value_kind(idv));
-        if (wl_text_tokenize(s, strlen(s), &toks, c->err)) return -1;
-        int32_t *hist = malloc(sizeof(int32_t) * (toks.n + 1));
-        if (!hist) abort();
-        hist[0] = WL_BOS;
-        wl_vocab_encode(lang_vocab_get(lm->vocab), (const char *const *)toks.tok, toks.n, hist + 1);
-        enc = lang_ids_value(hist, (int)toks.n + 1, WL_T, lm->vocab);
-        free(hist);
-        wl_tokens_free(&toks);
-        li = enc->data;
+        if (!s)
+            rc = wl_call_fail(c, "TypeError", wl_call_argword(c, 1), "the second argument of `%s` must be ids (from `encode`) or text, not %s",
+                              c->cmd->name, wl_value_kind(idv));
+        else if (wl_text_tokenize(s, strlen(s), &toks, c->err))
+            rc = -1;
+        if (!rc) {
+            int32_t *hist = malloc(sizeof(int32_t) * (toks.n + 1));
+            if (!hist) abort();
+            hist[0] = WL_BOS;
+            wl_vocab_encode(lang_vocab_get(*vv), (const char *const *)toks.tok, toks.n, hist + 1);
+            *enc = lang_ids_value(hist, (int)toks.n + 1, WL_T, *vv);
+            free(hist);
+            wl_tokens_free(&toks);
+            *li = (*enc)->data;
+        }
     }
-    int rc = 0;
-    if (li->T != WL_T)
+    if (!rc && (*li)->T != WL_T)
         rc = wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1), "the models read %d ids; these ids have %d (encode with context=%d)",
-                          WL_T, li->T, WL_T);
-    for (int i = 0; !rc && i < li->T; i++)
-        if (li->ids[i] < 0 || li->ids[i] >= lm->m.V)
+                          WL_T, (*li)->T, WL_T);
+    for (int i = 0; !rc && i < (*li)->T; i++)
+        if ((*li)->ids[i] < 0 || (*li)->ids[i] >= lm->m.V)
             rc = wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1), "id %d in slot %d is outside this model's vocabulary of %d",
-                              li->ids[i], i, lm->m.V);
-    lang_details *ld = NULL;
-    if (!rc) {
-        ld = calloc(1, sizeof *ld);
-        if (!ld) abort();
-        rc = wl_model_details(&lm->m, li->ids, 1, &ld->d, c->err);
+                              (*li)->ids[i], i, lm->m.V);
+    if (rc) {
+        wl_unref(*enc);
+        wl_unref(*vv);
+        *enc = *vv = NULL;
     }
+    return rc;
+}
+
+static int cmd_details(wl_call *c, wl_value **out)
+{
+    lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
+    lang_ids *li;
+    wl_value *enc, *vv;
+    if (!lm || read_context(c, lm, &li, &enc, &vv)) return -1;
+    lang_details *ld = calloc(1, sizeof *ld);
+    if (!ld) abort();
+    int rc = wl_model_details(&lm->m, li->ids, 1, &ld->d, c->err);
     if (!rc) {
         memcpy(ld->ids, li->ids, sizeof ld->ids);
         ld->nreal = li->nreal;
-        ld->vocab = wl_ref(li->vocab ? li->vocab : lm->vocab);
+        ld->vocab = wl_ref(vv ? vv : li->vocab ? li->vocab : lm->vocab);
         snprintf(ld->kind, sizeof ld->kind, "%s", lm->m.kind_name);
         *out = wl_obj(&DETAILS_T, ld);
     } else {
         free(ld);
     }
     wl_unref(enc);
+    wl_unref(vv);
     return rc;
+}
+
+/* ---- forward: the final row only, as training and evaluation compute it ---- */
+
+static int cmd_forward(wl_call *c, wl_value **out)
+{
+    lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
+    lang_ids *li;
+    wl_value *enc, *vv;
+    if (!lm || read_context(c, lm, &li, &enc, &vv)) return -1;
+    wl_model_ws *ws = wl_model_ws_new(&lm->m, 1);
+    float *logits = malloc(sizeof(float) * (size_t)lm->m.V);
+    if (!ws || !logits) abort();
+    int rc = wl_model_forward(&lm->m, ws, li->ids, 1, logits, c->err);
+    if (!rc) *out = lang_tensor_value("logits", logits, 2, (const int[]){1, lm->m.V});
+    free(logits);
+    wl_model_ws_free(ws);
+    wl_unref(enc);
+    wl_unref(vv);
+    return rc;
+}
+
+/* ---- maxdiff: the largest |a - b| of two tensors of one shape ---- */
+
+static int cmd_maxdiff(wl_call *c, wl_value **out)
+{
+    const lang_tensor *a = wl_arg_obj(c, 0, &lang_tensor_type), *b = a ? wl_arg_obj(c, 1, &lang_tensor_type) : NULL;
+    if (!b) return -1;
+    int same = a->ndim == b->ndim;
+    for (int i = 0; same && i < a->ndim; i++) same = a->shape[i] == b->shape[i];
+    if (!same) return wl_call_fail(c, "ArgumentError", 2, "%s and %s have different shapes", a->name, b->name);
+    double m = 0;
+    for (size_t i = 0; i < a->n; i++) m = fmax(m, fabs((double)a->data[i] - (double)b->data[i]));
+    *out = wl_num(m);
+    return 0;
 }
 
 /* ---- heads and attention: the weights over the real tokens ---- */
@@ -629,6 +759,7 @@ typedef struct lang_attn {
     int nheads, first_head, n, from; /* n rows and keys, starting at slot from */
     char **labels;
     double *w;                       /* [nheads, n, n]; NaN where masked (above the diagonal) */
+    int width;                       /* text columns */
 } lang_attn;
 
 static void attn_free(void *p)
@@ -643,7 +774,8 @@ static wl_heatmap attn_map(const lang_attn *a, int k, char *title, size_t cap)
 {
     snprintf(title, cap, "head %d: each row is a query, each column a key (rows sum to 1)", a->first_head + k + 1);
     return (wl_heatmap){.title = title, .rows = a->n, .cols = a->n, .v = a->w + (size_t)k * (size_t)a->n * (size_t)a->n,
-                        .row_labels = (const char *const *)a->labels, .col_labels = (const char *const *)a->labels};
+                        .row_labels = (const char *const *)a->labels, .col_labels = (const char *const *)a->labels,
+                        .row_axis = "query", .col_axis = "key", .width = a->width};
 }
 
 static int attn_render(const void *p, wl_mime *out, wl_err *err)
@@ -708,6 +840,7 @@ static int cmd_attention(wl_call *c, wl_value **out)
     a->nheads = head ? 1 : ld->d.H;
     a->n = pad ? WL_T : ld->nreal;
     a->from = WL_T - a->n;
+    a->width = wl_interp_options(c->in)->text_width;
     if (pad) {
         a->labels = calloc(WL_T, sizeof(char *));
         if (!a->labels) abort();
@@ -740,15 +873,34 @@ const wl_command wl_cmds_model[] = {
      .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "model info $m\nmodel new kind=mlp vocab=1500",
      .min_args = 1, .max_args = 3, .options = "kind heads vocab seed", .subcommands = "new load save info", .fn = cmd_model},
-    {.name = "details", .topic = "model", .synopsis = "details MODEL IDS|TEXT",
+    {.name = "details", .topic = "model", .synopsis = "details MODEL IDS|TEXT [vocab=V]",
      .summary = "forward_details: every intermediate of one forward pass",
      .help = "Runs the model on one context of 64 ids (from `encode`, or text encoded with the\n"
              "model's vocabulary) and keeps every intermediate: E = token + position embeddings,\n"
              "Q K V split into heads, the scores and the attention weights, the messages, the\n"
-             "contextual vectors and the logits. Shows their shapes; $d.weights etc. are tensors.",
+             "contextual vectors and the logits. Shows their shapes; $d.weights etc. are tensors.\n"
+             "vocab=V reads the text (and names the tokens) with V when the model has no vocabulary.",
      .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "ids = encode \"a little dog found a red hat\" vocab=$stories\nd = details $m $ids\n$d\nprint $d.weights.0.3",
-     .min_args = 2, .max_args = 2, .fn = cmd_details},
+     .min_args = 2, .max_args = 2, .options = "vocab", .fn = cmd_details},
+    {.name = "forward", .topic = "model", .synopsis = "forward MODEL IDS|TEXT [vocab=V]",
+     .summary = "the model's forward: the last position's logits only, as training computes them",
+     .help = "Runs the model on one context of 64 ids (from `encode`, or text encoded with the\n"
+             "model's vocabulary or vocab=V) the way training and evaluation do: only the last\n"
+             "query row is computed. The value is the logits tensor [1, V]; it must agree with\n"
+             "the last row of `details` (forward_details), which computes every row:\n"
+             "maxdiff [forward M IDS] $d.logits.",
+     .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
+                "ids = encode \"a little dog found a red hat\" vocab=$stories\nf = forward $m $ids\n$f\n"
+                "d = details $m $ids\nprint \"max |forward - details|:\" [maxdiff $f $d.logits]",
+     .min_args = 2, .max_args = 2, .options = "vocab", .fn = cmd_forward},
+    {.name = "maxdiff", .topic = "model", .synopsis = "maxdiff TENSOR TENSOR",
+     .summary = "the largest absolute difference between two tensors of the same shape",
+     .help = "max |a - b| over every element: 0 when two computations agree exactly, about 1e-6\n"
+             "when they differ by float32 rounding only.",
+     .example = "stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
+                "d = details $m \"the cat sat\"\nmaxdiff [forward $m \"the cat sat\"] $d.logits",
+     .min_args = 2, .max_args = 2, .fn = cmd_maxdiff},
     {.name = "heads", .topic = "model", .synopsis = "heads DETAILS [query=N]",
      .summary = "the final query's attention weights per head over the real tokens",
      .help = "A table with one row per head and one column per real token (<BOS> and the prompt):\n"
@@ -760,7 +912,8 @@ const wl_command wl_cmds_model[] = {
     {.name = "attention", .topic = "model", .synopsis = "attention DETAILS [head=N] [pad=1]",
      .summary = "heat map of every query row of one head or all heads",
      .help = "Each row is a query position, each column a key; darker is more weight. Keys after\n"
-             "the query are masked (blank). Over the real tokens unless pad=1 shows all 64 slots.\n"
+             "the query are masked (blank; · in a terminal). head=N shows head N alone; without head= every head is\n"
+             "shown, one map after another. Over the real tokens unless pad=1 shows all 64 slots.\n"
              "In a terminal: Unicode shades; in a notebook: SVG and a shaded table.",
      .example = "stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
                 "d = details $m \"the cat sat on the mat\"\nattention $d head=1",

@@ -317,14 +317,18 @@ static void weights_text(wl_buf *b, const seq_net *n)
     wl_buf_puts(b, "shade: weight / largest   ░ <0.25   ▒ <0.5   ▓ <0.75   █ >=0.75");
 }
 
-static char *weights_svg(const seq_net *n, const char *title)
+/* The weight plot as SVG and as Vega-Lite; the y axis starts at 0 and 1/12 (uniform weights) is drawn. */
+static void weights_chart(const seq_net *n, const char *title, wl_mime *out)
 {
     static const char *const NAMES[] = {"head 1", "head 2", "head 3", "head 4"};
     double steps[WL_SEQ_T];
     for (int t = 0; t < WL_SEQ_T; t++) steps[t] = t;
     wl_series s[WL_SEQ_D];
     for (int h = 0; h < n->r.H; h++) s[h] = (wl_series){.name = NAMES[h], .x = steps, .y = n->mw + h * WL_SEQ_T, .n = WL_SEQ_T};
-    return wl_chart_svg(title, "step", "mean attention weight", s, n->r.H);
+    wl_chart c = {.title = title, .xlabel = "step", .ylabel = "mean attention weight", .s = s, .ns = n->r.H, .x_integer = 1,
+                  .y_from_zero = 1, .ref_y = 1.0 / WL_SEQ_T, .ref_label = "uniform, 1/12"};
+    out->image_svg = wl_chart_svg(&c);
+    out->vegalite = wl_chart_vegalite(&c);
 }
 
 static void net_json(wl_buf *b, const seq_net *n)
@@ -362,7 +366,7 @@ static int net_render(const void *d, wl_mime *out, wl_err *err)
     out->text_html = wl_buf_take(&b);
     wl_buf_printf(&b, "mean attention weight per step over the held-out sequences: %s", name);
     char *title = wl_buf_take(&b);
-    out->image_svg = weights_svg(n, title);
+    weights_chart(n, title, out);
     free(title);
     free(head);
     net_json(&b, n);
@@ -455,7 +459,7 @@ static int plot_render(const void *d, wl_mime *out, wl_err *err)
     wl_buf_printf(&b, "%s\n", title);
     weights_text(&b, n);
     out->text_plain = wl_buf_take(&b);
-    out->image_svg = weights_svg(n, title);
+    weights_chart(n, title, out);
     free(title);
     net_json(&b, n);
     out->app_json = wl_buf_take(&b);
@@ -465,22 +469,110 @@ static int plot_render(const void *d, wl_mime *out, wl_err *err)
 static const wl_objtype PLOT_T = {.name = "sequence weight plot", .fields = "accuracy centers separation weights params heads run positions",
                                   .free = free, .render = plot_render, .field = net_field};
 
+/* The net a command shows: a copy of its argument (from seq_train), or one trained from its options. */
+static seq_net *net_from_args(wl_call *c)
+{
+    if (c->argc == 0) return train_net(c);
+    const seq_net *src = wl_arg_obj(c, 0, &NET_T);
+    if (!src) return NULL;
+    if (c->nopts) {
+        wl_call_fail(c, "ArgumentError", wl_call_optword(c, c->optk[0]), "give either a sequence net or the options that train one, not both");
+        return NULL;
+    }
+    seq_net *n = malloc(sizeof *n);
+    if (!n) abort();
+    *n = *src;
+    return n;
+}
+
 static int cmd_seq_weights(wl_call *c, wl_value **out)
 {
-    seq_net *n;
-    if (c->argc == 1) {
-        const seq_net *src = wl_arg_obj(c, 0, &NET_T);
-        if (!src) return -1;
-        if (c->nopts)
-            return wl_call_fail(c, "ArgumentError", wl_call_optword(c, c->optk[0]),
-                                "give either a sequence net or the options that train one, not both");
-        n = malloc(sizeof *n);
-        if (!n) abort();
-        *n = *src;
-    } else if (!(n = train_net(c))) {
-        return -1;
-    }
+    seq_net *n = net_from_args(c);
+    if (!n) return -1;
     *out = wl_obj(&PLOT_T, n);
+    return 0;
+}
+
+/* ---- the 33 parameters and what the net computes with them ---- */
+
+static int params_render(const void *d, wl_mime *out, wl_err *err)
+{
+    (void)err;
+    const seq_net *n = d;
+    const double *p = n->r.net.p;
+    int H = n->r.H, dh = WL_SEQ_D / H;
+    char name[96];
+    net_name(n, name, sizeof name);
+    char per_head_matrix[32], per_head_vector[32];
+    snprintf(per_head_matrix, sizeof per_head_matrix, "%d × [%d, %d]", H, dh, WL_SEQ_C);
+    snprintf(per_head_vector, sizeof per_head_vector, "%d × [%d]", H, dh);
+    const struct {
+        const char *name, *shape;
+        int count;
+        const char *role;
+    } parts[] = {
+        {"parameters", "shape", -1, "role"},
+        {"W_k", per_head_matrix, WL_SEQ_D * WL_SEQ_C, "keys: each head's d = 4/H rows read the 3 input channels"},
+        {"W_v", per_head_matrix, WL_SEQ_D * WL_SEQ_C, "values: project the weighted input to the head's d numbers"},
+        {"q", per_head_vector, WL_SEQ_D, "one learned query per head"},
+        {"w", "[4]", WL_SEQ_D, "output weights over the concatenated heads"},
+        {"b", "[1]", 1, "output bias"},
+        {"total", "", WL_SEQ_NPARAMS, "the same for 1, 2 and 4 heads"},
+    };
+    wl_table *t = wl_table_new(4);
+    wl_table_header_rows(t, 1);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        wl_table_cell(t, parts[i].name, -1);
+        wl_table_cell(t, parts[i].shape, -1);
+        if (parts[i].count < 0) wl_table_cell(t, "count", -1);
+        else wl_table_cellf(t, -1, "%d", parts[i].count);
+        wl_table_cell(t, parts[i].role, -1);
+    }
+    char *tt = wl_table_text(t);
+    wl_table_free(t);
+    wl_buf b = {0}, f = {0};
+    wl_buf_printf(&f, "head h, on a sequence of inputs x_t = (reading, sin, cos), t = 0..11:\n"
+                      "  u   = q_hᵀ W_k,h           the query folded into the keys: one weight per channel\n"
+                      "  s_t = (u · x_t) / √d       the scores, scaled by 1/√d = %.4f (d = %d)\n"
+                      "  a   = softmax(s)           the head's weights over the 12 steps (they sum to 1)\n"
+                      "  c_h = W_v,h (Σ_t a_t x_t)  the value projection: the head's %d output number(s)\n"
+                      "the output: o = b + w · %s, p(rise) = sigmoid(o) = 1 / (1 + e^−o)\n"
+                      "this net's folded queries u (reading, sin, cos):",
+                  n->r.net.scale, dh, dh, H == 1 ? "c_1" : H == 2 ? "[c_1, c_2]" : "[c_1, c_2, c_3, c_4]");
+    for (int h = 0; h < H; h++) {
+        double u[WL_SEQ_C] = {0};
+        for (int j = 0; j < WL_SEQ_C; j++)
+            for (int i = 0; i < dh; i++) u[j] += p[WL_SEQ_Q + h * dh + i] * p[WL_SEQ_WK + (h * dh + i) * WL_SEQ_C + j];
+        wl_buf_printf(&f, "\n  head %d: u = (%.4f, %.4f, %.4f)", h + 1, u[0], u[1], u[2]);
+    }
+    wl_buf_printf(&f, "\nand its output: w = (%.4f, %.4f, %.4f, %.4f), b = %.4f", p[WL_SEQ_W], p[WL_SEQ_W + 1], p[WL_SEQ_W + 2],
+                  p[WL_SEQ_W + 3], p[WL_SEQ_B]);
+    char *formulas = wl_buf_take(&f);
+    wl_buf_printf(&b, "the %d parameters of the net with %s (head size d = %d)\n%s\n\n%s", WL_SEQ_NPARAMS, name, dh, tt, formulas);
+    out->text_plain = wl_buf_take(&b);
+    wl_buf_printf(&b, "<p><b>the %d parameters of the net with ", WL_SEQ_NPARAMS);
+    wl_buf_html(&b, name);
+    wl_buf_printf(&b, "</b> (head size d = %d)</p><pre>", dh);   /* the text table: its role column reads left to right */
+    wl_buf_html(&b, tt);
+    wl_buf_puts(&b, "\n\n");
+    wl_buf_html(&b, formulas);
+    wl_buf_puts(&b, "</pre>");
+    out->text_html = wl_buf_take(&b);
+    net_json(&b, n);
+    out->app_json = wl_buf_take(&b);
+    free(tt);
+    free(formulas);
+    return 0;
+}
+
+static const wl_objtype PARAMS_T = {.name = "sequence net parameters", .fields = "accuracy centers separation weights params heads run positions",
+                                    .free = free, .render = params_render, .field = net_field};
+
+static int cmd_seq_params(wl_call *c, wl_value **out)
+{
+    seq_net *n = net_from_args(c);
+    if (!n) return -1;
+    *out = wl_obj(&PARAMS_T, n);
     return 0;
 }
 
@@ -553,6 +645,15 @@ const wl_command wl_cmds_seq[] = {
              "Fields: .weights (per head, per step) .centers .separation .accuracy",
      .example = "seq_weights heads=2 run=2\nnet = seq_train heads=4 run=2 epochs=40\nseq_weights $net", .min_args = 0,
      .max_args = 1, .options = "heads run positions " SEQ_SETTINGS, .fn = cmd_seq_weights},
+    {.name = "seq_params", .topic = "sequences", .synopsis = "seq_params [NET] [heads=2] [run=1] [positions=1] ...",
+     .summary = "the net's 33 parameters, part by part, and the formulas that use them",
+     .help = "For a net from seq_train (or one trained here from the same options): the parameter count\n"
+             "of each part (W_k, W_v, q, w, b), the computation of one head (the query folded into the\n"
+             "keys, u = q^T W_k; scores u . x_t scaled by 1/sqrt(d); softmax; the value projection) and\n"
+             "the sigmoid output, with this net's folded queries u and output weights.\n" SEQ_SETTINGS_HELP ".\n"
+             "Fields: those of seq_train",
+     .example = "seq_params heads=2 run=2\nnet = seq_train heads=4 run=1 epochs=20\nseq_params $net", .min_args = 0,
+     .max_args = 1, .options = "heads run positions " SEQ_SETTINGS, .fn = cmd_seq_params},
     {.name = "seq_lesson", .topic = "sequences",
      .synopsis = "seq_lesson [heads=1,2,4] [runs=2] [order_heads=2] [seed=S] ...",
      .summary = "everything the sequence lesson prints, in its order",

@@ -108,7 +108,7 @@ wl_value *lang_vocab_from(wl_call *c, wl_value *v, int word)
     lang_model *lm = wl_obj_data(v, &lang_model_type);
     if (lm && lm->vocab) return wl_ref(lm->vocab);
     if (lm) {
-        wl_call_fail(c, "ArgumentError", word, "this model has no vocabulary attached; give one with vocab=$corpus.vocab");
+        wl_call_fail(c, "ArgumentError", word, LANG_NO_VOCAB);
         return NULL;
     }
     if (v->type == WL_V_STR) {

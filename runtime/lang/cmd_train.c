@@ -57,7 +57,8 @@ static void run_free(void *p)
     free(run);
 }
 
-static char *trace_chart(const wl_trace_row *rows, int n, const double *xs, const double *ys, int nlive)
+/* The loss chart as SVG; with vegalite non-NULL, also as Vega-Lite in *vegalite. */
+static char *trace_chart(const wl_trace_row *rows, int n, const double *xs, const double *ys, int nlive, char **vegalite)
 {
     double *x = malloc(sizeof(double) * (size_t)(n + 1)), *tl = malloc(sizeof(double) * (size_t)(n + 1)),
            *vl = malloc(sizeof(double) * (size_t)(n + 1));
@@ -68,7 +69,10 @@ static char *trace_chart(const wl_trace_row *rows, int n, const double *xs, cons
         vl[i] = rows[i].validation_loss;
     }
     wl_series s[3] = {{"validation", x, vl, n}, {"train batch", x, tl, n}, {"train (each step)", xs, ys, nlive}};
-    char *svg = wl_chart_svg("loss (nats per token)", "step", "loss", s, nlive ? 3 : 2);
+    wl_chart c = {.title = "loss (nats per token)", .xlabel = "step", .ylabel = "loss", .s = s, .ns = nlive ? 3 : 2,
+                  .x_integer = 1, .ref_y = NAN};
+    char *svg = wl_chart_svg(&c);
+    if (vegalite) *vegalite = wl_chart_vegalite(&c);
     free(x);
     free(tl);
     free(vl);
@@ -109,7 +113,7 @@ static int run_render(const void *p, wl_mime *out, wl_err *err)
     wl_buf_printf(&b, "\n%s", tt);
     out->text_plain = wl_buf_take(&b);
     char *head = strndup(out->text_plain, summary);
-    char *svg = trace_chart(r->trace, r->ntrace, NULL, NULL, 0);
+    char *svg = trace_chart(r->trace, r->ntrace, NULL, NULL, 0, &out->vegalite);
     wl_buf_puts(&b, "<pre>");
     wl_buf_html(&b, head);
     wl_buf_printf(&b, "</pre>%s%s", svg, th);
@@ -199,7 +203,7 @@ static void show_progress(progress_ui *ui, const wl_train_progress *p, int updat
     wl_buf_printf(&b, " | %.0f/s | %.0f s left", p->examples_per_s, p->eta_s);
     wl_mime m = {0};
     m.text_plain = wl_buf_take(&b);
-    m.image_svg = trace_chart(ui->trace, ui->ntrace, ui->xs, ui->ys, ui->n);
+    m.image_svg = trace_chart(ui->trace, ui->ntrace, ui->xs, ui->ys, ui->n, NULL);
     wl_buf_puts(&b, "<pre>");
     wl_buf_html(&b, m.text_plain);
     wl_buf_printf(&b, "</pre>%s", m.image_svg);
@@ -336,22 +340,18 @@ static int cmd_evaluate(wl_call *c, wl_value **out)
     lang_model *lm;
     lang_corpus *lc;
     if (model_and_corpus(c, &lm, &lc)) return -1;
-    const char *split = wl_opt_str(c, "split", "validation");
-    if (!split) return -1;
-    int s = -1;
-    for (int k = 0; k < WL_NSPLITS; k++)
-        if (!strcmp(split, wl_split_name((wl_split)k))) s = k;
-    if (s < 0) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "split"), "split= is train, validation or test, not %s", split);
+    wl_split s;
+    if (lang_opt_split(c, "validation", &s)) return -1;
     wl_window_set w;
-    if (corpus_windows(c, lc, (wl_split)s, &w)) return -1;
-    if (!w.n) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "split"), "the %s split of this corpus is empty", split);
+    if (corpus_windows(c, lc, s, &w)) return -1;
+    if (!w.n) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "split"), "the %s split of this corpus is empty", wl_split_name(s));
     lang_eval *e = calloc(1, sizeof *e);
     if (!e) abort();
     if (wl_evaluate(&lm->m, NULL, &w, 512, lang_interrupt(c), &e->loss, &e->ppl, c->err)) {
         free(e);
         return -1;
     }
-    snprintf(e->split, sizeof e->split, "%s", split);
+    snprintf(e->split, sizeof e->split, "%s", wl_split_name(s));
     e->targets = w.n;
     *out = wl_obj(&EVAL_T, e);
     return 0;
@@ -364,7 +364,7 @@ typedef struct lang_gen {
     wl_value *tokens;      /* list of the new tokens */
     int n_new, calls;
     char stop[16];
-    double seconds, ms_per_call;
+    double seconds, ms_per_call, warmup_ms;
 } lang_gen;
 
 static void gen_free(void *p)
@@ -381,15 +381,17 @@ static int gen_render(const void *p, wl_mime *out, wl_err *err)
     (void)err;
     const lang_gen *g = p;
     wl_buf b = {0};
-    wl_buf_printf(&b, "%s ⟶ %s\n%d new tokens, %d model calls, stopped by %s, %.3f s (%.2f ms per call)", g->prompt,
-                  g->continuation, g->n_new, g->calls, g->stop, g->seconds, g->ms_per_call);
+    wl_buf_printf(&b, "%s ⟶ %s\n%d new tokens, %d model calls, stopped by %s, %.3f s (%.2f ms per call); "
+                  "warm-up call before them %.2f ms, not counted", g->prompt, g->continuation, g->n_new, g->calls, g->stop,
+                  g->seconds, g->ms_per_call, g->warmup_ms);
     out->text_plain = wl_buf_take(&b);
     wl_buf_puts(&b, "<p>");
     wl_buf_html(&b, g->prompt);
     wl_buf_puts(&b, " <b>");
     wl_buf_html(&b, g->continuation);
-    wl_buf_printf(&b, "</b></p><p><small>%d new tokens, %d model calls, stopped by %s, %.3f s (%.2f ms per call)</small></p>",
-                  g->n_new, g->calls, g->stop, g->seconds, g->ms_per_call);
+    wl_buf_printf(&b, "</b></p><p><small>%d new tokens, %d model calls, stopped by %s, %.3f s (%.2f ms per call); "
+                  "warm-up call before them %.2f ms, not counted</small></p>",
+                  g->n_new, g->calls, g->stop, g->seconds, g->ms_per_call, g->warmup_ms);
     out->text_html = wl_buf_take(&b);
     wl_buf_puts(&b, "{\"type\":\"generation\",\"prompt\":");
     wl_buf_json_str(&b, g->prompt);
@@ -399,6 +401,8 @@ static int gen_render(const void *p, wl_mime *out, wl_err *err)
     wl_buf_json_num(&b, g->seconds);
     wl_buf_puts(&b, ",\"ms_per_call\":");
     wl_buf_json_num(&b, g->ms_per_call);
+    wl_buf_puts(&b, ",\"warmup_ms\":");
+    wl_buf_json_num(&b, g->warmup_ms);
     wl_buf_puts(&b, "}");
     out->app_json = wl_buf_take(&b);
     return 0;
@@ -429,18 +433,9 @@ static int cmd_generate(wl_call *c, wl_value **out)
         wl_opt_num(c, "temperature", 1.0, &temp))
         return -1;
     if (!(temp > 0)) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "temperature"), "temperature must be greater than 0");
-    wl_value *vv = wl_opt_has(c, "vocab") ? lang_vocab_from(c, wl_opt_val(c, "vocab"), wl_call_optword(c, "vocab"))
-                   : lm->vocab ? wl_ref(lm->vocab) : NULL;
-    if (!vv) {
-        if (!wl_opt_has(c, "vocab"))
-            wl_call_fail(c, "ArgumentError", c->argc + 1, "this model has no vocabulary; give one with vocab=$stories.vocab");
-        return -1;
-    }
+    wl_value *vv = lang_model_vocab(c, lm);
+    if (!vv) return -1;
     const wl_vocab *v = lang_vocab_get(vv);
-    if ((size_t)lm->m.V != v->n) {
-        wl_unref(vv);
-        return wl_call_fail(c, "ArgumentError", c->argc + 1, "the model has a vocabulary of %d, the vocab %zu", lm->m.V, v->n);
-    }
     wl_tokens toks;
     if (wl_text_tokenize(prompt, strlen(prompt), &toks, c->err)) {
         wl_unref(vv);
@@ -473,6 +468,7 @@ static int cmd_generate(wl_call *c, wl_value **out)
             snprintf(g->stop, sizeof g->stop, "%s", wl_gen_stop_name(res.stop));
             g->seconds = res.seconds;
             g->ms_per_call = res.ms_per_call;
+            g->warmup_ms = res.warmup_ms;
             *out = wl_obj(&GEN_T, g);
         }
         free(words);
@@ -488,13 +484,14 @@ static int cmd_generate(wl_call *c, wl_value **out)
 
 typedef struct lang_results {
     cJSON *root;
-    char path[512];
+    char *path;   /* malloc'd */
 } lang_results;
 
 static void results_free(void *p)
 {
     lang_results *r = p;
     cJSON_Delete(r->root);
+    free(r->path);
     free(r);
 }
 
@@ -544,9 +541,31 @@ static int results_render(const void *p, wl_mime *out, wl_err *err)
         wl_table_cell(t, b.s ? b.s : "", -1);
         free(wl_buf_take(&b));
     }
-    out->text_plain = wl_table_text(t);
-    out->text_html = wl_table_html(t);
+    /* the machine the runtimes were measured on, as comparison.json records it */
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(r->root, "environment"), *e;
+    wl_buf eb = {0};
+    cJSON_ArrayForEach(e, env)
+    {
+        wl_buf_printf(&eb, "\n  %-14s ", e->string);
+        if (cJSON_IsString(e)) wl_buf_puts(&eb, e->valuestring);
+        else if (cJSON_IsBool(e)) wl_buf_puts(&eb, cJSON_IsTrue(e) ? "yes" : "no");
+        else if (cJSON_IsNumber(e)) wl_buf_printf(&eb, "%g", e->valuedouble);
+        else wl_buf_puts(&eb, "-");
+    }
+    char *tt = wl_table_text(t), *th = wl_table_html(t), *envs = wl_buf_take(&eb);
     wl_table_free(t);
+    wl_buf_printf(&b, "%s%s%s", tt, envs ? "\n\nthe machine the runtimes were measured on:" : "", envs ? envs : "");
+    out->text_plain = wl_buf_take(&b);
+    wl_buf_puts(&b, th);
+    if (envs) {
+        wl_buf_puts(&b, "<pre>the machine the runtimes were measured on:");
+        wl_buf_html(&b, envs);
+        wl_buf_puts(&b, "</pre>");
+    }
+    out->text_html = wl_buf_take(&b);
+    free(tt);
+    free(th);
+    free(envs);
     char *json = cJSON_PrintUnformatted(r->root);
     if (!json) return wl_fail(err, "out of memory");
     out->app_json = json;
@@ -558,13 +577,14 @@ static const wl_objtype RESULTS_T = {.name = "comparison", .fields = "", .free =
 /* comparison.json from a directory (or the file itself). */
 static int load_results(wl_call *c, const char *where, int word, wl_value **out)
 {
-    char path[512];
+    wl_buf b = {0};
     size_t n = strlen(where);
-    if (n > 5 && !strcmp(where + n - 5, ".json")) snprintf(path, sizeof path, "%s", where);
-    else snprintf(path, sizeof path, "%s/comparison.json", where);
-    char *text;
+    if (n > 5 && !strcmp(where + n - 5, ".json")) wl_buf_puts(&b, where);
+    else wl_buf_printf(&b, "%s/comparison.json", where);
+    char *path = wl_buf_take(&b), *text;
     size_t len;
     if (wl_read_file(path, &text, &len, c->err)) {
+        free(path);
         c->errword = word;
         return -1;
     }
@@ -573,12 +593,15 @@ static int load_results(wl_call *c, const char *where, int word, wl_value **out)
     if (!root || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "aggregate")) ||
         !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "runs"))) {
         cJSON_Delete(root);
-        return wl_call_fail(c, "RuntimeError", word, "%s is not a comparison.json (it needs \"runs\" and \"aggregate\" objects)", path);
+        wl_call_fail(c, "RuntimeError", word, "%s is not a comparison.json (it needs \"runs\" and \"aggregate\" objects)", path);
+        free(path);
+        return -1;
     }
     lang_results *r = calloc(1, sizeof *r);
     if (!r) abort();
     r->root = root;
-    snprintf(r->path, sizeof r->path, "%s", path);
+    r->path = lang_path_shown(c->in, path);
+    free(path);
     *out = wl_obj(&RESULTS_T, r);
     return 0;
 }

@@ -1,6 +1,7 @@
 /* lang_complete.c: is_complete for continuation lines, tab completion and inspect, all from the command table. */
 #include "lang_int.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,5 +176,21 @@ int wl_interp_inspect(wl_interp *in, const char *code, size_t cursor, wl_mime *o
     }
     if (!cmd) return 0;
     wl_help_command(cmd, out);
+    return 1;
+}
+
+int wl_lang_help_request(const char *code, char *word, size_t cap)
+{
+    while (isspace((unsigned char)*code)) code++;
+    size_t n = strlen(code);
+    while (n && isspace((unsigned char)code[n - 1])) n--;
+    if (n < 2 || (code[0] != '?' && code[n - 1] != '?')) return 0;
+    const char *name = code[0] == '?' ? code + 1 : code;
+    size_t len = n - 1;
+    if (len >= cap) return 0;
+    for (size_t i = 0; i < len; i++)
+        if (isspace((unsigned char)name[i]) || name[i] == '?') return 0;
+    memcpy(word, name, len);
+    word[len] = 0;
     return 1;
 }

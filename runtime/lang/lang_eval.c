@@ -162,6 +162,7 @@ wl_value *wl_interp_get(wl_interp *in, const char *name)
 }
 
 const wl_interp_opts *wl_interp_options(const wl_interp *in) { return &in->opts; }
+void wl_interp_set_text_width(wl_interp *in, int cols) { in->opts.text_width = cols; }
 int wl_interp_nvars(const wl_interp *in) { return in->nvars; }
 const char *wl_interp_var_name(const wl_interp *in, int i) { return in->vars[i].name; }
 
@@ -609,11 +610,18 @@ int wl_arg_num(wl_call *c, int i, double *out)
     return 0;
 }
 
+/* Whether x is a whole number from lo to hi that a long long holds (checked before any conversion: (double)LLONG_MAX
+ * is 2^63, one past it). */
+static int whole_in(double x, long long lo, long long hi)
+{
+    return x == floor(x) && x >= -0x1p63 && x < 0x1p63 && (long long)x >= lo && (long long)x <= hi;
+}
+
 int wl_arg_int(wl_call *c, int i, long long lo, long long hi, long long *out)
 {
     double x;
     if (wl_arg_num(c, i, &x)) return -1;
-    if (x != floor(x) || x < (double)lo || x > (double)hi)
+    if (!whole_in(x, lo, hi))
         return wl_call_fail(c, "ArgumentError", wl_call_argword(c, i), "the %s argument of `%s` must be a whole number from %lld to %lld",
                             nth(i), c->cmd->name, lo, hi);
     *out = (long long)x;
@@ -710,7 +718,7 @@ int wl_opt_int(wl_call *c, const char *key, long long dflt, long long lo, long l
     *out = dflt;
     if (!wl_opt_has(c, key)) return 0;
     if (wl_opt_num(c, key, 0, &x)) return -1;
-    if (x != floor(x) || x < (double)lo || x > (double)hi)
+    if (!whole_in(x, lo, hi))
         return wl_call_fail(c, "ArgumentError", wl_call_optword(c, key), "option %s= of `%s` must be a whole number from %lld to %lld",
                             key, c->cmd->name, lo, hi);
     *out = (long long)x;
@@ -741,8 +749,37 @@ int wl_call_eval_rest(wl_call *c, int from, wl_value **out)
 
 /* ---- the entry point ---- */
 
+/* The line and column of the first NUL byte of code (0, 0 when there is none). */
+static void nul_place(const char *code, size_t len, int *line, int *col)
+{
+    const char *nul = memchr(code, 0, len);
+    *line = *col = 0;
+    if (!nul) return;
+    *line = *col = 1;
+    for (const char *p = code; p < nul; p++) {
+        if (*p == '\n' || (*p == '\r' && p[1] != '\n')) *line += 1, *col = 1;
+        else if (((unsigned char)*p & 0xC0) != 0x80) *col += 1;
+    }
+}
+
+/* code with every lone CR made a LF (malloc'd, NUL-terminated). */
+static char *line_breaks(const char *code, size_t len)
+{
+    char *s = malloc(len + 1);
+    if (!s) abort();
+    for (size_t i = 0; i < len; i++) s[i] = code[i] == '\r' && (i + 1 == len || code[i + 1] != '\n') ? '\n' : code[i];
+    s[len] = 0;
+    return s;
+}
+
 int wl_interp_eval(wl_interp *in, const char *code, const char *origin, int first_line, const wl_sink *sink,
                    wl_mime *result, wl_lang_error *error)
+{
+    return wl_interp_eval_n(in, code, strlen(code), origin, first_line, sink, result, error);
+}
+
+int wl_interp_eval_n(wl_interp *in, const char *given, size_t len, const char *origin, int first_line,
+                     const wl_sink *sink, wl_mime *result, wl_lang_error *error)
 {
     if (result) memset(result, 0, sizeof *result);
     if (error) memset(error, 0, sizeof *error);
@@ -752,9 +789,13 @@ int wl_interp_eval(wl_interp *in, const char *code, const char *origin, int firs
     in->error = error;
     in->failed = 0;
     in->depth = 0;
-    size_t len = strlen(code);
     wl_script *s = NULL;
-    if (len > WL_LANG_MAX_CODE) {
+    int nul_line, nul_col;
+    nul_place(given, len, &nul_line, &nul_col);
+    char *code = nul_line || len > WL_LANG_MAX_CODE ? NULL : line_breaks(given, len);
+    if (nul_line) {
+        fail_at(in, "ParseError", nul_line, nul_col, "a NUL byte (\\0) cannot be part of code");
+    } else if (!code) {
         fail_at(in, "LimitError", 0, 0, "the code is %zu bytes; at most %d are run at once", len, WL_LANG_MAX_CODE);
     } else {
         wl_parse_error pe;
@@ -791,7 +832,8 @@ int wl_interp_eval(wl_interp *in, const char *code, const char *origin, int firs
     }
     wl_script_free(s);
     int failed = in->failed;
-    if (failed && error) build_traceback(error, code, len, origin, first_line);
+    if (failed && error) build_traceback(error, code ? code : given, code || nul_line ? len : 0, origin, first_line);
+    free(code);
     if (failed && result) wl_mime_free(result);
     in->sink = NULL;
     in->error = NULL;

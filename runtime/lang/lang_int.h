@@ -6,7 +6,6 @@
 
 #include "wl_cmd.h"
 
-#define WL_LANG_MAX_CODE (1 << 20)      /* bytes of source per evaluation */
 #define WL_LANG_MAX_DEPTH 32            /* nested [ ] and nested command evaluation */
 #define WL_LANG_MAX_VARS 4096
 #define WL_LANG_MAX_STR (16 << 20)      /* bytes in one string value */

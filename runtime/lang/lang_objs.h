@@ -30,7 +30,8 @@ typedef struct lang_model {
     double test_loss;     /* NaN when unknown */
     long steps_trained;
     wl_value *vocab;      /* a vocab value, or NULL when only the size is known */
-    char source[512];     /* "new" or the checkpoint path */
+    char *source;         /* "model new" or the checkpoint path (malloc'd) */
+    char vocab_from[64];  /* where a loaded model's vocabulary came from ("" when it was given with the model) */
 } lang_model;
 
 typedef struct lang_ids {
@@ -51,6 +52,9 @@ typedef struct lang_tensor {
 
 extern const wl_objtype lang_vocab_type, lang_corpus_type, lang_model_type, lang_ids_type, lang_tensor_type;
 
+/* The split that option split= names (def when it is absent): 0, or -1 with an ArgumentError on the option. */
+int lang_opt_split(wl_call *c, const char *def, wl_split *s);
+
 /* A vocab value over v kept alive by owner (a new reference is taken), or owning *own (moved). */
 wl_value *lang_vocab_value(wl_value *owner, const wl_vocab *v);
 wl_value *lang_vocab_value_own(wl_vocab *own);
@@ -59,12 +63,27 @@ wl_value *lang_vocab_value_own(wl_vocab *own);
 wl_value *lang_vocab_from(wl_call *c, wl_value *v, int word);
 /* The wl_vocab inside a vocab value. */
 const wl_vocab *lang_vocab_get(const wl_value *vocab_value);
+/* path as saved outputs show it: a bundled file as share/artifacts/NAME (the project's own place for it, not the
+ * machine's absolute path), anything else as given; malloc'd. */
+char *lang_path_shown(const wl_interp *in, const char *path);
+/* The story that split= (default test) and story=N (1-based, default 1) choose in lc; NULL with an error. */
+const wl_story *lang_corpus_story(wl_call *c, const lang_corpus *lc, wl_split *split);
+/* What every error about a model without a vocabulary says. */
+#define LANG_NO_VOCAB "this model has no vocabulary: give one when loading it (model load PATH vocab=V, where V is a " \
+                      "vocab.json path, a vocab or a corpus)"
+/* The vocabulary a command reads text with for model lm: its vocab= option when given (the size must be the
+ * model's), else the model's own. A new reference, or NULL with an error that says how to give one. */
+wl_value *lang_model_vocab(wl_call *c, const lang_model *lm);
 
 /* A tensor value copying data [prod(shape)]. */
 wl_value *lang_tensor_value(const char *name, const float *data, int ndim, const int *shape);
 
 /* Encodes tokens into a left-padded context of T ids that starts with BOS (cropped from the left). */
 wl_value *lang_ids_value(const int32_t *history, int nhistory, int T, wl_value *vocab);
+
+/* `corpus source=tinystories [cache=DIR]`: the course's TinyStories subset for profile prof (fetched or from the
+ * cache, with a live page display) built into *c. lang_tinystories.c */
+int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out);
 
 /* The interrupt flag of the call's sink (NULL when there is none). */
 volatile sig_atomic_t *lang_interrupt(wl_call *c);

@@ -186,25 +186,44 @@ char *wl_table_text(const wl_table *t);
 char *wl_table_html(const wl_table *t);
 
 /* A heat map of rows x cols values in [0,1] (NAN: blank) with labels: Unicode shades for text,
- * SVG with a colour scale. title may be NULL. */
+ * SVG with a colour scale. title may be NULL. The text form names its axes, numbers its columns (with
+ * a key when their labels are not numbers), gives the real values the shades stand for, and folds
+ * into blocks of columns that fit width. */
 typedef struct wl_heatmap {
     const char *title;
     int rows, cols;
     const double *v;              /* [rows, cols] */
     const char *const *row_labels;
     const char *const *col_labels;
+    const char *row_axis, *col_axis;   /* what a row and a column are ("query", "key", "dimension"); NULL: row, column */
+    double lo, hi;                /* the values that 0 and 1 stand for (lo == hi: 0 and 1 themselves) */
+    int width;                    /* text columns to fit; 0: 80 */
 } wl_heatmap;
 char *wl_heatmap_text(const wl_heatmap *h);
 char *wl_heatmap_svg(const wl_heatmap *h);
 char *wl_heatmap_html(const wl_heatmap *h);
 
-/* Line chart of up to 4 series over x (SVG). NAN points are skipped. */
+/* Line chart of up to 4 series over x. NAN points are skipped. */
 typedef struct wl_series {
     const char *name;
     const double *x, *y;
     int n;
 } wl_series;
-char *wl_chart_svg(const char *title, const char *xlabel, const char *ylabel, const wl_series *s, int ns);
+typedef struct wl_chart {
+    const char *title, *xlabel, *ylabel;
+    const wl_series *s;
+    int ns;
+    int x_integer;          /* x counts whole things (steps): ticks at whole numbers only */
+    int y_from_zero;        /* the y axis starts at 0, so that small differences look small */
+    double ref_y;           /* a dashed horizontal reference line at this y (e.g. 1/n, uniform weights); NAN: none */
+    const char *ref_label;  /* its legend entry */
+} wl_chart;
+/* Ticks at 1, 2 or 5 x 10^k (whole numbers when integer), at most about max_ticks of them, covering
+ * [lo, hi]: the first tick *t0, the step *step, the count (returned); *t0 <= lo and the last tick >= hi. */
+int wl_nice_ticks(double lo, double hi, int max_ticks, int integer, double *t0, double *step);
+char *wl_chart_svg(const wl_chart *c);
+/* The same chart as a Vega-Lite v5 specification (application/vnd.vegalite.v5+json). */
+char *wl_chart_vegalite(const wl_chart *c);
 
 /* JSON number text ("null" for NaN/Inf), at full precision. */
 void wl_buf_json_num(wl_buf *b, double x);

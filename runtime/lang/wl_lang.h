@@ -32,6 +32,12 @@ typedef struct wl_interp_opts {
     int max_stories;      /* > 0: at most this many stories per corpus (fuzzing keeps inputs fast); 0: no cap */
     const char *artifacts_dir;   /* searched first by `artifact` (the front ends pass $WORDLAB_ARTIFACTS); NULL: none.
                                     Must outlive the interpreter. */
+    const struct wl_http *http;  /* the front end's HTTP GET (wl_tinystories.h) for `corpus source=tinystories`;
+                                    NULL: no network. Must outlive the interpreter. */
+    const char *cache_dir;       /* the user's cache directory for downloads (the front ends pass $XDG_CACHE_HOME/wordlab
+                                    or ~/.cache/wordlab); NULL: none. Must outlive the interpreter. */
+    int text_width;       /* columns that text/plain renderings are laid out for (a terminal's width); 0: 80 */
+    int text_color;       /* 1: text/plain renderings may shade with ANSI colour (a terminal that shows colour) */
 } wl_interp_opts;
 
 /* A failed evaluation: what went wrong and where (1-based line and column in code points;
@@ -48,6 +54,8 @@ void wl_lang_error_clear(wl_lang_error *e);
 
 wl_interp *wl_interp_new(const wl_interp_opts *opts);
 void wl_interp_free(wl_interp *in);
+/* The terminal has been resized: later text/plain renderings fit cols columns (0: 80). */
+void wl_interp_set_text_width(wl_interp *in, int cols);
 
 /* Runs every command of code in order. Output goes to sink; the value of the last
  * command that produced one (and was not bound with `name =`) is rendered into *result
@@ -56,6 +64,12 @@ void wl_interp_free(wl_interp *in);
  * Returns 0, or -1 with *error filled (sink output produced before the error stays). */
 int wl_interp_eval(wl_interp *in, const char *code, const char *origin, int first_line,
                    const wl_sink *sink, wl_mime *result, wl_lang_error *error);
+
+/* The same for len bytes of code, which may hold NUL bytes: the first is a ParseError at its line and column.
+ * A lone CR is a line break, as LF and CRLF are. Code longer than WL_LANG_MAX_CODE bytes is a LimitError. */
+#define WL_LANG_MAX_CODE (1 << 20)
+int wl_interp_eval_n(wl_interp *in, const char *code, size_t len, const char *origin, int first_line,
+                     const wl_sink *sink, wl_mime *result, wl_lang_error *error);
 
 /* "complete", "incomplete" (inside an open quote or bracket) or "invalid". */
 const char *wl_lang_is_complete(const char *code);
@@ -68,5 +82,9 @@ int wl_interp_complete(wl_interp *in, const char *code, size_t cursor, char ***m
 /* Help for the word at byte offset cursor (a command's synopsis, summary, help and example).
  * Returns 1 and fills *out when found, else 0. */
 int wl_interp_inspect(wl_interp *in, const char *code, size_t cursor, wl_mime *out);
+
+/* Whether code (spaces around it aside) is exactly `?NAME` or `NAME?`, a request for NAME's help.
+ * Returns 1 with NAME in word (NUL-terminated), else 0. */
+int wl_lang_help_request(const char *code, char *word, size_t cap);
 
 #endif

@@ -11,6 +11,9 @@
 
 #define STATE_PREFIX "state__"
 #define META_NAME "metadata_json"
+#define EMB_NAME STATE_PREFIX "token_embedding.weight"
+/* Bytes the metadata may declare: 1 MiB, and 4 KiB for each token of the vocabulary it may carry (UTF-32). */
+#define META_MAX(V) (((size_t)1 << 20) + (size_t)(V) * 4096)
 
 void wl_ckpt_meta_free(wl_ckpt_meta *meta)
 {
@@ -118,7 +121,12 @@ static int parse_meta(const char *path, const wl_npz *z, wl_ckpt_meta *meta, wl_
     }
     snprintf(meta->kind, sizeof meta->kind, "%s", kind->valuestring);
     meta->heads = cJSON_IsNumber(heads) ? heads->valueint : 0;   /* 0: the kind's default */
-    meta->seed = cJSON_IsNumber(seed) && seed->valuedouble >= 0 ? (uint64_t)seed->valuedouble : 0;
+    if (cJSON_IsNumber(seed) && !(seed->valuedouble >= 0 && seed->valuedouble < 0x1p64 &&
+                                  seed->valuedouble == floor(seed->valuedouble))) {
+        rc = wl_fail(err, "%s: array '%s': \"seed\" must be a whole number from 0 to 2^64 - 1", path, META_NAME);
+        goto done;
+    }
+    meta->seed = cJSON_IsNumber(seed) ? (uint64_t)seed->valuedouble : 0;
     meta->selected_step = cJSON_IsNumber(step) ? step->valueint : 0;
     meta->test_loss = cJSON_IsNumber(loss) ? loss->valuedouble : NAN;
     meta->vocab_size = cJSON_IsNumber(vocab) ? vocab->valueint : 0;
@@ -127,23 +135,52 @@ done:
     return rc;
 }
 
+/* The token embedding, whose shape [V, D] gives the vocabulary; NULL with err set when it is missing or wrong. */
+static const wl_npy *embedding(const char *path, const wl_npz *z, wl_err *err)
+{
+    const wl_npy *e = wl_npz_find(z, EMB_NAME);
+    if (!e) wl_fail(err, "%s: the checkpoint has no array '%s'", path, EMB_NAME);
+    else if (e->ndim != 2 || e->shape[1] != WL_D || e->shape[0] <= WL_UNK || e->shape[0] > (1u << 24))
+        wl_fail(err, "%s: array '%s' must have shape [V, %d], got %d dimensions [%zu, ...]", path, EMB_NAME, WL_D,
+                e->ndim, e->ndim > 0 ? e->shape[0] : 0);
+    else return e;
+    return NULL;
+}
+
+/* Before any data is inflated: the arrays may declare no more bytes than the largest model of their vocabulary
+ * holds, plus the metadata (with the vocabulary it may carry). */
+static int check_declared(void *ud, const wl_npz *z, wl_err *err)
+{
+    const char *path = ud;
+    const wl_npy *e = embedding(path, z, err);
+    if (!e) return -1;
+    size_t most = 0, total = 0;
+    static const char *const kinds[] = {"mlp", "attention"};
+    for (int k = 0; k < 2; k++) {
+        wl_model m;
+        if (wl_model_layout(&m, kinds[k], (int)e->shape[0], 0, NULL) == 0 && m.nparams > most) most = m.nparams;
+    }
+    size_t allowed = most * sizeof(float) + META_MAX(e->shape[0]);
+    for (size_t i = 0; i < z->n; i++) total += z->arrays[i].nbytes;
+    if (total > allowed)
+        return wl_fail(err, "%s: its arrays declare %zu bytes, more than the %zu that a checkpoint with a vocabulary of "
+                       "%zu tokens holds", path, total, allowed, e->shape[0]);
+    return 0;
+}
+
 static int load_arrays(const char *path, const wl_npz *z, int expect_vocab, wl_model *m, wl_ckpt_meta *meta,
                        wl_err *err)
 {
     if (parse_meta(path, z, meta, err) < 0) return -1;
-    const char *emb = STATE_PREFIX "token_embedding.weight";
-    const wl_npy *e = wl_npz_find(z, emb);
-    if (!e) return wl_fail(err, "%s: the checkpoint has no array '%s'", path, emb);
-    if (e->ndim != 2 || e->shape[1] != WL_D || e->shape[0] <= WL_UNK || e->shape[0] > (1u << 24))
-        return wl_fail(err, "%s: array '%s' must have shape [V, %d], got %d dimensions [%zu, ...]", path, emb, WL_D,
-                       e->ndim, e->ndim > 0 ? e->shape[0] : 0);
+    const wl_npy *e = embedding(path, z, err);
+    if (!e) return -1;
     int V = (int)e->shape[0];
     if (meta->vocab_size > 0 && meta->vocab_size != V)
-        return wl_fail(err, "%s: array '%s' has %d rows but the metadata says vocab_size %d", path, emb, V,
+        return wl_fail(err, "%s: array '%s' has %d rows but the metadata says vocab_size %d", path, EMB_NAME, V,
                        meta->vocab_size);
     if (expect_vocab > 0 && expect_vocab != V)
         return wl_fail(err, "%s: array '%s' has a vocabulary of %d tokens, but the vocabulary in use has %d", path,
-                       emb, V, expect_vocab);
+                       EMB_NAME, V, expect_vocab);
     meta->vocab_size = V;
     wl_err why;
     if (wl_model_init(m, meta->kind, V, meta->heads, 0, &why) < 0)
@@ -170,18 +207,32 @@ static int load_arrays(const char *path, const wl_npz *z, int expect_vocab, wl_m
             wl_model_free(m);
             return -1;
         }
+        const float *x = a->data;
+        size_t bad = 0;
+        while (bad < v->size && isfinite(x[bad])) bad++;
+        if (bad < v->size) {
+            char at[64];
+            if (v->ndim == 2) snprintf(at, sizeof at, "[%zu, %zu]", bad / (size_t)v->shape[1], bad % (size_t)v->shape[1]);
+            else snprintf(at, sizeof at, "[%zu]", bad);
+            wl_fail(err, "%s: array '%s' holds %s at index %s; a checkpoint's parameters must be finite", path, name,
+                    isnan(x[bad]) ? "NaN" : "infinity", at);
+            wl_model_free(m);
+            return -1;
+        }
         memcpy(m->params + v->offset, a->data, v->size * sizeof(float));
     }
     return 0;
 }
 
-int wl_checkpoint_load(const char *path, int expect_vocab, wl_model *m, wl_ckpt_meta *meta, wl_err *err)
+int wl_checkpoint_load(const char *path, int expect_vocab, volatile sig_atomic_t *interrupt, wl_model *m,
+                       wl_ckpt_meta *meta, wl_err *err)
 {
     wl_ckpt_meta local;
     wl_ckpt_meta *mt = meta ? meta : &local;
     memset(mt, 0, sizeof *mt);
     wl_npz z;
-    if (wl_npz_read(path, &z, err) < 0) return -1;
+    wl_npz_opts o = {.interrupt = interrupt, .check = check_declared, .ud = (void *)path};
+    if (wl_npz_read_opts(path, &o, &z, err) < 0) return -1;
     int rc = load_arrays(path, &z, expect_vocab, m, mt, err);
     wl_npz_free(&z);
     if (rc < 0 || !meta) wl_ckpt_meta_free(mt);

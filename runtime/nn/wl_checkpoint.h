@@ -28,8 +28,12 @@ int wl_checkpoint_save(const char *path, const wl_model *m, uint64_t seed, int s
 
 /* Reads a checkpoint into a new model *m (kind and heads from the metadata, V from the arrays).
  * expect_vocab > 0 requires that vocabulary size. Every problem is a clear error naming the file
- * and the array (missing, unexpected, wrong dtype or shape, vocabulary mismatch) or the byte offset
- * (a truncated or non-zip file). meta may be NULL; else free it with wl_ckpt_meta_free. */
-int wl_checkpoint_load(const char *path, int expect_vocab, wl_model *m, wl_ckpt_meta *meta, wl_err *err);
+ * and the array (missing, unexpected, wrong dtype or shape, vocabulary mismatch, a NaN or infinite
+ * parameter and its first index) or the byte offset (a truncated or non-zip file). The arrays may
+ * declare no more bytes than the largest model of their vocabulary holds (checked before anything is
+ * inflated); a non-zero *interrupt (interrupt may be NULL) stops the inflation. meta may be NULL;
+ * else free it with wl_ckpt_meta_free. */
+int wl_checkpoint_load(const char *path, int expect_vocab, volatile sig_atomic_t *interrupt, wl_model *m,
+                       wl_ckpt_meta *meta, wl_err *err);
 
 #endif

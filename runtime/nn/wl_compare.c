@@ -163,24 +163,23 @@ static cJSON *as_written(cJSON *o)
 /* mean and sample_std (null below two values) of one field over the finished runs of a model. */
 static cJSON *stat_json(cJSON *const *runs, int n, const char *field)
 {
-    double x[WL_COMPARE_MAX_SEEDS], sum = 0.0;
+    double x[WL_COMPARE_MAX_SEEDS];
     int k = 0;
     for (int i = 0; i < n; i++) {
         const cJSON *v = runs[i] ? cJSON_GetObjectItemCaseSensitive(runs[i], field) : NULL;
-        if (cJSON_IsNumber(v)) sum += x[k++] = v->valuedouble;
+        if (cJSON_IsNumber(v)) x[k++] = v->valuedouble;
     }
     cJSON *o = cJSON_CreateObject();
-    double mean = k ? sum / k : NAN, ss = 0.0;
-    for (int i = 0; i < k; i++) ss += (x[i] - mean) * (x[i] - mean);
+    double mean = k ? wl_mean(x, (size_t)k) : NAN;
     add_num(o, "mean", mean);
-    add_num(o, "sample_std", k >= 2 ? sqrt(ss / (k - 1)) : NAN);
+    add_num(o, "sample_std", k >= 2 ? wl_sample_std(x, (size_t)k, mean) : NAN);
     cJSON_AddNumberToObject(o, "n", k);
     return o;
 }
 
 typedef struct state {
     const wl_compare_config *cfg;
-    char path[4096];                 /* outdir/comparison.json */
+    char *path;                      /* outdir/comparison.json (malloc'd) */
     cJSON *protocol, *environment, *audit;
     cJSON *runs[WL_COMPARE_MAX_MODELS][WL_COMPARE_MAX_SEEDS];   /* finished runs, NULL where not yet */
 } state;
@@ -213,6 +212,15 @@ static int write_results(const state *st, wl_err *err)
 static void checkpoint_name(char *buf, size_t cap, const char *kind, uint64_t seed)
 {
     snprintf(buf, cap, "%s_seed%llu.npz", kind, (unsigned long long)seed);
+}
+
+/* dir/name, malloc'd; NULL when memory runs out. */
+static char *path_in(const char *dir, const char *name)
+{
+    size_t cap = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(cap);
+    if (p) snprintf(p, cap, "%s/%s", dir, name);
+    return p;
 }
 
 /* Takes the finished runs of an earlier comparison.json in outdir, if there is one. */
@@ -251,10 +259,16 @@ static int load_existing(state *st, const char *outdir, int *kept, wl_err *err)
                 if (st->runs[m][s] || (double)cfg->seeds[s] != seed->valuedouble) continue;
                 if (cfg->seeds[s] == cfg->checkpoint_seed) {
                     /* A run whose checkpoint is gone is run again. */
-                    char name[64], path[4200];
+                    char name[64];
                     checkpoint_name(name, sizeof name, cfg->models[m].kind, cfg->seeds[s]);
-                    snprintf(path, sizeof path, "%s/%s", outdir, name);
-                    if (access(path, F_OK) != 0) break;
+                    char *path = path_in(outdir, name);
+                    if (!path) {
+                        rc = wl_fail(err, "compare: out of memory");
+                        goto done;
+                    }
+                    int gone = access(path, F_OK) != 0;
+                    free(path);
+                    if (gone) break;
                 }
                 st->runs[m][s] = cJSON_Duplicate(it, 1);
                 (*kept)++;
@@ -357,14 +371,19 @@ static int one_run(state *st, const wl_corpus *c, const char *outdir, int m, int
         goto done;
     }
     if (seed == cfg->checkpoint_seed) {
-        char path[4200], extra[512];
+        char extra[512];
         checkpoint_name(name, sizeof name, mm->kind, seed);
-        snprintf(path, sizeof path, "%s/%s", outdir, name);
+        char *path = path_in(outdir, name);
+        if (!path) {
+            rc = wl_fail(err, "compare: out of memory");
+            goto done;
+        }
         snprintf(extra, sizeof extra,
                  "{\"learning_rate\": %.17g, \"weight_decay\": %.17g, \"steps\": %d, \"batch_size\": %d, "
                  "\"profile\": \"%s\"}",
                  mm->lr, mm->weight_decay, cfg->steps, cfg->batch_size, c->profile.name ? c->profile.name : "");
         rc = wl_checkpoint_save(path, &model, seed, res.selected_step, res.test_loss, extra, err);
+        free(path);
         if (rc < 0) goto done;
     }
     st->runs[m][s] = as_written(run_json(mm, seed, cfg, &res, name[0] ? name : NULL));
@@ -390,7 +409,7 @@ int wl_compare_run(const wl_corpus *c, const char *outdir, const wl_compare_conf
     state st;
     memset(&st, 0, sizeof st);
     st.cfg = cfg;
-    snprintf(st.path, sizeof st.path, "%s/comparison.json", outdir);
+    st.path = path_in(outdir, "comparison.json");
     char *audit = wl_corpus_audit_json(c);
     st.audit = audit ? cJSON_Parse(audit) : NULL;
     free(audit);
@@ -399,16 +418,17 @@ int wl_compare_run(const wl_corpus *c, const char *outdir, const wl_compare_conf
     wl_windows w[3];
     memset(w, 0, sizeof w);
     int rc = -1;
-    if (!st.audit || !st.protocol || !st.environment) {
+    if (!st.path || !st.audit || !st.protocol || !st.environment) {
         wl_fail(err, "compare: out of memory");
         goto done;
     }
     if (load_existing(&st, outdir, &status->kept, err) < 0) goto done;
     status->done = status->kept;
 
-    char vpath[4200];
-    snprintf(vpath, sizeof vpath, "%s/vocab.json", outdir);
-    if (wl_vocab_save(&c->vocab, vpath, err) < 0) goto done;
+    char *vpath = path_in(outdir, "vocab.json");
+    int saved = vpath ? wl_vocab_save(&c->vocab, vpath, err) : wl_fail(err, "compare: out of memory");
+    free(vpath);
+    if (saved < 0) goto done;
     if (write_results(&st, err) < 0) goto done;
 
     const wl_split splits[3] = {WL_TRAIN, WL_VALIDATION, WL_TEST};
@@ -448,6 +468,7 @@ done:
     cJSON_Delete(st.protocol);
     cJSON_Delete(st.environment);
     cJSON_Delete(st.audit);
+    free(st.path);
     status->seconds = now_s() - t0;
     return rc;
 }

@@ -191,6 +191,8 @@ void gemm(const wl_par *par, float *C, int ldc, int ct, const float *A, size_t r
             gemm_part(&g, 0, 1);
         return;
     }
+#else
+    (void)par;   /* only the AVX-512 kernel splits work over threads */
 #endif
     gemm_blas(&g);
 }

@@ -52,10 +52,43 @@ static int32_t choose(const float *logits, int V, const wl_gen_config *cfg, wl_r
     return last;   /* u rounded up to the very end of the sum */
 }
 
-int wl_generate(const wl_model *m, const int32_t *prompt, int nprompt, const wl_gen_config *cfg,
-                volatile sig_atomic_t *interrupt, wl_gen_result *res, wl_err *err)
+struct wl_gen {
+    const wl_model *m;
+    wl_gen_config cfg;
+    int32_t *hist;        /* [nprompt + 1 + max_new_tokens]: BOS, prompt, new ids */
+    size_t nh;
+    int32_t ctx[WL_T];    /* the next call's context */
+    float *logits;        /* [V] */
+    double *p;            /* [V] */
+    wl_model_ws *ws;
+    wl_rng rng;
+    int finished;
+    wl_gen_result res;
+};
+
+/* The last T ids of history, left-padded with PAD, into g->ctx. */
+static void set_context(wl_gen *g)
 {
-    memset(res, 0, sizeof *res);
+    size_t take = g->nh < WL_T ? g->nh : WL_T;
+    for (size_t t = 0; t < WL_T - take; t++) g->ctx[t] = WL_PAD;
+    memcpy(g->ctx + (WL_T - take), g->hist + (g->nh - take), take * sizeof(int32_t));
+}
+
+void wl_gen_free(wl_gen *g)
+{
+    if (!g) return;
+    free(g->hist);
+    free(g->logits);
+    free(g->p);
+    wl_model_ws_free(g->ws);
+    wl_gen_result_free(&g->res);
+    free(g);
+}
+
+int wl_gen_start(const wl_model *m, const int32_t *prompt, int nprompt, const wl_gen_config *cfg, wl_gen **out,
+                 wl_err *err)
+{
+    *out = NULL;
     const int V = m->V;
     if (cfg->max_new_tokens < 0) return wl_fail(err, "generate: the token limit must be >= 0, got %d", cfg->max_new_tokens);
     if (!cfg->greedy && !(cfg->temperature > 0 && isfinite(cfg->temperature)))
@@ -66,55 +99,103 @@ int wl_generate(const wl_model *m, const int32_t *prompt, int nprompt, const wl_
         if (prompt[i] < 0 || prompt[i] >= V)
             return wl_fail(err, "generate: prompt id %d at position %d is outside the vocabulary [0, %d)",
                            (int)prompt[i], i, V);
-
-    size_t hcap = (size_t)nprompt + 1 + (size_t)cfg->max_new_tokens;
-    int32_t *hist = malloc(hcap * sizeof(int32_t));
-    res->ids = malloc(((size_t)cfg->max_new_tokens + 1) * sizeof(int32_t));
-    float *logits = malloc((size_t)V * sizeof(float));   /* [1,V] */
-    double *p = malloc((size_t)V * sizeof(double));
-    wl_model_ws *ws = wl_model_ws_new(m, 1);
-    int rc = -1;
-    if (!hist || !res->ids || !logits || !p || !ws) {
-        wl_fail(err, "generate: out of memory");
-        goto done;
+    wl_gen *g = calloc(1, sizeof *g);
+    if (!g) return wl_fail(err, "generate: out of memory");
+    g->m = m;
+    g->cfg = *cfg;
+    g->hist = malloc(((size_t)nprompt + 1 + (size_t)cfg->max_new_tokens) * sizeof(int32_t));
+    g->res.ids = malloc(((size_t)cfg->max_new_tokens + 1) * sizeof(int32_t));
+    g->logits = malloc((size_t)V * sizeof(float));   /* [1,V] */
+    g->p = malloc((size_t)V * sizeof(double));
+    g->ws = wl_model_ws_new(m, 1);
+    if (!g->hist || !g->res.ids || !g->logits || !g->p || !g->ws) {
+        wl_gen_free(g);
+        return wl_fail(err, "generate: out of memory");
     }
-    size_t nh = 0;
-    hist[nh++] = WL_BOS;
-    memcpy(hist + nh, prompt, (size_t)nprompt * sizeof(int32_t));
-    nh += (size_t)nprompt;
+    g->hist[g->nh++] = WL_BOS;
+    memcpy(g->hist + g->nh, prompt, (size_t)nprompt * sizeof(int32_t));
+    g->nh += (size_t)nprompt;
+    set_context(g);
+    wl_rng_seed(&g->rng, cfg->seed);
+    g->res.stop = WL_GEN_LIMIT;
+    g->finished = cfg->max_new_tokens == 0;
+    *out = g;
+    return 0;
+}
 
-    wl_rng rng;
-    wl_rng_seed(&rng, cfg->seed);
-    int32_t ctx[WL_T];
-    res->stop = WL_GEN_LIMIT;
+const int32_t *wl_gen_context(const wl_gen *g)
+{
+    return g->ctx;
+}
+
+const wl_gen_result *wl_gen_progress(const wl_gen *g)
+{
+    return &g->res;
+}
+
+int wl_gen_finished(const wl_gen *g)
+{
+    return g->finished;
+}
+
+void wl_gen_interrupt(wl_gen *g)
+{
+    if (g->finished) return;
+    g->res.stop = WL_GEN_INTERRUPTED;
+    g->finished = 1;
+}
+
+int wl_gen_warmup(wl_gen *g, wl_err *err)
+{
+    if (g->finished) return 0;
     double t0 = now_s();
-    while (res->n_new < cfg->max_new_tokens) {
-        if (interrupt && *interrupt) {
-            res->stop = WL_GEN_INTERRUPTED;
-            break;
-        }
-        size_t take = nh < WL_T ? nh : WL_T;
-        for (size_t t = 0; t < WL_T - take; t++) ctx[t] = WL_PAD;
-        memcpy(ctx + (WL_T - take), hist + (nh - take), take * sizeof(int32_t));
-        if (wl_model_forward(m, ws, ctx, 1, logits, err) < 0) goto done;
-        res->calls++;
-        logits[WL_PAD] = logits[WL_BOS] = logits[WL_UNK] = -INFINITY;
-        int32_t id = choose(logits, V, cfg, &rng, p);
-        if (id == WL_EOS) {
-            res->stop = WL_GEN_EOS;
-            break;
-        }
-        hist[nh++] = id;
+    if (wl_model_forward(g->m, g->ws, g->ctx, 1, g->logits, err) < 0) return -1;
+    g->res.warmup_ms = 1000.0 * (now_s() - t0);
+    return 0;
+}
+
+int wl_gen_step(wl_gen *g, wl_err *err)
+{
+    if (g->finished) return wl_fail(err, "generate: the generation has finished");
+    wl_gen_result *res = &g->res;
+    double t0 = now_s();
+    if (wl_model_forward(g->m, g->ws, g->ctx, 1, g->logits, err) < 0) return -1;
+    res->calls++;
+    g->logits[WL_PAD] = g->logits[WL_BOS] = g->logits[WL_UNK] = -INFINITY;
+    int32_t id = choose(g->logits, g->m->V, &g->cfg, &g->rng, g->p);
+    if (id == WL_EOS) {
+        res->stop = WL_GEN_EOS;
+        g->finished = 1;
+    } else {
+        g->hist[g->nh++] = id;
         res->ids[res->n_new++] = id;
+        g->finished = res->n_new >= g->cfg.max_new_tokens;
+        set_context(g);
     }
-    res->seconds = now_s() - t0;
-    res->ms_per_call = res->calls ? 1000.0 * res->seconds / res->calls : 0.0;
-    rc = 0;
-done:
-    free(hist);
-    free(logits);
-    free(p);
-    wl_model_ws_free(ws);
-    if (rc < 0) wl_gen_result_free(res);
-    return rc;
+    res->seconds += now_s() - t0;
+    res->ms_per_call = 1000.0 * res->seconds / res->calls;
+    return 0;
+}
+
+int wl_generate(const wl_model *m, const int32_t *prompt, int nprompt, const wl_gen_config *cfg,
+                volatile sig_atomic_t *interrupt, wl_gen_result *res, wl_err *err)
+{
+    memset(res, 0, sizeof *res);
+    wl_gen *g;
+    if (wl_gen_start(m, prompt, nprompt, cfg, &g, err) < 0) return -1;
+    if (wl_gen_warmup(g, err) < 0) {
+        wl_gen_free(g);
+        return -1;
+    }
+    while (!g->finished) {
+        if (interrupt && *interrupt) wl_gen_interrupt(g);
+        else if (wl_gen_step(g, err) < 0) {
+            wl_gen_free(g);
+            return -1;
+        }
+    }
+    *res = g->res;   /* the result moves to the caller */
+    memset(&g->res, 0, sizeof g->res);
+    wl_gen_free(g);
+    return 0;
 }

@@ -91,7 +91,7 @@ static void init_uniform(float *p, size_t n, int fan_in, wl_rng *r)
     for (size_t i = 0; i < n; i++) p[i] = (float)((2.0 * wl_rng_uniform(r) - 1.0) * bound);
 }
 
-int wl_model_init(wl_model *m, const char *kind_name, int V, int heads, uint64_t seed, wl_err *err)
+int wl_model_layout(wl_model *m, const char *kind_name, int V, int heads, wl_err *err)
 {
     memset(m, 0, sizeof *m);
     if (!kind_name || (strcmp(kind_name, "mlp") && strcmp(kind_name, "attention") && strcmp(kind_name, "multihead")))
@@ -125,6 +125,12 @@ int wl_model_init(wl_model *m, const char *kind_name, int V, int heads, uint64_t
     add_view(m, "hidden_layer.bias", WL_F, 0);
     add_view(m, "vocab_head.weight", V, WL_F);
     add_view(m, "vocab_head.bias", V, 0);
+    return 0;
+}
+
+int wl_model_init(wl_model *m, const char *kind_name, int V, int heads, uint64_t seed, wl_err *err)
+{
+    if (wl_model_layout(m, kind_name, V, heads, err)) return -1;
     m->params = malloc(sizeof(float) * m->nparams);
     if (!m->params) {
         size_t n = m->nparams;

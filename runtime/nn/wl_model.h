@@ -66,6 +66,9 @@ typedef struct wl_model {
  * (the order of the table in SPEC §3), each in row-major order: embeddings draw N(0,1) per element (then the PAD
  * row is set to zero), Linear weights and biases draw U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in features. */
 int wl_model_init(wl_model *m, const char *kind_name, int V, int heads, uint64_t seed, wl_err *err);
+/* What wl_model_init checks and lays out (kind, V, H, views, nparams) without allocating or initialising:
+ * params stays NULL; nothing to free. */
+int wl_model_layout(wl_model *m, const char *kind_name, int V, int heads, wl_err *err);
 void wl_model_free(wl_model *m);
 /* The view named name (a PyTorch name such as "W_Q.weight"), or NULL when the model has no such parameter.
  * Its offset and size locate the tensor in params and in any buffer of the same layout (grads, AdamW m and v). */

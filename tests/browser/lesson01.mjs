@@ -1,6 +1,6 @@
 // lesson01.mjs: in Debian's chromium, opens lesson 01 served by Jupyter Notebook, clears it, runs all cells from the menu and checks what is rendered.
 // usage: node lesson01.mjs URL SCREENSHOT.png USER_DATA_DIR
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 
 const [url, screenshot, userDataDir] = process.argv.slice(2);
 if (!url || !screenshot || !userDataDir) {
@@ -13,13 +13,7 @@ function fail(msg) {
   throw new Error(msg);
 }
 
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1280, height: 900 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const context = await launchChromium(userDataDir);
 try {
   const page = context.pages()[0] ?? await context.newPage();
   const problems = [];

@@ -17,10 +17,8 @@ done
 [ -x "$wordlab" ] || { echo "browser test: $wordlab is not built" >&2; exit 1; }
 [ -f "$src/notebooks/$lesson" ] || { echo "browser test: notebooks/$lesson is missing" >&2; exit 1; }
 
-# playwright-core from the pinned package-lock.json, installed once into tests/browser/node_modules.
-if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
-    (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
-fi
+source "$here/demo-lib.sh"
+wl_playwright
 
 tmp="$(mktemp -d /tmp/wordlab-browser-XXXXXX)"
 server=""

@@ -127,3 +127,45 @@ def test_truncated_file_gives_the_offset(tmp_path):
     (tmp_path / 'text.npz').write_text('not a zip archive at all, just some words in a file\n' * 3)
     done = run(tmp_path, load='text.npz')
     assert done.returncode == 1 and 'text.npz' in done.stderr and 'ZIP' in done.stderr, done.stderr
+
+
+def test_wordlab_checkpoint_carries_its_vocabulary(tmp_path):
+    """`model save` puts the vocabulary into metadata_json; NumPy and PyTorch read the file as before, and
+    `model load PATH` alone reads text with it."""
+    import os
+    from test_torch_model import AttentionLM
+    wordlab = os.environ['WORDLAB']
+    code = ('stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=3\n'
+            f'model save $m {tmp_path}/m.npz\nvocab $stories save={tmp_path}/v.json')
+    done = subprocess.run([wordlab, '-c', code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    itos = json.loads((tmp_path / 'v.json').read_text())['itos']
+    with np.load(tmp_path / 'm.npz') as z:
+        names = list(z.keys())
+        assert names == [f'state__{n}' for n in NAMES['attention']] + ['metadata_json']
+        meta = json.loads(str(z['metadata_json']))
+        state = {n[len('state__'):]: torch.from_numpy(z[n]) for n in names if n.startswith('state__')}
+    assert META_KEYS <= set(meta) and meta['vocab']['itos'] == itos and meta['vocab_size'] == len(itos)
+    AttentionLM(len(itos), 4).load_state_dict(state, strict=True)
+    done = subprocess.run([wordlab, '-c', f'm = model load {tmp_path}/m.npz\nmodel info $m\n'
+                           'generate $m "a little dog" tokens=3\nd = details $m "a little dog"\nheads $d'],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert 'vocabulary attached (its metadata)' in done.stdout and 'little' in done.stdout
+
+
+def test_a_bad_vocabulary_in_the_metadata_is_an_error(tmp_path):
+    import os
+    wordlab = os.environ['WORDLAB']
+    done = subprocess.run([wordlab, '-c', 'stories = corpus profile=smoke\nm = model new kind=mlp vocab=$stories.vocab seed=3\n'
+                           f'model save $m {tmp_path}/m.npz'], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with np.load(tmp_path / 'm.npz') as z:
+        arrays = {k: z[k] for k in z.keys()}
+    meta = json.loads(str(arrays['metadata_json']))
+    for bad, says in (({'itos': ['<PAD>', '<BOS>', '<EOS>', '<UNK>', 'dog']}, 'has 5 tokens'),
+                      ({'itos': ['dog']}, 'fewer than the 4 special tokens')):
+        arrays['metadata_json'] = np.array(json.dumps(dict(meta, vocab=bad)))
+        np.savez(tmp_path / 'bad.npz', **arrays)
+        done = subprocess.run([wordlab, '-c', f'model load {tmp_path}/bad.npz'], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 1 and 'bad.npz: metadata_json\'s "vocab"' in done.stderr and says in done.stderr, done.stderr

@@ -152,10 +152,11 @@ def test_kill9_while_saving_a_checkpoint_keeps_the_old_file(tmp_path):
     # The next save removes what killed savers left (their processes are gone), never a live saver's file.
     dead = subprocess.Popen(["true"])
     dead.wait()
-    stale, live = tmp_path / f"model.npz.tmp.{dead.pid}", tmp_path / f"model.npz.tmp.{os.getpid()}"
+    # Temporaries are NAME.tmp.PID.RANDOM: the PID says whether the saver still runs.
+    stale, live = tmp_path / f"model.npz.tmp.{dead.pid}.3f9a0c1d2e4b5a69", tmp_path / f"model.npz.tmp.{os.getpid()}.77aa"
     stale.write_bytes(b"partial")
     live.write_bytes(b"being written")
-    other = tmp_path / "other.npz.tmp.1"                    # another file's temporary: not ours to touch
+    other = tmp_path / f"other.npz.tmp.{dead.pid}.0123456789abcdef"   # another file's temporary: not ours to touch
     other.write_bytes(b"x")
     loaded = subprocess.run([WORDLAB, "-c", f"m = model load {target}\nprint $m.parameters\nmodel save $m {target}"],
                             capture_output=True, text=True, timeout=60)

@@ -183,3 +183,19 @@ def test_output_held_back_goes_out_while_the_cell_still_runs(kernel):
     reply = ku.shell_reply(kc, msg_id)
     assert reply["content"]["ename"] == "Interrupted"   # the output came while the cell still ran
     assert [m["msg_type"] for m in ku.collect(kc, msg_id)] == ["error", "status"]
+
+
+def test_charts_come_as_vega_lite_beside_the_svg(kernel):
+    _, kc = kernel
+    reply, msgs = ku.run(kc, "seq_weights heads=2 run=2 positions=0")
+    assert reply["content"]["status"] == "ok"
+    (result,) = [m for m in msgs if m["msg_type"] == "execute_result"]
+    data = result["content"]["data"]
+    assert {"text/plain", "image/svg+xml", "application/vnd.vegalite.v5+json"} <= set(data)
+    spec = data["application/vnd.vegalite.v5+json"]
+    assert spec["$schema"].endswith("/vega-lite/v5.json")
+    lines = spec["layer"][0]
+    assert lines["encoding"]["y"]["scale"]["domain"][0] == 0      # weights are not magnified from 0.08
+    assert all(float(v).is_integer() for v in lines["encoding"]["x"]["axis"]["values"])   # whole steps
+    assert " ".join(spec["title"]["text"]).endswith("2 heads, run 2, positions off")
+    assert spec["layer"][1]["data"]["values"][0]["y"] == 1 / 12

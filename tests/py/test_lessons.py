@@ -1,5 +1,7 @@
 """test_lessons.py: the .wlab lessons and the committed notebooks agree cell for cell, every lesson runs, and `wordlab notebook` builds what it should."""
+import functools
 import json
+import math
 import os
 import re
 import subprocess
@@ -86,12 +88,84 @@ def test_notebook_cells_equal_lesson_cells(lesson):
     assert not [o for c in code for o in c.outputs if o.output_type == "error"]
 
 
+@functools.lru_cache(maxsize=None)
+def run_lesson(lesson):
+    return subprocess.run([WORDLAB, "run", os.path.join("lessons", lesson)], cwd=SRC, capture_output=True,
+                          text=True, timeout=900)
+
+
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_runs(lesson):
-    r = subprocess.run([WORDLAB, "run", os.path.join("lessons", lesson)], cwd=SRC, capture_output=True,
-                       text=True, timeout=900)
+    r = run_lesson(lesson)
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.strip()
+    # outputs name bundled files by their place in the project, never by this machine's absolute path
+    assert os.path.realpath(SRC) not in r.stdout and "/share/artifacts" not in r.stdout.replace(" share/artifacts", "")
+
+
+# ---- what the lessons say, against the course ----
+
+def markdown(lesson):
+    return "\n".join(src for kind, src in parse_lesson(read(os.path.join(SRC, "lessons", lesson))) if kind == "markdown")
+
+
+def code(lesson):
+    return "\n".join(src for kind, src in parse_lesson(read(os.path.join(SRC, "lessons", lesson))) if kind == "code")
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_lessons_refer_only_to_lessons_that_exist(lesson):
+    text = markdown(lesson)
+    assert not re.search(r"previous lesson|earlier (sequence )?lesson|next lesson", text, re.I), lesson
+    numbers = {f[:2] for f in LESSONS}
+    for m in re.finditer(r"\blessons? ((?:\d\d(?:, | and )?)+)", text):
+        for n in re.findall(r"\d\d", m.group(1)):
+            assert n in numbers, f"{lesson} mentions lesson {n}"
+
+
+def test_lesson_02_shows_the_33_parameter_model():
+    text = markdown("02_heads_and_positions.wlab")
+    for part in ("33", "u = qᵀ W_k", "√d", "W_v", "sigmoid", "12 numbers each", "the queries 4"):
+        assert part in text, part
+    assert "seq_params" in code("02_heads_and_positions.wlab")
+    out = run_lesson("02_heads_and_positions.wlab").stdout
+    rows = dict(re.findall(r"^(W_k|W_v|q|w|b|total) +.*? (\d+)  ", out, re.M))
+    assert rows == {"W_k": "12", "W_v": "12", "q": "4", "w": "4", "b": "1", "total": "33"}, rows
+    assert re.search(r"1/√d = 0\.7071 \(d = 2\)", out) and re.search(r"head 2: u = \(-?\d", out)
+    assert "p(rise) = sigmoid(o)" in out
+
+
+def test_lesson_01_checks_forward_against_forward_details():
+    assert re.search(r"^f = forward \$multihead \$ids$", code("01_one_head_and_four_heads.wlab"), re.M)
+    out = run_lesson("01_one_head_and_four_heads.wlab").stdout
+    lo, hi = map(float, re.search(r"logits \[1,\d+\] float32: min (\S+), max (\S+),", out).groups())
+    diff = float(re.search(r"max \|forward − forward_details\| over the last-row logits: (\S+)", out).group(1))
+    assert diff <= 1e-5 * max(abs(lo), abs(hi)), (diff, lo, hi)
+
+
+def test_lesson_01_gives_the_course_generation_advice():
+    text = markdown("01_one_head_and_four_heads.wlab")
+    for part in ("**training story**", "**held-out story**", "outside the domain", "`<UNK>`", "warm-up"):
+        assert part in text, part
+    src = code("01_one_head_and_four_heads.wlab")
+    assert "story $stories split=train" in src and "story $stories split=test" in src
+    out = run_lesson("01_one_head_and_four_heads.wlab").stdout
+    assert "<UNK>" in out[out.index("held-out story 1 begins:"):]
+    timed = re.findall(r"(\d+) model calls, .*\((\S+) ms per call\); warm-up call before them (\S+) ms, not counted", out)
+    assert len(timed) >= 6 and all(float(w) > 0 for _, _, w in timed)
+    # the machine beside the runtimes, and one statement about it that the README shares
+    assert "the machine the runtimes were measured on:" in out and "cpus_online" in out
+    readme = read(os.path.join(SRC, "README.md"))
+    assert "nothing else running" in readme and "nothing else\n# running" in read(os.path.join(SRC, "lessons", "01_one_head_and_four_heads.wlab"))
+    assert "shared its" not in text
+
+
+def test_lesson_03_shows_enough_digits_of_one_over_v():
+    out = run_lesson("03_cross_entropy_and_perplexity.wlab").stdout
+    size = int(re.search(r"vocabulary size: (\d+)", out).group(1))
+    p, loss = re.search(r"^(0\.000\d+) +(\d+\.\d+)$", out, re.M).groups()
+    assert len(p.lstrip("0.")) >= 4 and abs(float(p) - 1 / size) / (1 / size) < 1e-3
+    assert abs(-math.log(float(p)) - float(loss)) < 1e-3   # checkable by hand from the digits shown
 
 
 # ---- the notebook command itself ----
@@ -249,12 +323,25 @@ def test_losses_match_evaluate_and_perplexity():
     (SMOKE + "other = corpus profile=classroom\nlosses $m $other", "another vocabulary"),
     (SMOKE + "losses $m $stories story=100000", "the test split has"),
     (SMOKE + "losses $m $stories split=nope", "split is train, validation or test"),
-    ("m = model new kind=mlp vocab=50\nlosses $m \"the dog\"", "needs a vocabulary"),
+    ("m = model new kind=mlp vocab=50\nlosses $m \"the dog\"", "give one when loading it (model load PATH vocab=V"),
     ("uniform 0", "ArgumentError"),
+    (SMOKE + "story $stories split=test story=100000", "the test split has 49 stories"),
+    (SMOKE + "story $stories split=nope", "split is train, validation or test, not nope"),
+    (SMOKE + "story $m", "TypeError"),
 ])
 def test_lesson_command_errors(code, message):
     r = wl(code)
     assert r.returncode == 1 and message in r.stderr, r.stderr
+
+
+def test_story_is_the_source_text():
+    # the first training story is the corpus's .story; stories of different splits differ
+    r = subprocess.run([WORDLAB, "--json", "-c", SMOKE + "story $stories split=train\n$stories.story\n"
+                        "story $stories split=test story=49\nstory $stories split=validation story=1"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    first, field, test49, val1 = [json.loads(l) for l in r.stdout.splitlines() if l.strip()][-4:]
+    assert first == field and test49 != val1 and len(test49.split()) > 50
 
 
 def test_heatmap_shapes_and_uniform():
@@ -263,8 +350,75 @@ def test_heatmap_shapes_and_uniform():
            "print [uniform 4] [uniform $stories]\nperplexity [uniform 8] [uniform 8]")
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    assert "weights head 3: 0 .. 1" in out and "keys: 1=<BOS> 2=a 3=little" in out
-    # E [1,64,64] is slots x features: 64 columns, not the last 2 key slots
-    assert "E: " in out and "64=63" in out
+    assert "weights head 3: 0 .. 1" in out and "rows: query · columns: key (numbered as the rows)" in out
+    assert "\n  3 little " in out
+    # E [1,64,64] is slots x features: 64 columns (dimensions 0..63, folded to 80 characters), not the last 2 key slots
+    assert "E: " in out and "rows: slot · columns: dimension\n(64 columns, in 3 blocks to fit 80 characters)" in out
+    assert re.search(r"\n +0  1  2  3 ", out) and re.search(r" 62 63\n", out)
+    maps = out[out.index("weights head 3: "):out.index("0.25 0.0007")]
+    assert all(len(line) <= 80 for line in maps.splitlines())
     assert "logits_all (5 of " in out
     assert "0.25 0.0007" in out and "perplexity: exp(2.0794) = 8.0" in out
+
+
+def test_a_checkpoint_finds_its_vocabulary(tmp_path):
+    r = wl('m = model load [artifact multihead_seed11.npz]\nmodel info $m\ngenerate $m "a little dog" tokens=3\n'
+           'v = vocab [artifact vocab.json]\nd = details $m "a little dog" vocab=$v\nheads $d\n'
+           'd = details $m "a little dog"\nheads $d')
+    assert r.returncode == 0, r.stderr
+    assert "vocabulary attached (the vocab.json beside it)" in r.stdout and "3 new tokens" in r.stdout
+    assert r.stdout.count("Head  <BOS>  a") == 2
+    # alone in a directory, without vocab.json: every error says how to give the vocabulary
+    import shutil
+    lone = tmp_path / "m.npz"
+    shutil.copy(wl("print [artifact mlp_seed11.npz]").stdout.strip(), lone)
+    for use in ('generate $m "a dog"', 'details $m "a dog"', 'print $m.vocab', 'vocab $m', 'losses $m "a dog"',
+                'encode "a dog" vocab=$m'):
+        r = wl(f"m = model load {lone}\n{use}")
+        assert r.returncode == 1 and "model load PATH vocab=V" in r.stderr, (use, r.stderr)
+    r = wl(f"m = model load {lone}\nmodel info $m")
+    assert "no vocabulary attached (only its size): give one with model load PATH vocab=V" in r.stdout
+    r = wl(f'm = model load {lone} vocab=[artifact vocab.json]\ngenerate $m "a dog" tokens=2\nmodel info $m')
+    assert r.returncode == 0 and "vocabulary attached (given with vocab=)" in r.stdout, r.stderr
+    r = wl(f'm = model load {lone}\ngenerate $m "a dog" vocab=[vocab [artifact vocab.json]] tokens=2')
+    assert r.returncode == 0, r.stderr
+    r = wl(f'stories = corpus profile=smoke\nm = model load {lone}\ngenerate $m "a dog" vocab=$stories')
+    assert r.returncode == 1 and "the model has a vocabulary of" in r.stderr and "this vocab" in r.stderr, r.stderr
+
+
+def svg_texts(svg, cls):
+    return re.findall(rf'<text class="{cls}"[^>]*>([^<]*)</text>', svg)
+
+
+def is_nice(step):
+    m = step / 10 ** math.floor(math.log10(step) + 1e-9)
+    return any(abs(m - k) < 1e-6 for k in (1, 2, 5, 10))
+
+
+def test_plots_have_nice_ticks_whole_titles_and_every_legend_entry(tmp_path):
+    r, out = build(tmp_path, "#%% markdown\n# # plots\n#%%\nseq_weights heads=2 run=2 positions=0\n#%%\n" + SMOKE +
+                   "r = train $m $stories steps=40 batch=16 eval_every=30\n$r\n")
+    assert r.returncode == 0, r.stderr
+    nb = nbformat.read(out, as_version=4)
+    nbformat.validate(nb)
+    plots = [o.data for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/svg+xml" in o.get("data", {})]
+    assert len(plots) == 3   # the weights, the training display's last state, the training result
+    for data in plots:
+        svg = data["image/svg+xml"]
+        for cls in ("xtick", "ytick"):
+            ticks = [float(t) for t in svg_texts(svg, cls)]
+            assert len(ticks) >= 3, (cls, ticks)
+            steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:])}
+            assert len(steps) == 1 and is_nice(steps.pop()), (cls, ticks)
+        assert all(float(t).is_integer() and "." not in t for t in svg_texts(svg, "xtick"))   # steps are whole
+        assert all(len(t) <= 62 for t in svg_texts(svg, "title"))
+    weights, _, training = plots
+    for data in (weights, training):
+        title = " ".join(svg_texts(data["image/svg+xml"], "title"))
+        assert title == " ".join(data["application/vnd.vegalite.v5+json"]["title"]["text"])
+    assert " ".join(svg_texts(weights["image/svg+xml"], "title")).endswith("2 heads, run 2, positions off")
+    assert svg_texts(weights["image/svg+xml"], "ytick")[0] in ("0", "0.0", "0.00")   # from 0: noise stays small
+    assert 'class="reference"' in weights["image/svg+xml"] and "uniform, 1/12" in weights["image/svg+xml"]
+    # the training chart: one validation at step 30 is still drawn, so its legend entry points at something
+    svg = training["image/svg+xml"]
+    assert "validation" in svg_texts(svg, "legend") and svg.count("<circle") >= 2

@@ -56,6 +56,18 @@ class Repl:
                 raise AssertionError(f"timed out waiting for {pattern!r}; output so far:\n{clean}")
             self.read_for(0.1)
 
+    def expect_raw(self, pattern, timeout=20):
+        """Like expect, but on the output as the terminal received it (escape codes kept)."""
+        end = time.time() + timeout
+        while True:
+            m = re.search(pattern, self.buf)
+            if m:
+                out, self.buf = self.buf[: m.end()], self.buf[m.end():]
+                return out
+            if time.time() > end:
+                raise AssertionError(f"timed out waiting for {pattern!r}; output so far:\n{self.buf!r}")
+            self.read_for(0.1)
+
     def close(self):
         try:
             self.send("\x04")
@@ -145,7 +157,11 @@ def test_ctrl_c_stops_training_and_keeps_the_repl(home):
     r.send("\x03")
     out = r.expect(r"wordlab> ", timeout=60)   # a hundred thousand steps: only the Ctrl-C ends them this soon
     assert "Interrupted" in out
-    assert re.search(r"interrupted at step \d+; the model keeps the weights of step \d+", out)
+    said = re.search(r"interrupted at step \d+; the model keeps the weights of step \d+", out)
+    assert said
+    # the live progress line stays where it was and the message comes after its last state
+    progress = [m.start() for m in re.finditer(r"step \d+/100000", out)]
+    assert progress and progress[-1] < said.start(), out
     r.send("print $m.selected_step\r")
     step = int(re.search(r"(\d+)\s*\n", r.expect(r"wordlab> ")).group(1))
     assert step >= 50
@@ -167,4 +183,61 @@ def test_input_reads_a_line_from_the_terminal(home):
     r.expect(r"wordlab> ")
     r.send('print "hello, $name"\r')
     assert "hello, Ada" in r.expect(r"wordlab> ")
+    assert r.close() == 0
+
+
+@pytest.mark.parametrize("request_", ["?train", "train?", "  ?perplexity  "])
+def test_question_mark_shows_help(home, request_):
+    r = Repl(home)
+    r.expect(r"wordlab> ")
+    r.send(request_ + "\r")
+    out = r.expect(r"wordlab> ")
+    name = request_.strip().strip("?")
+    assert f"{name} MODEL" in out or f"{name} P" in out, out
+    assert "example:" in out and "UnknownCommand" not in out and "Error" not in out
+    assert r.close() == 0
+
+
+def test_clear_clears_the_terminal(home):
+    r = Repl(home)
+    r.expect(r"wordlab> ")
+    r.send("print before\r")
+    r.expect(r"wordlab> ")
+    r.send("clear\r")
+    out = r.expect_raw(r"wordlab> ")
+    assert "\x1b[2J" in out and "\x1b[H" in out
+    r.send("clear wait=1\r")
+    assert "\x1b[2J" not in r.expect_raw(r"wordlab> ")   # waits for the next output
+    r.send("print after\r")
+    out = r.expect_raw(r"wordlab> ")
+    assert out.index("\x1b[2J") < out.rindex("after\r\n")   # the echo of the line, then the clear, then the output
+    assert r.close() == 0
+
+
+def test_help_attention_says_all_heads_by_default(home):
+    r = Repl(home)
+    r.expect(r"wordlab> ")
+    r.send("help attention\r")
+    out = r.expect(r"wordlab> ")
+    assert re.search(r"without head=\s+every head", out), out
+    assert r.close() == 0
+
+
+def test_losses_shade_with_colour_when_the_terminal_has_it(home):
+    for env, coloured in (({"NO_COLOR": ""}, True), ({}, False)):
+        r = Repl(home, env)
+        r.expect(r"wordlab> ")
+        for line in ("stories = corpus profile=smoke", "m = model new kind=attention vocab=$stories.vocab seed=11"):
+            r.send(line + "\r")
+            r.expect(r"wordlab> ", timeout=120)
+        r.send('losses $m "the dog was happy ."\r')
+        out = r.expect_raw(r"perplexity [0-9.]+")
+        assert ("\x1b[48;2;" in out) == coloured, repr(out)
+        assert re.search(r"dog(\x1b\[0m)?\(\d+\.\d\d\)", out), repr(out)   # the loss follows either way
+        r.expect(r"wordlab> ")
+        assert r.close() == 0
+    r = Repl(home)
+    r.expect(r"wordlab> ")
+    r.send("help losses\r")
+    assert "terminal that shows colour" in r.expect(r"wordlab> ")
     assert r.close() == 0

@@ -202,6 +202,13 @@ static void test_vocab_files(void)
         {"{\"vocab\": []}", "no \"itos\""},
         {"[1, 2", "not a JSON object"},
         {"{\"itos\": [\"<PAD>\", \"<BOS>\", \"<EOS>\", \"<UNK>\"], \"min_freq\": -1}", "min_freq"},
+        /* past any size_t: refused before the conversion (UBSan checks it) */
+        {"{\"itos\": [\"<PAD>\", \"<BOS>\", \"<EOS>\", \"<UNK>\"], \"max_vocab\": 1e300}", "\"max_vocab\" must be an integer"},
+        {"{\"itos\": [\"<PAD>\", \"<BOS>\", \"<EOS>\", \"<UNK>\"], \"min_freq\": 2.5}", "\"min_freq\" must be an integer"},
+        /* cJSON would cut the token at its NUL */
+        {"{\"itos\": [\"<PAD>\", \"<BOS>\", \"<EOS>\", \"<UNK>\", \"a\", \"b\\u0000c\"]}", "itos[5] holds U+0000 (NUL)"},
+        {"{\"itos\": [\"<PAD>\", \"<BOS>\", \"<EOS>\", \"<UNK>\"], \"profile\": \"x\\u0000\"}", "a NUL (a NUL byte or \\u0000) at byte offset 60"},
+        {"{\"itos\": [\"<PAD>\", \"<BOS>\", \"<EOS>\", \"<UNK>\", \"a\\\\u0000\", \"a\\\\u0000\"]}", "\"a\\u0000\" appears twice"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK(wl_write_atomic(path, bad[i][0], strlen(bad[i][0]), &e) == 0);

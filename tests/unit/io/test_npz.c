@@ -1,6 +1,7 @@
 /* test_npz.c: .npz round trips, strings, hand-crafted ZIP variants and every class of bad input. */
 #include "wl_npz.h"
 #include "wl_test.h"
+#include "zipcraft.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -672,8 +673,64 @@ static void test_truncation_and_flips(void)
     }
 }
 
+/* Members that each pass the per-member limit but together declare 4.5 GB are refused before anything is inflated. */
+static void test_total_bound(void)
+{
+    const zc_member m[3] = {{"a.npy", "<f4", "(375000000,)", 1500000000},
+                            {"b.npy", "<f4", "(375000000,)", 1500000000},
+                            {"c.npy", "<f4", "(375000000,)", 1500000000}};
+    size_t len;
+    unsigned char *buf = zc_build(m, 3, &len);
+    wl_npz z;
+    wl_err e = {{0}};
+    CHECK(wl_npz_read_mem(buf, len, "big.npz", &z, &e) == -1 && z.n == 0);
+    CHECK_MSG(strstr(e.msg, "big.npz: its arrays declare 4500000") && strstr(e.msg, "in all, more than the 2147483648 allowed"),
+              "%s", e.msg);
+    wl_npz_opts o = {.max_total = 1000};
+    const zc_member small[1] = {{"s.npy", "<f4", "(1000,)", 4000}};
+    free(buf);
+    buf = zc_build(small, 1, &len);
+    CHECK(wl_npz_read_mem_opts(buf, len, "small.npz", &o, &z, &e) == -1 && strstr(e.msg, "more than the 1000 allowed"));
+    free(buf);
+}
+
+static int seen_shapes;
+
+static int refuse_after_looking(void *ud, const wl_npz *declared, wl_err *err)
+{
+    (void)ud;
+    seen_shapes = declared->n == 1 && declared->arrays[0].data == NULL && declared->arrays[0].ndim == 2 &&
+                  declared->arrays[0].shape[0] == 4096 && declared->arrays[0].shape[1] == 4096 &&
+                  !strcmp(declared->arrays[0].name, "w") && !strcmp(declared->arrays[0].dtype, "<f4");
+    return wl_fail(err, "refused by the check");
+}
+
+/* A 64 MiB member inflates in several steps; interrupt stops it; the check sees the declared shapes first. */
+static void test_interrupt_and_check(void)
+{
+    const zc_member m[1] = {{"w.npy", "<f4", "(4096, 4096)", (size_t)64 << 20}};
+    size_t len;
+    unsigned char *buf = zc_build(m, 1, &len);
+    wl_npz z;
+    wl_err e = {{0}};
+    CHECK_MSG(wl_npz_read_mem(buf, len, "w.npz", &z, &e) == 0, "%s", e.msg);
+    int zero = z.n == 1 && z.arrays[0].nbytes == ((size_t)64 << 20);
+    for (size_t i = 0; zero && i < z.arrays[0].nbytes; i += 4096) zero = ((const unsigned char *)z.arrays[0].data)[i] == 0;
+    CHECK(zero);
+    wl_npz_free(&z);
+    volatile sig_atomic_t stop = 1;
+    wl_npz_opts o = {.interrupt = &stop};
+    CHECK(wl_npz_read_mem_opts(buf, len, "w.npz", &o, &z, &e) == -1 && z.n == 0);
+    CHECK_MSG(strstr(e.msg, "w.npz: member 'w.npy'") && strstr(e.msg, "interrupted after inflating"), "%s", e.msg);
+    wl_npz_opts c = {.check = refuse_after_looking};
+    CHECK(wl_npz_read_mem_opts(buf, len, "w.npz", &c, &z, &e) == -1 && strstr(e.msg, "refused by the check") && seen_shapes);
+    free(buf);
+}
+
 void wl_test_main(void)
 {
+    test_total_bound();
+    test_interrupt_and_check();
     test_roundtrip_mem();
     test_roundtrip_file();
     test_write_rejects();

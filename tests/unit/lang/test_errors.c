@@ -151,8 +151,27 @@ static void test_runtime_error_keeps_earlier_output(void)
     lt_free(r);
 }
 
+/* Numbers past what a long long holds are refused before any conversion (UBSan checks the conversion). */
+static void test_whole_numbers_past_long_long(void)
+{
+    expect_error("uniform 9223372036854775808", "ArgumentError", 1, 9, "whole number from 1 to 9223372036854775807");
+    expect_error("uniform 1e300", "ArgumentError", 1, 9, "whole number");
+    expect_error("uniform -1e300", "ArgumentError", 1, 9, "whole number");
+}
+
+/* A lone CR ends a line as LF and CRLF do; lines and columns count it so. */
+static void test_lone_cr_is_a_line_break(void)
+{
+    expect_error("print 1\rprint 2\r\nmean 1 two", "TypeError", 3, 8, "must be a number");
+    lt_run *r = lt_eval(NULL, "print 1\rprint 2", NULL);
+    CHECK_MSG(r->rc == 0 && r->nout == 4 && !memcmp(r->out, "1\n2\n", 4), "rc %d, output '%.*s'", r->rc, (int)r->nout, r->out);
+    lt_free(r);
+}
+
 void wl_test_main(void)
 {
+    test_whole_numbers_past_long_long();
+    test_lone_cr_is_a_line_break();
     test_traceback_has_caret();
     test_parse_errors();
     test_unknown_command();

@@ -72,7 +72,7 @@ static int run(const char *dir, wl_err *err)
         cJSON_Delete(j);
         return wl_fail(err, "%s/manifest.json needs kind, heads, V, B, steps, lr, weight_decay and clip", dir);
     }
-    rc = load_path[0] ? wl_checkpoint_load(load_path, V, &m, NULL, err)
+    rc = load_path[0] ? wl_checkpoint_load(load_path, V, NULL, &m, NULL, err)
                       : wl_model_init(&m, kind->valuestring, V, heads, 0, err);
     cJSON_Delete(j);
     if (rc) return -1;

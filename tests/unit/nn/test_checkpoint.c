@@ -8,6 +8,7 @@
 #include "wl_checkpoint.h"
 #include "wl_npz.h"
 #include "wl_test.h"
+#include "io/zipcraft.h"
 
 enum { V = 37 };
 
@@ -29,7 +30,7 @@ static void test_round_trip(const char *kind, int heads)
     CHECK_MSG(wl_checkpoint_save(p, &m, 29, 5250, 3.25, "{\"lr\": 0.003, \"kind\": \"ignored\"}", &err) == 0, "%s",
               err.msg);
     wl_ckpt_meta meta;
-    CHECK_MSG(wl_checkpoint_load(p, V, &back, &meta, &err) == 0, "%s", err.msg);
+    CHECK_MSG(wl_checkpoint_load(p, V, NULL, &back, &meta, &err) == 0, "%s", err.msg);
     CHECK(back.nparams == m.nparams && back.V == V && back.H == m.H && strcmp(back.kind_name, kind) == 0);
     CHECK(memcmp(back.params, m.params, m.nparams * sizeof(float)) == 0);
     CHECK(strcmp(meta.kind, kind) == 0 && meta.heads == m.H && meta.seed == 29 && meta.selected_step == 5250);
@@ -52,11 +53,11 @@ static void test_round_trip(const char *kind, int heads)
 
     /* A run without a test score stores null and reads back NaN; meta may be NULL. */
     CHECK(wl_checkpoint_save(p, &m, 11, 0, NAN, NULL, &err) == 0);
-    CHECK(wl_checkpoint_load(p, 0, &back, &meta, &err) == 0);
+    CHECK(wl_checkpoint_load(p, 0, NULL, &back, &meta, &err) == 0);
     CHECK(isnan(meta.test_loss) && strstr(meta.json, "\"test_loss\":null"));
     wl_ckpt_meta_free(&meta);
     wl_model_free(&back);
-    CHECK(wl_checkpoint_load(p, 0, &back, NULL, &err) == 0);
+    CHECK(wl_checkpoint_load(p, 0, NULL, &back, NULL, &err) == 0);
     wl_model_free(&back);
     wl_model_free(&m);
 }
@@ -80,7 +81,7 @@ static void expect_error(const char *label, edit_fn edit, int expect_vocab, cons
     CHECK(wl_npz_write(bad, z.arrays, z.n, 1, &err) == 0);
     wl_npz_free(&z);
     memset(&err, 0, sizeof err);
-    int rc = wl_checkpoint_load(bad, expect_vocab, &back, NULL, &err);
+    int rc = wl_checkpoint_load(bad, expect_vocab, NULL, &back, NULL, &err);
     CHECK_MSG(rc == -1, "%s: loaded", label);
     if (rc == 0) wl_model_free(&back);
     CHECK_MSG(strstr(err.msg, "bad.npz") != NULL, "%s: no file name in: %s", label, err.msg);
@@ -205,8 +206,28 @@ static void meta_as_float(wl_npz *z)
     a->nbytes = 4;
 }
 
+static void meta_huge_seed(wl_npz *z)
+{
+    set_meta(z, "{\"kind\": \"attention\", \"heads\": 1, \"seed\": 1e300}");
+}
+
+static void nan_in_wq(wl_npz *z)
+{
+    float *w = find(z, "state__W_Q.weight")->data;
+    w[64 * 2 + 5] = NAN;   /* [D, D]: row 2, column 5 */
+    w[64 * 3] = NAN;
+}
+
+static void inf_in_bias(wl_npz *z)
+{
+    ((float *)find(z, "state__vocab_head.bias")->data)[7] = -INFINITY;
+}
+
 static void test_errors(void)
 {
+    expect_error("meta seed", meta_huge_seed, 0, "metadata_json", "\"seed\" must be a whole number");
+    expect_error("nan", nan_in_wq, 0, "array 'state__W_Q.weight' holds NaN at index [2, 5]", "finite");
+    expect_error("inf", inf_in_bias, 0, "array 'state__vocab_head.bias' holds infinity at index [7]", NULL);
     expect_error("missing", drop_wq, 0, "state__W_Q.weight", "missing");
     expect_error("renamed", rename_wq, 0, "state__W_Q.bias", "unexpected");
     expect_error("extra", add_extra, 0, "state__W_Q.bias", "unexpected");
@@ -240,7 +261,7 @@ static void test_damaged_files(void)
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
         const char *t = path_in("cut.npz");
         CHECK(wl_write_atomic(t, data, cuts[i], &err) == 0);
-        int rc = wl_checkpoint_load(t, 0, &back, NULL, &err);
+        int rc = wl_checkpoint_load(t, 0, NULL, &back, NULL, &err);
         CHECK_MSG(rc == -1 && strstr(err.msg, "cut.npz"), "cut at %zu: %s", cuts[i], err.msg);
         if (rc == 0) wl_model_free(&back);
     }
@@ -249,7 +270,7 @@ static void test_damaged_files(void)
     data[200] ^= 0x5a;
     const char *c = path_in("corrupt.npz");
     CHECK(wl_write_atomic(c, data, len, &err) == 0);
-    int rc = wl_checkpoint_load(c, 0, &back, NULL, &err);
+    int rc = wl_checkpoint_load(c, 0, NULL, &back, NULL, &err);
     CHECK_MSG(rc == -1 && strstr(err.msg, "state__token_embedding.weight") && strstr(err.msg, "offset"), "%s",
               err.msg);
     if (rc == 0) wl_model_free(&back);
@@ -258,13 +279,31 @@ static void test_damaged_files(void)
     const char *txt = path_in("notes.npz");
     const char *words = "these are some notes, not a checkpoint; long enough to hold an end record.\n";
     CHECK(wl_write_atomic(txt, words, strlen(words), &err) == 0);
-    CHECK(wl_checkpoint_load(txt, 0, &back, NULL, &err) == -1 && strstr(err.msg, "notes.npz") &&
+    CHECK(wl_checkpoint_load(txt, 0, NULL, &back, NULL, &err) == -1 && strstr(err.msg, "notes.npz") &&
           strstr(err.msg, "ZIP"));
 
     /* No file. */
-    CHECK(wl_checkpoint_load(path_in("absent.npz"), 0, &back, NULL, &err) == -1 && strstr(err.msg, "absent.npz"));
+    CHECK(wl_checkpoint_load(path_in("absent.npz"), 0, NULL, &back, NULL, &err) == -1 && strstr(err.msg, "absent.npz"));
     free(data);
     wl_model_free(&m);
+}
+
+/* A checkpoint whose arrays declare far more than a model of its vocabulary holds is refused before inflating. */
+static void test_declared_bound(void)
+{
+    const zc_member m[2] = {{"state__token_embedding.weight.npy", "<f4", "(37, 64)", 37 * 64 * 4},
+                            {"state__vocab_head.weight.npy", "<f4", "(37, 10000000)", (size_t)37 * 10000000 * 4}};
+    size_t len;
+    unsigned char *buf = zc_build(m, 2, &len);
+    const char *p = path_in("declared.npz");
+    wl_err err = {{0}};
+    CHECK(wl_write_atomic(p, buf, len, &err) == 0);
+    free(buf);
+    wl_model back;
+    CHECK(wl_checkpoint_load(p, 0, NULL, &back, NULL, &err) == -1);
+    CHECK_MSG(strstr(err.msg, "declared.npz: its arrays declare 1480009472 bytes, more than the") &&
+              strstr(err.msg, "that a checkpoint with a vocabulary of 37 tokens holds"), "%s", err.msg);
+    unlink(p);
 }
 
 void wl_test_main(void)
@@ -278,6 +317,7 @@ void wl_test_main(void)
     test_round_trip("multihead", 4);
     test_errors();
     test_damaged_files();
+    test_declared_bound();
     const char *names[] = {"round.npz", "good.npz", "bad.npz", "whole.npz", "cut.npz", "corrupt.npz", "notes.npz"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unlink(path_in(names[i]));
     rmdir(dir);

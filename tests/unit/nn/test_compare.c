@@ -139,7 +139,7 @@ static void test_full_run(const wl_corpus *c, cJSON **reference)
         snprintf(name, sizeof name, "%s_seed11.npz", kinds[k]);
         wl_model m;
         wl_ckpt_meta meta;
-        CHECK_MSG(wl_checkpoint_load(path_in("full", name), (int)c->vocab.n, &m, &meta, &err) == 0, "%s", err.msg);
+        CHECK_MSG(wl_checkpoint_load(path_in("full", name), (int)c->vocab.n, NULL, &m, &meta, &err) == 0, "%s", err.msg);
         CHECK(meta.selected_step == (int)run_field(j, kinds[k], 0, "selected_step"));
         CHECK(meta.test_loss == a);
         CHECK(strcmp(m.kind_name, kinds[k]) == 0);

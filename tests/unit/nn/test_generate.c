@@ -1,4 +1,4 @@
-/* test_generate.c: generation: greedy equals a hand-fed argmax loop, banned ids, EOS and limit stops, seeded sampling. */
+/* test_generate.c: generation: greedy equals a hand-fed argmax loop, banned ids, EOS and limit stops, seeded sampling, one call at a time. */
 #include <math.h>
 #include <string.h>
 
@@ -24,6 +24,7 @@ static void test_greedy_matches_manual(const char *kind, int heads)
         CHECK(r.n_new == 6 && r.calls == 6 && r.stop == WL_GEN_LIMIT);
         CHECK(strcmp(wl_gen_stop_name(r.stop), "limit") == 0);
         CHECK(r.seconds >= 0 && r.ms_per_call >= 0);
+        CHECK(r.warmup_ms > 0);   /* one call before the timed ones, not among the 6 counted */
 
         int32_t hist[80];
         int nh = 0;
@@ -49,6 +50,11 @@ static void test_greedy_matches_manual(const char *kind, int heads)
         wl_model_ws_free(ws);
         wl_gen_result_free(&r);
     }
+    wl_gen_config none = {.max_new_tokens = 0, .greedy = 1, .temperature = 1.0};
+    wl_gen_result r;
+    CHECK(wl_generate(&m, prompt, 3, &none, NULL, &r, &err) == 0);
+    CHECK(r.calls == 0 && r.n_new == 0 && r.warmup_ms == 0);   /* no call, no warm-up */
+    wl_gen_result_free(&r);
     wl_model_free(&m);
 }
 
@@ -132,8 +138,58 @@ static void test_sampling(void)
     wl_model_free(&m);
 }
 
+/* One call at a time: the same ids as wl_generate, the context of each call, an EOS stop, an interrupt. */
+static void test_steps(void)
+{
+    wl_err err = {{0}};
+    wl_model m;
+    CHECK(wl_model_init(&m, "multihead", V, 4, 13, &err) == 0);
+    int32_t prompt[70];
+    for (int i = 0; i < 70; i++) prompt[i] = 4 + (i * 7) % (V - 4);
+    wl_gen_config cfg = {.max_new_tokens = 12, .greedy = 0, .temperature = 1.5, .seed = 5};
+    wl_gen_result r;
+    CHECK(wl_generate(&m, prompt, 60, &cfg, NULL, &r, &err) == 0);
+    wl_gen *g;
+    CHECK_MSG(wl_gen_start(&m, prompt, 60, &cfg, &g, &err) == 0, "%s", err.msg);
+    int steps = 0;
+    while (!wl_gen_finished(g)) {
+        const int32_t *ctx = wl_gen_context(g);   /* BOS + prompt + ids so far, the last 64 */
+        int n = wl_gen_progress(g)->n_new;
+        CHECK(ctx[WL_T - 1] == (n ? wl_gen_progress(g)->ids[n - 1] : prompt[59]));
+        CHECK(ctx[0] == (n < 3 ? WL_PAD : n == 3 ? WL_BOS : prompt[n - 4]));   /* 61 + n ids of history */
+        CHECK_MSG(wl_gen_step(g, &err) == 0, "%s", err.msg);
+        steps++;
+    }
+    const wl_gen_result *p = wl_gen_progress(g);
+    CHECK(p->n_new == r.n_new && p->calls == r.calls && p->stop == r.stop && steps == r.calls);
+    CHECK(memcmp(p->ids, r.ids, sizeof(int32_t) * (size_t)r.n_new) == 0);
+    CHECK(p->seconds >= 0 && fabs(p->ms_per_call - 1000.0 * p->seconds / p->calls) < 1e-9);
+    CHECK(wl_gen_step(g, &err) == -1 && strstr(err.msg, "finished"));
+    wl_gen_free(g);
+    wl_gen_result_free(&r);
+
+    /* EOS always wins: one call, no token; an interrupt before the first call: none. */
+    m.head_b[WL_EOS] = 1e4f;
+    CHECK(wl_gen_start(&m, prompt, 3, &cfg, &g, &err) == 0);
+    CHECK(wl_gen_step(g, &err) == 0 && wl_gen_finished(g));
+    CHECK(wl_gen_progress(g)->stop == WL_GEN_EOS && wl_gen_progress(g)->calls == 1 && wl_gen_progress(g)->n_new == 0);
+    wl_gen_free(g);
+    CHECK(wl_gen_start(&m, prompt, 3, &cfg, &g, &err) == 0);
+    wl_gen_interrupt(g);
+    CHECK(wl_gen_finished(g) && wl_gen_progress(g)->stop == WL_GEN_INTERRUPTED && wl_gen_progress(g)->calls == 0);
+    wl_gen_free(g);
+    cfg.max_new_tokens = 0;   /* finished at once, stopped by the limit */
+    CHECK(wl_gen_start(&m, prompt, 3, &cfg, &g, &err) == 0);
+    CHECK(wl_gen_finished(g) && wl_gen_progress(g)->stop == WL_GEN_LIMIT);
+    wl_gen_free(g);
+    cfg.temperature = 0;
+    CHECK(wl_gen_start(&m, prompt, 3, &cfg, &g, &err) == -1 && g == NULL && strstr(err.msg, "temperature"));
+    wl_model_free(&m);
+}
+
 void wl_test_main(void)
 {
+    test_steps();
     test_greedy_matches_manual("mlp", 1);
     test_greedy_matches_manual("attention", 1);
     test_greedy_matches_manual("multihead", 4);
