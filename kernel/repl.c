@@ -55,6 +55,7 @@ typedef struct term {
     int tty, color;    /* stdout is a terminal; colour allowed (tty, no NO_COLOR, TERM not dumb) */
     char live_id[128]; /* on a terminal: the display shown last, which updates redraw in place */
     char *live;        /* its text, NULL when there is none */
+    char *held;        /* not a terminal: the latest update of a live display, printed when the display ends */
     int clear_pending; /* `clear wait=1`: clear the screen when the next output arrives */
 } term;
 
@@ -91,6 +92,12 @@ static void live_end(term *t)
     free(t->live);
     t->live = NULL;
     t->live_id[0] = 0;
+    if (t->held) {
+        printf("%s\n", t->held);
+        fflush(stdout);
+        free(t->held);
+        t->held = NULL;
+    }
 }
 
 /* Clears the screen for a pending `clear wait=1`. */
@@ -118,6 +125,7 @@ static void term_write(void *ud, const char *stream, const char *s, size_t n)
     if (g_interrupt) live_end(t);   /* after Ctrl-C the live display keeps its last state; what follows goes below it */
     FILE *f = t->json || !strcmp(stream, "stderr") ? stderr : stdout;
     int keep = t->live && n && s[n - 1] == '\n';   /* text goes above a live display, which is redrawn */
+    if (!t->tty) live_end(t);
     live_erase(t);
     out_flush();
     fwrite(s, 1, n, f);
@@ -141,10 +149,14 @@ static void term_display(void *ud, const char *display_id, const wl_mime *m, int
     term *t = ud;
     if (!m->text_plain) return;
     if (t->json) {
-        if (!update && m->app_json) print_json_line(m->app_json);
+        if (m->app_json) print_json_line(m->app_json);
         return;
     }
-    if (update && !t->tty) return;   /* a log keeps the first state of a live display only */
+    if (update && !t->tty) {   /* a log keeps the first and the last state of a live display */
+        free(t->held);
+        t->held = strdup(m->text_plain);
+        return;
+    }
     clear_if_pending(t);
     if (update && t->live && display_id && !strcmp(t->live_id, display_id)) live_erase(t);
     else live_end(t);

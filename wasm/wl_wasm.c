@@ -128,7 +128,7 @@ API wlw_model *wlw_model_load(const char *path, int expect_vocab)
         wl_fail(&last, "out of memory");
         return NULL;
     }
-    if (wl_checkpoint_load(path, expect_vocab, &h->m, &h->meta, &last) < 0) {
+    if (wl_checkpoint_load(path, expect_vocab, NULL, &h->m, &h->meta, &last) < 0) {
         free(h);
         return NULL;
     }

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -185,7 +184,7 @@ static int create_temp(int dfd, const char *name, char **tmp)
     }
     for (int tries = 0; tries < 100; tries++) {
         uint64_t r;
-        if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) break;
+        if (wl_random_bytes(&r, sizeof r)) break;
         snprintf(*tmp, cap, "%s" TMP_INFIX "%ld.%016llx", name, (long)getpid(), (unsigned long long)r);
         int fd = openat(dfd, *tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd >= 0 || errno != EEXIST) return fd;
@@ -302,6 +301,11 @@ int wl_read_line(FILE *f, char **buf, size_t *cap, size_t *len)
     if (rc == 1) (*buf)[n] = 0;
     *len = n;
     return rc;
+}
+
+int wl_random_bytes(void *buf, size_t n)
+{
+    return getentropy(buf, n) == 0 ? 0 : -1;
 }
 
 const char *wl_read_line_why(int e)

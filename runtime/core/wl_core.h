@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Every runtime function that can fail returns 0 on success or -1 on failure and
@@ -79,9 +80,14 @@ int wl_read_line(FILE *f, char **buf, size_t *cap, size_t *len);
 /* Why wl_read_line failed, from its errno: "longer than 16 MiB" for EFBIG, else strerror. */
 const char *wl_read_line_why(int e);
 
+/* n (at most 256) unpredictable bytes from the system's generator (getentropy; the browser's in WebAssembly):
+ * 0, or -1 when there is none. */
+int wl_random_bytes(void *buf, size_t n);
+
 /* Reads a whole file into a malloc'd buffer (NUL-terminated; *len excludes the NUL). A file (or a device, a pipe)
- * that goes on past WL_READ_MAX bytes is an error; wl_read_file_max sets the bound. */
-#define WL_READ_MAX ((size_t)4 << 30)
+ * that goes on past WL_READ_MAX bytes is an error (4 GiB; 1 GiB where size_t has 32 bits, as in WebAssembly);
+ * wl_read_file_max sets the bound. */
+#define WL_READ_MAX (SIZE_MAX > 0xffffffffu ? (size_t)4 << 30 : (size_t)1 << 30)
 int wl_read_file(const char *path, char **data, size_t *len, wl_err *err);
 int wl_read_file_max(const char *path, size_t max, char **data, size_t *len, wl_err *err);
 

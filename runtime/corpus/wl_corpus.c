@@ -83,7 +83,10 @@ typedef struct builder {
     uint64_t *seen;      /* open-addressing set of doc ids (their 64 bits), 0 = empty */
     size_t nseen, nslots;
     int has_zero_id;     /* the doc id 0000000000000000 was seen (0 marks empty slots) */
+    volatile sig_atomic_t *interrupt;   /* every loop over the stories stops when it is set (may be NULL) */
 } builder;
+
+static int stopped(volatile sig_atomic_t *interrupt) { return interrupt && *interrupt; }
 
 static int builder_full(const builder *b)
 {
@@ -252,13 +255,16 @@ static int builder_finish(builder *b, const char *source, wl_err *err)
     wl_tokens *train = malloc((c->n[WL_TRAIN] + 1) * sizeof *train);
     if (!train) return wl_fail(err, "out of memory fitting the vocabulary");
     for (size_t i = 0; i < c->n[WL_TRAIN]; i++) train[i] = c->stories[WL_TRAIN][i].tokens;
-    int rc = wl_vocab_fit(train, c->n[WL_TRAIN], &c->profile, &c->vocab, err);
+    int rc = wl_vocab_fit(train, c->n[WL_TRAIN], &c->profile, b->interrupt, &c->vocab, err);
     free(train);
     if (rc) return -1;
     c->audit.vocab_size = c->vocab.n;
 
     for (int s = 0; s < WL_NSPLITS; s++) {
         for (size_t i = 0; i < c->n[s]; i++) {
+            if (stopped(b->interrupt))
+                return wl_fail(err, "interrupted while encoding the %s split (%zu of %zu stories)", wl_split_name(s), i,
+                               c->n[s]);
             wl_story *st = &c->stories[s][i];
             st->ids = malloc((st->tokens.n + 1) * sizeof *st->ids);
             if (!st->ids) return wl_fail(err, "out of memory encoding the %s split", wl_split_name(s));
@@ -270,11 +276,12 @@ static int builder_finish(builder *b, const char *source, wl_err *err)
     return 0;
 }
 
-static void builder_init(builder *b, wl_corpus *c, const wl_profile *profile)
+static void builder_init(builder *b, wl_corpus *c, const wl_profile *profile, volatile sig_atomic_t *interrupt)
 {
     memset(b, 0, sizeof *b);
     memset(c, 0, sizeof *c);
     b->c = c;
+    b->interrupt = interrupt;
     c->profile = *profile;
 }
 
@@ -286,12 +293,17 @@ static int builder_end(builder *b, int rc)
     return rc ? -1 : 0;
 }
 
-int wl_corpus_build_texts(const char *const *texts, size_t n, const wl_profile *profile, wl_corpus *c, wl_err *err)
+static int build_texts(const char *const *texts, size_t n, const wl_profile *profile, volatile sig_atomic_t *interrupt,
+                       wl_corpus *c, wl_err *err)
 {
     builder b;
-    builder_init(&b, c, profile);
+    builder_init(&b, c, profile, interrupt);
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n && !builder_full(&b); i++) {
+        if (stopped(interrupt)) {
+            rc = wl_fail(err, "interrupted after %zu of %zu texts", i, n);
+            break;
+        }
         rc = builder_add(&b, texts[i], strlen(texts[i]), (long)i, i + 1, NULL, err);
     }
     char source[64];
@@ -300,14 +312,20 @@ int wl_corpus_build_texts(const char *const *texts, size_t n, const wl_profile *
     return builder_end(&b, rc);
 }
 
-int wl_corpus_generate(const wl_profile *profile, uint64_t seed, wl_corpus *c, wl_err *err)
+int wl_corpus_build_texts(const char *const *texts, size_t n, const wl_profile *profile, wl_corpus *c, wl_err *err)
+{
+    return build_texts(texts, n, profile, NULL, c, err);
+}
+
+int wl_corpus_generate(const wl_profile *profile, uint64_t seed, volatile sig_atomic_t *interrupt, wl_corpus *c,
+                       wl_err *err)
 {
     char **texts;
     size_t n = profile->stories;
     memset(c, 0, sizeof *c);
     if (n == 0) return wl_fail(err, "profile %s sets no story count to generate", profile->name);
-    if (wl_storygen_generate(seed, n, &texts, err)) return -1;
-    int rc = wl_corpus_build_texts((const char *const *)texts, n, profile, c, err);
+    if (wl_storygen_generate_interruptible(seed, n, interrupt, &texts, err)) return -1;
+    int rc = build_texts((const char *const *)texts, n, profile, interrupt, c, err);
     wl_storygen_free(texts, n);
     char gen[64];
     snprintf(gen, sizeof gen, "the embedded story generator (seed %llu)", (unsigned long long)seed);
@@ -352,16 +370,6 @@ static int check_line_text(const char *line, size_t n, wl_err *err)
     return 0;
 }
 
-size_t wl_json_nul_at(const char *s, size_t n)
-{
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!s[i] || (s[i] == '\\' && run % 2 == 0 && n - i >= 6 && !memcmp(s + i + 1, "u0000", 5))) return i;
-        run = s[i] == '\\' ? run + 1 : 0;
-    }
-    return n;
-}
-
 int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row_idx, wl_err *err)
 {
     *text = NULL;
@@ -401,6 +409,10 @@ static int load_jsonl(FILE *f, const char *path, builder *b, wl_err *err)
             rc = -1;
             break;
         }
+        if (stopped(b->interrupt)) {
+            rc = wl_fail(err, "%s: interrupted at line %zu", path, lineno);
+            break;
+        }
         if (is_blank(line, n)) continue;
         if (wl_corpus_parse_json_line(line, n, &text, &row, &e)) {
             rc = fail_where(err, path, lineno, "%s", e.msg);
@@ -429,6 +441,10 @@ static int load_plain(FILE *f, const char *path, builder *b, wl_err *err)
         }
         if (more) {
             lineno++;
+            if (stopped(b->interrupt)) {
+                rc = wl_fail(err, "%s: interrupted at line %zu", path, lineno);
+                break;
+            }
             wl_err e;
             if (check_line_text(line, n, &e)) {
                 rc = fail_where(err, path, lineno, "%s", e.msg);
@@ -466,10 +482,11 @@ static int load_plain(FILE *f, const char *path, builder *b, wl_err *err)
     return rc;
 }
 
-int wl_corpus_load_file(const char *path, const wl_profile *profile, wl_corpus *c, wl_err *err)
+int wl_corpus_load_file(const char *path, const wl_profile *profile, volatile sig_atomic_t *interrupt, wl_corpus *c,
+                        wl_err *err)
 {
     builder b;
-    builder_init(&b, c, profile);
+    builder_init(&b, c, profile, interrupt);
     FILE *f = fopen(path, "rb");
     if (!f) {
         int e = errno;
@@ -501,7 +518,7 @@ void wl_windows_free(wl_windows *w)
     memset(w, 0, sizeof *w);
 }
 
-int wl_corpus_windows(const wl_corpus *c, wl_split s, wl_windows *w, wl_err *err)
+int wl_corpus_windows(const wl_corpus *c, wl_split s, volatile sig_atomic_t *interrupt, wl_windows *w, wl_err *err)
 {
     memset(w, 0, sizeof *w);
     if ((unsigned)s >= WL_NSPLITS) return wl_fail(err, "no split number %d", (int)s);
@@ -521,6 +538,12 @@ int wl_corpus_windows(const wl_corpus *c, wl_split s, wl_windows *w, wl_err *err
     }
     size_t row = 0;
     for (size_t i = 0; i < c->n[s]; i++) {
+        if (stopped(interrupt)) {
+            free(seq);
+            wl_windows_free(w);
+            return wl_fail(err, "interrupted while making the windows of the %s split (%zu of %zu stories)",
+                           wl_split_name(s), i, c->n[s]);
+        }
         const wl_story *st = &c->stories[s][i];
         size_t len = st->tokens.n + 2;
         seq[0] = WL_BOS;

@@ -61,13 +61,15 @@ typedef struct wl_vocab {
     char **itos;         /* [V] id -> token (malloc'd strings) */
     int32_t *slots;      /* stoi: open-addressing hash table of ids, -1 = empty */
     size_t nslots;       /* a power of two */
+    uint64_t key[2];     /* the table's random hash key: crafted tokens cannot be made to collide */
     char profile[32];    /* the profile it was fit for ("" if unknown) */
     size_t min_freq, max_vocab;
 } wl_vocab;
 
 /* Fits the vocabulary on token lists (train only): count, sort by descending count then
  * ascending token (code-point order), keep count >= min_freq, at most max_vocab - 4. */
-int wl_vocab_fit(const wl_tokens *docs, size_t ndocs, const wl_profile *profile, wl_vocab *v, wl_err *err);
+int wl_vocab_fit(const wl_tokens *docs, size_t ndocs, const wl_profile *profile, volatile sig_atomic_t *interrupt,
+                 wl_vocab *v, wl_err *err);
 
 /* The id of a token, or WL_UNK. */
 int32_t wl_vocab_id(const wl_vocab *v, const char *token);
@@ -145,11 +147,14 @@ int wl_corpus_build_texts(const char *const *texts, size_t n, const wl_profile *
 
 /* Same from a file: JSON lines with "text" (and optional "row_idx") when the first non-blank
  * byte is '{', else plain text with stories separated by a line "<|endoftext|>".
- * Errors name the file and line. */
-int wl_corpus_load_file(const char *path, const wl_profile *profile, wl_corpus *c, wl_err *err);
+ * Errors name the file and line. It fails with "interrupted" as soon as *interrupt (may be NULL) is set,
+ * and so do wl_corpus_generate, wl_corpus_windows and wl_vocab_fit: every loop over the stories checks it. */
+int wl_corpus_load_file(const char *path, const wl_profile *profile, volatile sig_atomic_t *interrupt, wl_corpus *c,
+                        wl_err *err);
 
 /* Same from the embedded story generator: profile->stories stories from seed. */
-int wl_corpus_generate(const wl_profile *profile, uint64_t seed, wl_corpus *c, wl_err *err);
+int wl_corpus_generate(const wl_profile *profile, uint64_t seed, volatile sig_atomic_t *interrupt, wl_corpus *c,
+                       wl_err *err);
 
 /* The byte offset in the JSON text s of its first NUL: a NUL byte or the escape \u0000 (its backslash not escaped
  * itself); n when there is none. cJSON cuts a string at a NUL, so a reader looks for one before it trusts a string. */
@@ -162,7 +167,7 @@ size_t wl_json_nul_at(const char *s, size_t n);
 int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row_idx, wl_err *err);
 
 /* The windows of one split (ctx/tgt malloc'd; free with wl_windows_free). */
-int wl_corpus_windows(const wl_corpus *c, wl_split s, wl_windows *w, wl_err *err);
+int wl_corpus_windows(const wl_corpus *c, wl_split s, volatile sig_atomic_t *interrupt, wl_windows *w, wl_err *err);
 
 /* The audit as aligned plain text, or as a JSON object; malloc'd, NULL when out of memory. */
 char *wl_corpus_audit_text(const wl_corpus *c);

@@ -353,6 +353,12 @@ void wl_storygen_free(char **texts, size_t count)
 
 int wl_storygen_generate(uint64_t seed, size_t count, char ***texts, wl_err *err)
 {
+    return wl_storygen_generate_interruptible(seed, count, NULL, texts, err);
+}
+
+int wl_storygen_generate_interruptible(uint64_t seed, size_t count, volatile sig_atomic_t *interrupt, char ***texts,
+                                       wl_err *err)
+{
     if (!texts) return wl_fail(err, "storygen: the output pointer for %zu stories is NULL", count);
     *texts = NULL;
     char **out = calloc(count ? count : 1, sizeof *out);
@@ -361,6 +367,11 @@ int wl_storygen_generate(uint64_t seed, size_t count, char ***texts, wl_err *err
     char *work = NULL;
     size_t work_cap = 0;
     for (size_t i = 0; i < count; i++) {
+        if (interrupt && *interrupt) {
+            free(work);
+            wl_storygen_free(out, i);
+            return wl_fail(err, "storygen: interrupted after %zu of %zu stories", i, count);
+        }
         sg_story st;
         memset(&st, 0, sizeof st);
         st.buf = work;

@@ -14,6 +14,9 @@
  * size, a place, dialogue, a problem and its solution, and an ending; the names and
  * attributes introduced early are referred to again later in the story. */
 int wl_storygen_generate(uint64_t seed, size_t count, char ***texts, wl_err *err);
+/* The same, failing with "interrupted" when *interrupt (may be NULL) is set between two stories. */
+int wl_storygen_generate_interruptible(uint64_t seed, size_t count, volatile sig_atomic_t *interrupt, char ***texts,
+                                       wl_err *err);
 
 /* Frees what wl_storygen_generate returned (NULL is fine). */
 void wl_storygen_free(char **texts, size_t count);

@@ -6,12 +6,50 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-static uint64_t hash_str(const char *s)
+/* ---- the hash: SipHash-1-3 with a random key, so that no file can make its tokens collide ---- */
+
+static uint64_t rotl(uint64_t x, int b) { return x << b | x >> (64 - b); }
+
+static void sip_round(uint64_t v[4])
 {
-    uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    v[0] += v[1], v[1] = rotl(v[1], 13) ^ v[0], v[0] = rotl(v[0], 32);
+    v[2] += v[3], v[3] = rotl(v[3], 16) ^ v[2];
+    v[0] += v[3], v[3] = rotl(v[3], 21) ^ v[0];
+    v[2] += v[1], v[1] = rotl(v[1], 17) ^ v[2], v[2] = rotl(v[2], 32);
+}
+
+static uint64_t hash_str(const uint64_t key[2], const char *s)
+{
+    uint64_t v[4] = {key[0] ^ 0x736f6d6570736575ULL, key[1] ^ 0x646f72616e646f6dULL, key[0] ^ 0x6c7967656e657261ULL,
+                     key[1] ^ 0x7465646279746573ULL};
+    size_t len = strlen(s), i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t m = 0;
+        for (int k = 7; k >= 0; k--) m = m << 8 | (unsigned char)s[i + (size_t)k];   /* little-endian */
+        v[3] ^= m;
+        sip_round(v);
+        v[0] ^= m;
+    }
+    uint64_t m = (uint64_t)len << 56;
+    for (size_t k = 0; i + k < len; k++) m |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+    v[3] ^= m;
+    sip_round(v);
+    v[0] ^= m;
+    v[2] ^= 0xff;
+    for (int r = 0; r < 3; r++) sip_round(v);
+    return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+/* A fresh key from the kernel's generator (the clock and an address if it has none). */
+static void new_key(uint64_t key[2])
+{
+    if (wl_random_bytes(key, 2 * sizeof *key) == 0) return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    key[0] = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ULL ^ (uint64_t)ts.tv_sec;
+    key[1] = (uint64_t)(uintptr_t)key * 0xBF58476D1CE4E5B9ULL ^ (uint64_t)clock();
 }
 
 static size_t table_size(size_t n)
@@ -25,7 +63,7 @@ int32_t wl_vocab_id(const wl_vocab *v, const char *token)
 {
     if (!v->nslots) return WL_UNK;
     size_t mask = v->nslots - 1;
-    for (size_t i = hash_str(token) & mask;; i = (i + 1) & mask) {
+    for (size_t i = hash_str(v->key, token) & mask;; i = (i + 1) & mask) {
         int32_t id = v->slots[i];
         if (id < 0) return WL_UNK;
         if (!strcmp(v->itos[id], token)) return id;
@@ -58,9 +96,10 @@ static int index_tokens(wl_vocab *v, const char *where, wl_err *err)
     v->slots = malloc(v->nslots * sizeof *v->slots);
     if (!v->slots) return wl_fail(err, "%s: out of memory for %zu tokens", where, v->n);
     memset(v->slots, 0xff, v->nslots * sizeof *v->slots);
+    new_key(v->key);
     size_t mask = v->nslots - 1;
     for (size_t id = 0; id < v->n; id++) {
-        size_t i = hash_str(v->itos[id]) & mask;
+        size_t i = hash_str(v->key, v->itos[id]) & mask;
         for (; v->slots[i] >= 0; i = (i + 1) & mask)
             if (!strcmp(v->itos[v->slots[i]], v->itos[id]))
                 return wl_fail(err, "%s: token \"%s\" appears twice (ids %d and %zu)", where, v->itos[id],
@@ -100,14 +139,21 @@ static void place(tok_count *slots, size_t nslots, tok_count e)
 }
 
 /* Counts the tokens of docs into a malloc'd array of distinct tokens. */
-static int count_tokens(const wl_tokens *docs, size_t ndocs, tok_count **out, size_t *nout, wl_err *err)
+static int count_tokens(const wl_tokens *docs, size_t ndocs, volatile sig_atomic_t *interrupt, tok_count **out,
+                        size_t *nout, wl_err *err)
 {
     size_t nslots = 4096, n = 0;
+    uint64_t key[2];
+    new_key(key);
     tok_count *slots = calloc(nslots, sizeof *slots);
-    for (size_t d = 0; slots && d < ndocs; d++)
+    for (size_t d = 0; slots && d < ndocs; d++) {
+        if (interrupt && *interrupt) {
+            free(slots);
+            return wl_fail(err, "interrupted while counting the tokens of the training stories (%zu of %zu)", d, ndocs);
+        }
         for (size_t t = 0; slots && t < docs[d].n; t++) {
             const char *tok = docs[d].tok[t];
-            uint64_t h = hash_str(tok);
+            uint64_t h = hash_str(key, tok);
             size_t i = h & (nslots - 1);
             while (slots[i].tok && (slots[i].hash != h || strcmp(slots[i].tok, tok))) i = (i + 1) & (nslots - 1);
             if (slots[i].tok) {
@@ -123,6 +169,7 @@ static int count_tokens(const wl_tokens *docs, size_t ndocs, tok_count **out, si
             slots = grown;
             nslots *= 2;
         }
+    }
     if (!slots) return wl_fail(err, "out of memory counting the tokens of %zu stories", ndocs);
     size_t k = 0;
     for (size_t i = 0; i < nslots; i++)
@@ -132,7 +179,8 @@ static int count_tokens(const wl_tokens *docs, size_t ndocs, tok_count **out, si
     return 0;
 }
 
-int wl_vocab_fit(const wl_tokens *docs, size_t ndocs, const wl_profile *profile, wl_vocab *v, wl_err *err)
+int wl_vocab_fit(const wl_tokens *docs, size_t ndocs, const wl_profile *profile, volatile sig_atomic_t *interrupt,
+                 wl_vocab *v, wl_err *err)
 {
     memset(v, 0, sizeof *v);
     if (profile->max_vocab < WL_TEXT_NSPECIALS)
@@ -140,7 +188,7 @@ int wl_vocab_fit(const wl_tokens *docs, size_t ndocs, const wl_profile *profile,
                        WL_TEXT_NSPECIALS);
     tok_count *counts = NULL;
     size_t ndistinct = 0;
-    if (count_tokens(docs, ndocs, &counts, &ndistinct, err)) return -1;
+    if (count_tokens(docs, ndocs, interrupt, &counts, &ndistinct, err)) return -1;
     qsort(counts, ndistinct, sizeof *counts, by_count_then_token);
     size_t keep = 0, limit = profile->max_vocab - WL_TEXT_NSPECIALS;
     while (keep < ndistinct && keep < limit && counts[keep].count >= profile->min_freq) keep++;
@@ -226,6 +274,17 @@ static int load_json(const cJSON *root, const char *path, wl_vocab *v, wl_err *e
         return -1;
     set_settings(v, profile ? profile->valuestring : "", min_freq, max_vocab);
     return index_tokens(v, path, err);
+}
+
+/* The JSON text lives in vocab.json and story files alike (wl_corpus.c also calls it). */
+size_t wl_json_nul_at(const char *s, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!s[i] || (s[i] == '\\' && run % 2 == 0 && n - i >= 6 && !memcmp(s + i + 1, "u0000", 5))) return i;
+        run = s[i] == '\\' ? run + 1 : 0;
+    }
+    return n;
 }
 
 /* The error for a vocab.json whose text holds a NUL at byte offset at: cJSON cuts strings there, so a copy of the

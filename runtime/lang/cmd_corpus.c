@@ -101,10 +101,10 @@ static int cmd_corpus(wl_call *c, wl_value **out)
     if (wl_opt_has(c, "source") || wl_opt_has(c, "cache") || wl_opt_has(c, "api") || wl_opt_has(c, "time_scale")) {
         rc = lang_tinystories_corpus(c, &prof, &lc->c);
     } else if (file) {
-        rc = wl_corpus_load_file(file, &prof, &lc->c, c->err);
+        rc = wl_corpus_load_file(file, &prof, lang_interrupt(c), &lc->c, c->err);
         if (rc) c->errword = wl_call_optword(c, "file");
     } else {
-        rc = wl_corpus_generate(&prof, (uint64_t)seed, &lc->c, c->err);
+        rc = wl_corpus_generate(&prof, (uint64_t)seed, lang_interrupt(c), &lc->c, c->err);
         lc->generated = 1;
         lc->seed = (uint64_t)seed;
     }

@@ -23,7 +23,7 @@ static double now_s(void)
 static int corpus_windows(wl_call *c, lang_corpus *lc, wl_split s, wl_window_set *out)
 {
     if (!lc->have_win[s]) {
-        if (wl_corpus_windows(&lc->c, s, &lc->win[s], c->err)) return -1;
+        if (wl_corpus_windows(&lc->c, s, lang_interrupt(c), &lc->win[s], c->err)) return -1;
         lc->have_win[s] = 1;
     }
     *out = (wl_window_set){lc->win[s].ctx, lc->win[s].tgt, lc->win[s].n};
@@ -179,6 +179,7 @@ typedef struct progress_ui {
     double last;
     int best_step;
     double best;
+    int shown;             /* the live display exists */
     double *xs, *ys;       /* every step's batch loss, for the live curve */
     int n, cap;
     wl_trace_row trace[64];
@@ -230,12 +231,11 @@ static void on_train_step(void *ud, const wl_train_progress *p)
             ui->best_step = p->step;
         }
         if (ui->ntrace < 64) ui->trace[ui->ntrace++] = (wl_trace_row){p->step, 0, p->loss, p->validation_loss};
-        wl_sink_printf(ui->c->sink, "step %d/%d: train batch loss %.4f, validation loss %.4f\n", p->step, p->steps, p->loss,
-                       p->validation_loss);
     }
     double t = now_s();
     if (validated || p->step == p->steps || t - ui->last > 0.25) {
-        show_progress(ui, p, ui->id[0] != 0 && ui->last > 0);
+        show_progress(ui, p, ui->shown);
+        ui->shown = 1;
         ui->last = t;
     }
 }
@@ -290,10 +290,8 @@ static int cmd_train(wl_call *c, wl_value **out)
     lm->selected_step = run->r.selected_step;
     lm->test_loss = run->r.test_loss;
     if (!lm->vocab) lm->vocab = lang_vocab_value(c->argv[1], &lc->c.vocab);
-    if (run->r.interrupted)
-        wl_sink_printf(c->sink, "interrupted at step %d; the model keeps the weights of step %d\n", run->r.steps_done,
-                       run->r.selected_step);
     *out = wl_obj(&RUN_T, run);
+    if (ui.shown) wl_call_replaces_display(c, *out, ui.id);   /* the live display ends as the summary */
     return 0;
 }
 
@@ -485,6 +483,9 @@ static int cmd_generate(wl_call *c, wl_value **out)
 typedef struct lang_results {
     cJSON *root;
     char *path;   /* malloc'd */
+    const cJSON **kinds;   /* [nkinds] the members of "aggregate" */
+    const cJSON **runs;    /* [nkinds] the member of "runs" with the same name (the first one), or NULL */
+    size_t nkinds;
 } lang_results;
 
 static void results_free(void *p)
@@ -492,23 +493,80 @@ static void results_free(void *p)
     lang_results *r = p;
     cJSON_Delete(r->root);
     free(r->path);
+    free(r->kinds);
+    free(r->runs);
     free(r);
 }
 
-static double stat(const cJSON *agg, const char *kind, const char *field, const char *which)
+static double stat(const cJSON *kind, const char *field, const char *which)
 {
-    const cJSON *k = cJSON_GetObjectItemCaseSensitive(agg, kind);
-    const cJSON *f = k ? cJSON_GetObjectItemCaseSensitive(k, field) : NULL;
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(kind, field);
     const cJSON *v = f ? cJSON_GetObjectItemCaseSensitive(f, which) : NULL;
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Object members ordered by name, the first of equal names first (they are sorted with their positions). */
+typedef struct member {
+    const cJSON *item;
+    size_t pos;
+} member;
+
+static int by_name(const void *a, const void *b)
+{
+    const member *x = a, *y = b;
+    int d = strcmp(x->item->string, y->item->string);
+    return d ? d : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int by_name_only(const void *key, const void *m) { return strcmp(key, ((const member *)m)->item->string); }
+
+/* Pairs every member of "aggregate" with its member of "runs": sorted and searched, n log n however many models
+ * a file names (looking each one up in turn is quadratic). */
+static int index_results(wl_call *c, lang_results *r, const cJSON *agg, const cJSON *runs)
+{
+    size_t na = 0, nr = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, agg) na++;
+    cJSON_ArrayForEach(it, runs) nr++;
+    member *sorted = malloc((nr ? nr : 1) * sizeof *sorted);
+    r->kinds = malloc((na ? na : 1) * sizeof *r->kinds);
+    r->runs = malloc((na ? na : 1) * sizeof *r->runs);
+    if (!sorted || !r->kinds || !r->runs) abort();
+    nr = 0;
+    cJSON_ArrayForEach(it, runs) sorted[nr] = (member){it, nr}, nr++;
+    qsort(sorted, nr, sizeof *sorted, by_name);
+    int rc = 0;
+    cJSON_ArrayForEach(it, agg) {
+        if (wl_sink_interrupted(c->sink)) {
+            rc = wl_fail(c->err, "results: interrupted after %zu of %zu models", r->nkinds, na);
+            break;
+        }
+        const member *m = bsearch(it->string, sorted, nr, sizeof *sorted, by_name_only);
+        while (m && m > sorted && !strcmp(m[-1].item->string, it->string)) m--;   /* the first of equal names */
+        r->kinds[r->nkinds] = it;
+        r->runs[r->nkinds++] = m ? m->item : NULL;
+    }
+    free(sorted);
+    return rc;
+}
+
+/* A table pads every cell of a column to its widest: one huge cell must not make every row huge. */
+#define RESULTS_NAME_SHOWN 60
+#define RESULTS_STEPS_SHOWN 12
+
+/* Bytes of the first RESULTS_NAME_SHOWN code points of s. */
+static int short_len(const char *s)
+{
+    int n = 0, cps = 0;
+    for (; s[n]; n++)
+        if (((unsigned char)s[n] & 0xC0) != 0x80 && cps++ == RESULTS_NAME_SHOWN) break;
+    return n;
 }
 
 static int results_render(const void *p, wl_mime *out, wl_err *err)
 {
     (void)err;
     const lang_results *r = p;
-    const cJSON *agg = cJSON_GetObjectItemCaseSensitive(r->root, "aggregate");
-    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(r->root, "runs");
     static const char *const fields[] = {"test_loss", "test_perplexity", "runtime_seconds"};
     wl_table *t = wl_table_new(6);
     wl_table_header_rows(t, 1);
@@ -520,21 +578,25 @@ static int results_render(const void *p, wl_mime *out, wl_err *err)
     free(title);
     const char *heads[] = {"model", "runs", "test loss", "test perplexity", "runtime s", "selected steps"};
     for (int i = 0; i < 6; i++) wl_table_cell(t, heads[i], -1);
-    const cJSON *kind;
-    cJSON_ArrayForEach(kind, agg)
-    {
-        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(runs, kind->string);
-        wl_table_cell(t, kind->string, -1);
+    for (size_t k = 0; k < r->nkinds; k++) {
+        const cJSON *kind = r->kinds[k], *arr = r->runs[k];
+        wl_table_cellf(t, -1, "%.*s%s", short_len(kind->string), kind->string,
+                       kind->string[short_len(kind->string)] ? "…" : "");
         wl_table_cellf(t, -1, "%d", cJSON_GetArraySize(arr));
         for (int f = 0; f < 3; f++) {
-            double m = stat(agg, kind->string, fields[f], "mean"), s = stat(agg, kind->string, fields[f], "sample_std");
+            double m = stat(kind, fields[f], "mean"), s = stat(kind, fields[f], "sample_std");
             if (isnan(m)) wl_table_cell(t, "-", -1);
             else if (isnan(s)) wl_table_cellf(t, -1, "%.4f", m);
             else wl_table_cellf(t, -1, "%.4f ± %.4f", m, s);
         }
         const cJSON *run;
+        int shown = 0;
         cJSON_ArrayForEach(run, arr)
         {
+            if (shown++ == RESULTS_STEPS_SHOWN) {
+                wl_buf_printf(&b, " … (%d runs)", cJSON_GetArraySize(arr));
+                break;
+            }
             const cJSON *st = cJSON_GetObjectItemCaseSensitive(run, "selected_step");
             wl_buf_printf(&b, "%s%d", b.len ? " " : "", cJSON_IsNumber(st) ? st->valueint : -1);
         }
@@ -590,8 +652,8 @@ static int load_results(wl_call *c, const char *where, int word, wl_value **out)
     }
     cJSON *root = cJSON_ParseWithLength(text, len);
     free(text);
-    if (!root || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "aggregate")) ||
-        !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "runs"))) {
+    const cJSON *agg = cJSON_GetObjectItemCaseSensitive(root, "aggregate"), *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
+    if (!root || !cJSON_IsObject(agg) || !cJSON_IsObject(runs)) {
         cJSON_Delete(root);
         wl_call_fail(c, "RuntimeError", word, "%s is not a comparison.json (it needs \"runs\" and \"aggregate\" objects)", path);
         free(path);
@@ -602,6 +664,11 @@ static int load_results(wl_call *c, const char *where, int word, wl_value **out)
     r->root = root;
     r->path = lang_path_shown(c->in, path);
     free(path);
+    if (!r->path) abort();
+    if (index_results(c, r, agg, runs)) {
+        results_free(r);
+        return -1;
+    }
     *out = wl_obj(&RESULTS_T, r);
     return 0;
 }
@@ -712,12 +779,15 @@ const wl_command wl_cmds_train[] = {
              "gradients, clips them to norm 1 and takes an AdamW step. At step 1, every eval_every\n"
              "steps (default steps/8) and at the end it measures the validation loss; the model ends\n"
              "with the weights of the best one. Defaults: lr 0.003 and wd 0.001 for attention models,\n"
-             "0.001 and 0.0001 for mlp; seed is the model's. Ctrl-C stops early and keeps the best\n"
-             "weights so far. Shows live progress; gives the trace, validation and test scores.\n"
+             "0.001 and 0.0001 for mlp; seed is the model's. Ctrl-C stops early: the weights reached are\n"
+             "validated too, and the best of every validation is kept (a second Ctrl-C skips that pass).\n"
+             "One live display shows the progress and ends as the summary: the curve, validation and test\n"
+             "scores and the trace.\n"
              "Fields: .selected_step .validation_loss .validation_perplexity .test_loss .test_perplexity .seconds .steps",
      .example = "stories = corpus profile=smoke stories=60\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "train $m $stories steps=20 batch=32 eval_every=10",
-     .min_args = 2, .max_args = 2, .options = "steps batch lr wd seed eval_every", .fn = cmd_train},
+     .min_args = 2, .max_args = 2, .options = "steps batch lr wd seed eval_every", .flags = WL_CMD_SHOW_BOUND,
+     .fn = cmd_train},
     {.name = "evaluate", .topic = "training", .synopsis = "evaluate MODEL CORPUS [split=validation]",
      .summary = "cross-entropy and perplexity over every window of a split",
      .help = "The mean loss -ln p(target) over all windows of the split (train, validation or test),\n"

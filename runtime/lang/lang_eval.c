@@ -21,6 +21,8 @@ struct wl_interp {
     const wl_sink *sink;
     wl_lang_error *error;
     int failed;
+    const wl_value *live_value;   /* the statement's value replaces the live display live_id (wl_call_replaces_display) */
+    char live_id[64];
 };
 
 /* ---- errors ---- */
@@ -570,6 +572,13 @@ int wl_call_fail(wl_call *c, const char *ename, int word, const char *fmt, ...)
     return -1;
 }
 
+void wl_call_replaces_display(wl_call *c, const wl_value *v, const char *display_id)
+{
+    if (c->in->depth != 1) return;   /* a nested command's value is not the statement's */
+    c->in->live_value = v;
+    snprintf(c->in->live_id, sizeof c->in->live_id, "%s", display_id);
+}
+
 int wl_call_argword(const wl_call *c, int i) { return i >= 0 && i < c->argc ? c->argword[i] : -1; }
 
 int wl_call_optword(const wl_call *c, const char *key)
@@ -806,6 +815,7 @@ int wl_interp_eval_n(wl_interp *in, const char *given, size_t len, const char *o
         const wl_stmt *st = &s->stmts[i];
         const wl_command *cmd;
         wl_value *v = NULL;
+        in->live_value = NULL;
         if (eval_stmt(in, st, &v, &cmd)) break;
         if (st->bind && set_var(in, st->bind, v, st->line, st->col)) {
             wl_unref(v);
@@ -818,6 +828,8 @@ int wl_interp_eval_n(wl_interp *in, const char *given, size_t len, const char *o
             wl_err err = {{0}};
             if (wl_value_render(v, &m, &err)) {
                 fail_at(in, "RuntimeError", st->line, st->col, "cannot show the value: %s", err.msg);
+            } else if (v == in->live_value && sink && sink->display) {
+                sink->display(sink->ud, in->live_id, &m, 1);
             } else if (i == s->n - 1 && result && !interrupted) {
                 *result = m;
                 memset(&m, 0, sizeof m);

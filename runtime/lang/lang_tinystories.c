@@ -123,7 +123,7 @@ int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out)
     else if (res.course_match == 0)
         wl_sink_printf(c->sink, "warning: this is not the course's dgx subset: the course published SHA-256 %s\n",
                        WL_TS_DGX_SHA256);
-    if (wl_corpus_load_file(res.path, prof, out, c->err)) {
+    if (wl_corpus_load_file(res.path, prof, lang_interrupt(c), out, c->err)) {
         free(shown);
         return -1;
     }

@@ -148,6 +148,9 @@ int wl_call_fail(wl_call *c, const char *ename, int word, const char *fmt, ...) 
 /* Position of positional argument i / option key as a word index for wl_call_fail. */
 int wl_call_argword(const wl_call *c, int i);
 int wl_call_optword(const wl_call *c, const char *key);
+/* The value v (the one returned in *out) is the final state of the live display display_id that the handler
+ * showed: when the statement's value is shown, it replaces that display instead of appearing a second time. */
+void wl_call_replaces_display(wl_call *c, const wl_value *v, const char *display_id);
 /* WL_CMD_RAW commands: evaluates words from..end of the statement as a command (nested).
  * Returns 0 / -1 (the nested error is kept and reported as is). */
 int wl_call_eval_rest(wl_call *c, int from, wl_value **out);

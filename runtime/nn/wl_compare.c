@@ -356,6 +356,7 @@ static int one_run(state *st, const wl_corpus *c, const char *outdir, int m, int
     uint64_t seed = cfg->seeds[s];
     wl_train_config tc;
     run_config(cfg, mm, seed, &tc);
+    tc.validate_on_interrupt = 0;   /* an interrupted run is redone from the start: nothing to keep */
 
     wl_model model;
     if (wl_model_init(&model, mm->kind, (int)c->vocab.n, mm->heads, seed, err) < 0) return -1;
@@ -435,7 +436,11 @@ int wl_compare_run(const wl_corpus *c, const char *outdir, const wl_compare_conf
     wl_window_set sets[3] = {{0}};
     if (status->kept < status->nruns)
         for (int k = 0; k < 3; k++) {
-            if (wl_corpus_windows(c, splits[k], &w[k], err) < 0) goto done;
+            if (wl_corpus_windows(c, splits[k], interrupt, &w[k], err) < 0) {
+                if (!(interrupt && *interrupt)) goto done;
+                status->interrupted = 1;
+                break;
+            }
             sets[k] = (wl_window_set){w[k].ctx, w[k].tgt, w[k].n};
         }
 

@@ -173,6 +173,7 @@ void wl_train_config_default(wl_train_config *c)
     c->seed = 11;
     c->selection_windows = 20000;
     c->eval_batch = 512;
+    c->validate_on_interrupt = 1;
 }
 
 void wl_train_result_free(wl_train_result *r)
@@ -211,6 +212,18 @@ static int check_inputs(const wl_train_config *c, const wl_window_set *train, co
     return 0;
 }
 
+/* Records a selection pass in the trace and keeps params [n] in best when vloss is the lowest so far. */
+static void select_step(wl_train_result *res, int step, int B, double loss, double vloss, double *best_loss,
+                        float *best, const float *params, size_t n)
+{
+    res->trace[res->ntrace++] = (wl_trace_row){step, (long)step * B, loss, vloss};
+    if (vloss < *best_loss) {
+        *best_loss = vloss;
+        res->selected_step = step;
+        memcpy(best, params, n * sizeof(float));
+    }
+}
+
 int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train,
              const wl_window_set *validation, const wl_window_set *test,
              wl_train_progress_fn progress, void *ud, volatile sig_atomic_t *interrupt,
@@ -247,7 +260,8 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
     double best_loss = INFINITY;
     memcpy(best, m->params, n * sizeof(float));
     double t0 = now_s(), t_eval = 0.0;   /* t_eval: seconds spent in selection passes */
-    int n_eval = 0;
+    int n_eval = 0, last_validated = 0;
+    double loss = NAN;                   /* the latest step's batch loss */
 
     for (int step = 1; step <= cfg->steps; step++) {
         if (interrupt && *interrupt) {
@@ -259,7 +273,6 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
             memcpy(bctx + (size_t)b * WL_T, train->ctx + k * WL_T, WL_T * sizeof(int32_t));
             btgt[b] = train->tgt[k];
         }
-        double loss;
         if (wl_model_loss(m, ws, bctx, btgt, B, &loss, grads, err) < 0) goto done;
         if (!isfinite(loss)) {
             wl_fail(err, "train: the batch loss is %g at step %d (the run diverged; try a smaller lr)", loss, step);
@@ -280,16 +293,8 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
             }
             t_eval += now_s() - te;
             n_eval++;
-            wl_trace_row *row = &res->trace[res->ntrace++];
-            row->step = step;
-            row->tokens_seen = (long)step * B;
-            row->train_batch_loss = loss;
-            row->validation_loss = vloss;
-            if (vloss < best_loss) {
-                best_loss = vloss;
-                res->selected_step = step;
-                memcpy(best, m->params, n * sizeof(float));
-            }
+            last_validated = step;
+            select_step(res, step, B, loss, vloss, &best_loss, best, m->params, n);
         }
         if (progress) {
             double train_s = now_s() - t0 - t_eval;
@@ -301,6 +306,22 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
                 .validation_loss = vloss,
             };
             progress(ud, &p);
+        }
+    }
+    if (res->interrupted && cfg->validate_on_interrupt && res->steps_done > last_validated) {
+        /* The steps since the last validation are not thrown away: the current weights are validated too
+         * (a second interrupt skips this pass) and kept when they are the better. */
+        int step = res->steps_done;
+        double vloss = NAN;
+        *interrupt = 0;
+        int vrc = wl_evaluate(m, ws, &sel, cfg->eval_batch, interrupt, &vloss, NULL, err);
+        *interrupt = 1;
+        if (vrc == 0) {
+            select_step(res, step, B, loss, vloss, &best_loss, best, m->params, n);
+            if (progress) {
+                wl_train_progress p = {.step = step, .steps = cfg->steps, .loss = loss, .validation_loss = vloss};
+                progress(ud, &p);
+            }
         }
     }
     res->runtime_seconds = now_s() - t0;

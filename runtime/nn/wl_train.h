@@ -53,9 +53,11 @@ typedef struct wl_train_config {
     uint64_t seed;          /* batch generator seed (the stream is wl_rng seeded with seed ^ WL_BATCH_STREAM) */
     size_t selection_windows; /* validation windows used for selection (the first 20,000) */
     int eval_batch;         /* batch size of evaluation passes (512) */
+    int validate_on_interrupt; /* 1: an interrupted run validates the weights it reached (see wl_train) */
 } wl_train_config;
 
-/* The course's defaults: 6,000 steps, batch 512, eval every 750, lr 3e-3, wd 1e-3, clip 1, seed 11. */
+/* The course's defaults: 6,000 steps, batch 512, eval every 750, lr 3e-3, wd 1e-3, clip 1, seed 11,
+ * validate_on_interrupt 1. */
 void wl_train_config_default(wl_train_config *c);
 /* 0 when every field is in range, else -1 and a message naming the field. */
 int wl_train_config_check(const wl_train_config *c, wl_err *err);
@@ -91,7 +93,11 @@ typedef struct wl_train_result {
 } wl_train_result;
 
 /* Trains m in place and leaves it holding the best parameters. test may be NULL.
- * progress and interrupt may be NULL. Returns 0 (also when interrupted: see res->interrupted) or -1. */
+ * progress and interrupt may be NULL. Returns 0 (also when interrupted: see res->interrupted) or -1.
+ * progress is called after every step. When *interrupt becomes non-zero, training stops before the next step;
+ * with cfg->validate_on_interrupt, the weights reached since the last validation are validated as well (with *interrupt set back to 0 during
+ * that pass, so that a second interrupt skips it; it is 1 again on return), kept when they are the best, and
+ * reported by one more progress call for the same step with its validation_loss. */
 int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train,
              const wl_window_set *validation, const wl_window_set *test,
              wl_train_progress_fn progress, void *ud, volatile sig_atomic_t *interrupt,

@@ -2,7 +2,11 @@
  *
  * Usage: nn_bench [V] [B]   (defaults 4000 and 512). Each figure is the fastest of repeated runs after a warm-up
  * (other load on the machine only ever adds time), on windows like the corpus's (left padding of random length, a
- * real last token). Evaluation is the mean loss of a batch without gradients. Used by tests/bench/bench_nn.py. */
+ * real last token). Evaluation is the mean loss of a batch without gradients. Used by tests/bench/bench_nn.py.
+ *
+ * nn_bench sgemm [V] [B]: OpenBLAS's cblas_sgemm (its own thread count) on the six products of the mlp's training
+ * step, with the transpositions the step uses: the machine's matrix-multiply rate on the training shapes. */
+#include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +65,57 @@ static double time_it(int what, const wl_model *m, wl_model_ws *ws, const int32_
     return t[0];
 }
 
+/* One product C[M,N] = op(A) op(B) of the mlp's training step (row-major; ta/tb: A/B stored transposed). */
+typedef struct shape {
+    const char *what;
+    int M, N, K, ta, tb;
+} shape;
+
+static int sgemm_rates(int V, int B)
+{
+    const int C = WL_T * WL_D, F = WL_F;
+    const shape shapes[] = {
+        {"hidden forward X W^T", B, F, C, 0, 1},     {"head forward W hid^T", V, B, F, 0, 1},
+        {"head dW = dlogits hid", V, F, B, 0, 0},     {"head dhid = dlogits^T W", B, F, V, 1, 0},
+        {"hidden dW = dhid^T X", F, C, B, 1, 0},      {"hidden dX = dhid W", B, C, F, 0, 0},
+    };
+    enum { NS = sizeof shapes / sizeof shapes[0], REPS = 30 };
+    size_t big = (size_t)(V > C ? V : C) * (size_t)(B > F ? B : F);
+    float *a = malloc(sizeof(float) * big), *b = malloc(sizeof(float) * big), *c = malloc(sizeof(float) * big);
+    if (!a || !b || !c) return 1;
+    wl_rng r;
+    wl_rng_seed(&r, 7);
+    for (size_t i = 0; i < big; i++) a[i] = (float)wl_rng_uniform(&r) - 0.5f, b[i] = (float)wl_rng_uniform(&r) - 0.5f;
+    double total_s = 0, total_flops = 0;
+    printf("{\"threads\": %d, \"openblas\": \"%s, core %s\", \"shapes\": [", openblas_get_num_threads(),
+           openblas_get_config(), openblas_get_corename());
+    for (int k = 0; k < NS; k++) {
+        const shape *sh = &shapes[k];
+        double best = 1e30;
+        for (int i = -3; i < REPS; i++) {
+            double t0 = now();
+            cblas_sgemm(CblasRowMajor, sh->ta ? CblasTrans : CblasNoTrans, sh->tb ? CblasTrans : CblasNoTrans, sh->M, sh->N,
+                        sh->K, 1.0f, a, sh->ta ? sh->M : sh->K, b, sh->tb ? sh->K : sh->N, 0.0f, c, sh->N);
+            double t = now() - t0;
+            if (i >= 0 && t < best) best = t;
+        }
+        double flops = 2.0 * sh->M * sh->N * sh->K;
+        total_s += best;
+        total_flops += flops;
+        printf("%s{\"what\": \"%s\", \"M\": %d, \"N\": %d, \"K\": %d, \"ms\": %.5f, \"gflops\": %.2f}", k ? ", " : "",
+               sh->what, sh->M, sh->N, sh->K, best * 1e3, flops / best * 1e-9);
+    }
+    printf("], \"step_ms\": %.5f, \"gflops\": %.2f}\n", total_s * 1e3, total_flops / total_s * 1e-9);
+    free(a);
+    free(b);
+    free(c);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "sgemm"))
+        return sgemm_rates(argc > 2 ? atoi(argv[2]) : 4000, argc > 3 ? atoi(argv[3]) : 512);
     int V = argc > 1 ? atoi(argv[1]) : 4000, B = argc > 2 ? atoi(argv[2]) : 512;
     static const char *kinds[] = {"mlp", "attention", "multihead"};
     static const char *labels[] = {"train_step_ms", "forward_one_ms", "details_one_ms", "eval_batch_ms"};

@@ -7,7 +7,6 @@ test_compare_resume.py; here the kernel itself is killed while a comparison runs
 import json
 import os
 import random
-import re
 import shutil
 import signal
 import subprocess
@@ -17,6 +16,7 @@ import numpy as np
 from jupyter_client import BlockingKernelClient
 
 import kernel_util as ku
+import training_text as tt
 
 WORDLAB = ku.WORDLAB
 
@@ -164,20 +164,13 @@ def test_kill9_while_saving_a_checkpoint_keeps_the_old_file(tmp_path):
     assert sorted(p.name for p in tmp_path.glob("*.tmp.*")) == sorted([live.name, other.name])
 
 
-def wait_for_training(kc, msg_id, evals=2):
-    text = ""
-    while text.count("validation loss") < evals:
+def wait_for_training(kc, msg_id, past_step=10):
+    """Waits until the live display of msg_id's training shows a step after past_step (validations ran)."""
+    while True:
         m = kc.get_iopub_msg(timeout=60)
-        if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "stream":
-            text += m["content"]["text"]
-    return text
-
-
-def best_step(text):
-    """(loss, step) of the lowest validation loss in training's "step N/M: ..., validation loss L" lines."""
-    evals = [(float(m[2]), int(m[1])) for m in re.finditer(r"^step (\d+)/\d+: .*validation loss ([0-9.]+)$", text, re.M)]
-    assert evals, text[-500:]
-    return min(evals)
+        if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] in ("display_data", "update_display_data"):
+            if (tt.progress_step(m["content"]["data"]["text/plain"]) or 0) > past_step:
+                return
 
 
 def storm(pid, n=200, gap=0.001):
@@ -192,39 +185,36 @@ def test_sigint_storm_during_training_in_the_kernel(kernel):
                       timeout=60)
     assert reply["content"]["status"] == "ok"
     msg_id = kc.execute("train $m $stories steps=1000000 batch=32 eval_every=10", stop_on_error=False)
-    text = wait_for_training(kc, msg_id)
+    wait_for_training(kc, msg_id)
     storm(kernel_pid(km))
     reply = ku.shell_reply(kc, msg_id)           # a million steps: only the interrupt ends them
     assert reply["content"]["status"] == "ok" or reply["content"]["ename"] == "Interrupted"
-    text += ku.stdout_text(ku.collect(kc, msg_id))
+    updates = [m for m in ku.collect(kc, msg_id) if m["msg_type"] == "update_display_data"]
     assert km.is_alive()
     storm(kernel_pid(km), n=100)                 # while idle: nothing happens
     ku.wait_sigint_delivered(kernel_pid(km))     # none is left to stop the evaluation below
     assert km.is_alive() and answers(kc)
-    loss, step = best_step(text)
-    assert f"keeps the weights of step {step}" in text, text[-500:]
+    rows, kept = tt.summary(updates[-1]["content"]["data"]["text/plain"])   # the live display ends as the summary
     reply, msgs = ku.run(kc, "e = evaluate $m $stories split=validation\nprint $e.loss")
     assert reply["content"]["status"] == "ok"
-    assert abs(float(ku.stdout_text(msgs)) - loss) < 2e-4
+    assert abs(float(ku.stdout_text(msgs)) - dict(rows)[kept]) < 2e-4
 
 
 def test_sigint_storm_during_training_in_wordlab_c(tmp_path):
     code = ("stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
             "train $m $stories steps=1000000 batch=32 eval_every=10\n")
     proc = subprocess.Popen([WORDLAB, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    text = ""
-    while text.count("validation loss") < 2:
+    line = ""
+    while tt.progress_step(line) is None:        # a log shows the live display's first state: step 1 was validated
         line = proc.stdout.readline()
         assert line, "training ended before the storm: " + proc.stderr.read()
-        text += line
     storm(proc.pid)
     rest, err = proc.communicate(timeout=30)
-    text += rest
     # It stops the command with an Interrupted error and exits normally, not killed by the signal.
     assert proc.returncode == 1, (proc.returncode, err[-500:])
     assert "Interrupted" in err
-    _, step = best_step(text)
-    assert f"keeps the weights of step {step}" in text, text[-500:]
+    assert rest.startswith("trained attention for "), rest[:500]   # and then the display's last state: the summary
+    tt.summary(rest)
 
 
 def test_100_mb_of_output_is_coalesced(kernel):

@@ -4,8 +4,13 @@ Nothing here waits for a time: a cell that must still be running when something 
 interrupt ends (sleep 60, an input nobody answers, training for a million steps), and it is interrupted after
 the check, so its Interrupted reply shows it was running all along.
 """
+import json
+import re
+
+import pytest
 
 import kernel_util as ku
+import training_text as tt
 
 
 def wait_started(kc, msg_id):
@@ -130,40 +135,110 @@ def test_interrupt_while_waiting_for_input(kernel):
     assert answers(kc)
 
 
+def big_jsonl(path, n=200_000):
+    """A corpus file of n distinct JSON-lines stories (about 30 MB)."""
+    with open(path, "w") as f:
+        for i in range(n):
+            f.write(json.dumps({"text": f"once upon a time a little dog number {i} found a red hat in the park. "
+                                        f"he was very happy and ran to his mom. story {i * 7} ends here."}) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("command,message", [
+    ("corpus stories=1000000", "storygen: interrupted after "),            # generating a million stories
+    ("corpus file={big} stories=1000000", ": interrupted at line "),      # reading a big corpus file
+])
+def test_interrupt_stops_a_loop_over_data(kernel, tmp_path, command, message):
+    km, kc = kernel
+    command = command.format(big=big_jsonl(tmp_path / "big.jsonl") if "{big}" in command else "")
+    msg_id = kc.execute(f'print "started"\n{command}', stop_on_error=False)
+    while True:   # the print ran: the long command has begun
+        m = kc.get_iopub_msg(timeout=ku.TIMEOUT)
+        if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "stream":
+            assert m["content"]["text"] == "started\n"
+            break
+    km.interrupt_kernel()
+    reply = ku.shell_reply(kc, msg_id, timeout=60)
+    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "Interrupted"
+    # stopped inside the loop (without the checks it runs on for tens of seconds and ends with no such message)
+    assert message in reply["content"]["evalue"], reply["content"]["evalue"]
+    ku.collect(kc, msg_id)
+    assert answers(kc)
+    reply, msgs = ku.run(kc, "c = corpus profile=smoke stories=60\nprint $c.vocab")
+    assert reply["content"]["status"] == "ok"
+
+
+def train_messages(kc, msg_id, until=None):
+    """The display_data, update_display_data, stream and execute_result messages of a train cell, in order, until
+    until(messages) is true or the cell ends. Asserts that they all belong to one display."""
+    msgs, display_id = [], None
+    while True:
+        m = kc.get_iopub_msg(timeout=60)
+        if m["parent_header"].get("msg_id") != msg_id:
+            continue
+        if m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
+            return msgs
+        if m["msg_type"] in ("display_data", "update_display_data", "stream", "execute_result"):
+            msgs.append(m)
+        if m["msg_type"] == "display_data":
+            assert display_id is None, "a second display"
+            display_id = m["content"]["transient"]["display_id"]
+            assert {"text/plain", "text/html", "image/svg+xml"} <= set(m["content"]["data"])
+        elif m["msg_type"] == "update_display_data":
+            assert m["content"]["transient"]["display_id"] == display_id
+        if until and msgs and until(msgs):
+            return msgs
+
+
+def test_a_train_cell_is_one_live_display_that_ends_as_the_summary(kernel):
+    km, kc = kernel
+    reply, _ = ku.run(kc, "stories = corpus profile=smoke stories=60\n"
+                          "m = model new kind=attention vocab=$stories.vocab seed=11")
+    assert reply["content"]["status"] == "ok"
+    for cell in ("train $m $stories steps=40 batch=16 eval_every=10", "r = train $m $stories steps=40 batch=16 eval_every=10"):
+        msg_id = kc.execute(cell)
+        msgs = train_messages(kc, msg_id)
+        assert ku.shell_reply(kc, msg_id)["content"]["status"] == "ok"
+        kinds = [m["msg_type"] for m in msgs]
+        # one display, then its updates; no text stream repeating the steps, no second chart as the result
+        assert kinds[0] == "display_data" and len(kinds) >= 2 and set(kinds[1:]) == {"update_display_data"}, kinds
+        assert tt.progress_step(msgs[0]["content"]["data"]["text/plain"]) == 1
+        final = msgs[-1]["content"]["data"]
+        assert {"text/plain", "text/html", "image/svg+xml", "application/json"} <= set(final)
+        assert final["text/plain"].startswith("trained attention for 40 of 40 steps"), final["text/plain"]
+        rows, kept = tt.summary(final["text/plain"])
+        assert [r[0] for r in rows] == [1, 10, 20, 30, 40]
+        assert final["text/plain"].count("kept the weights") == 1 and "<svg" in final["text/html"]
+
+
 def test_training_shows_live_progress_and_interrupt_keeps_the_best(kernel):
     km, kc = kernel
     reply, _ = ku.run(kc, "stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11")
     assert reply["content"]["status"] == "ok"
     msg_id = kc.execute("train $m $stories steps=1000000 batch=32 eval_every=15", stop_on_error=False)
-    display_id, updates, text = None, 0, ""
-    # While it trains: one display_data with a display_id, then updates of that same display
-    while updates < 3 or text.count("validation loss") < 3:
-        m = kc.get_iopub_msg(timeout=60)
-        if m["parent_header"].get("msg_id") != msg_id:
-            continue
-        if m["msg_type"] == "display_data":
-            assert display_id is None
-            display_id = m["content"]["transient"]["display_id"]
-            assert {"text/plain", "text/html", "image/svg+xml"} <= set(m["content"]["data"])
-        elif m["msg_type"] == "update_display_data":
-            assert m["content"]["transient"]["display_id"] == display_id
-            updates += 1
-        elif m["msg_type"] == "stream":
-            text += m["content"]["text"]
-        assert m["msg_type"] != "status" or m["content"]["execution_state"] == "busy", "training ended too soon"
+
+    def validated_three_times(msgs):   # the progress line shows step 31 or later: validations 1, 15 and 30 ran
+        step = tt.progress_step(msgs[-1]["content"]["data"]["text/plain"]) if msgs[-1]["msg_type"] != "stream" else None
+        return len(msgs) >= 4 and step is not None and step > 30
+
+    msgs = train_messages(kc, msg_id, until=validated_three_times)
+    assert msgs and validated_three_times(msgs), "training ended too soon"
     km.interrupt_kernel()
     reply = ku.shell_reply(kc, msg_id)   # a million steps: only the interrupt ends them
-    assert reply["content"]["status"] == "ok" or reply["content"]["ename"] == "Interrupted"
-    text += ku.stdout_text(ku.collect(kc, msg_id))
-    assert "interrupted at step" in text, text[-300:]
+    assert reply["content"]["ename"] == "Interrupted"
+    rest = ku.collect(kc, msg_id)
+    updates = [m for m in rest if m["msg_type"] == "update_display_data"]
+    assert not [m for m in rest if m["msg_type"] in ("stream", "display_data", "execute_result")]
     assert answers(kc)
-    # the best validation step is the one the model keeps
-    evals = [(float(line.rsplit(" ", 1)[1]), int(line.split()[1].split("/")[0].rstrip(":")))
-             for line in text.splitlines() if "validation loss" in line]
-    best_loss, best_step = min(evals)
-    assert f"keeps the weights of step {best_step}" in text, text[-300:]
-    reply, msgs = ku.run(kc, "e = evaluate $m $stories split=validation\nprint $e.loss")
-    assert abs(float(ku.stdout_text(msgs)) - best_loss) < 2e-4
+    # the live display ends as the summary; the step where it stopped was validated too; the best one is kept
+    text = updates[-1]["content"]["data"]["text/plain"]
+    assert re.match(r"trained attention for (\d+) of 1000000 steps .*, interrupted\n", text), text
+    done = int(re.match(r"trained attention for (\d+)", text)[1])
+    rows, kept = tt.summary(text)
+    assert [r[0] for r in rows][:3] == [1, 15, 30] and rows[-1][0] == done
+    reply, msgs = ku.run(kc, "e = evaluate $m $stories split=validation\nprint $e.loss\nprint $m.selected_step")
+    loss, step = ku.stdout_text(msgs).split()
+    assert abs(float(loss) - dict(rows)[kept]) < 2e-4 and int(step) == kept
 
 
 def test_output_held_back_goes_out_while_the_cell_still_runs(kernel):

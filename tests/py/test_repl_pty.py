@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+import training_text as tt
+
 WORDLAB = os.environ.get("WORDLAB", "build/wordlab")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r")
 
@@ -156,15 +158,35 @@ def test_ctrl_c_stops_training_and_keeps_the_repl(home):
     r.expect(r"step 50/100000", timeout=120)   # a validation happened: there is a best step to keep
     r.send("\x03")
     out = r.expect(r"wordlab> ", timeout=60)   # a hundred thousand steps: only the Ctrl-C ends them this soon
-    assert "Interrupted" in out
-    said = re.search(r"interrupted at step \d+; the model keeps the weights of step \d+", out)
-    assert said
-    # the live progress line stays where it was and the message comes after its last state
+    # the progress line ends as the summary, then the interrupt is reported, once
+    assert out.count("Interrupted") == 1 and out.index("trained multihead for") < out.index("Interrupted")
     progress = [m.start() for m in re.finditer(r"step \d+/100000", out)]
-    assert progress and progress[-1] < said.start(), out
+    assert progress and progress[-1] < out.index("trained multihead for"), out
+    done = int(re.search(r"trained multihead for (\d+) of 100000 steps .*, interrupted\n", out)[1])
+    rows, kept = tt.summary(out)
+    assert rows[0][0] == 1 and 50 in dict(rows) and rows[-1][0] == done >= 50
     r.send("print $m.selected_step\r")
     step = int(re.search(r"(\d+)\s*\n", r.expect(r"wordlab> ")).group(1))
-    assert step >= 50
+    assert step == kept
+    assert r.close() == 0
+
+
+def test_ctrl_c_stops_generating_a_million_stories(home):
+    r = Repl(home)
+    r.expect(r"wordlab> ")
+    r.send("corpus stories=1000000\r")
+    r.expect(r"corpus stories=1000000\n")   # the line is taken: the command runs
+    t0 = time.time()
+    while True:   # Ctrl-C until the prompt is back (one that lands before the command starts is at the prompt)
+        r.send("\x03")
+        try:
+            out = r.expect(r"wordlab> ", timeout=0.5)
+            break
+        except AssertionError:
+            assert time.time() - t0 < 10, "Ctrl-C did not stop the story generator within 10 s"
+    assert "Interrupted: storygen: interrupted after " in out, out
+    r.send("print 7\r")
+    assert "7" in r.expect(r"wordlab> ")
     assert r.close() == 0
 
 

@@ -115,7 +115,7 @@ static void test_windows(void)
     CHECK(wl_corpus_build_texts(texts, 3, &p, &c, &e) == 0);
     for (int s = 0; s < WL_NSPLITS; s++) {
         wl_windows w;
-        CHECK(wl_corpus_windows(&c, (wl_split)s, &w, &e) == 0);
+        CHECK(wl_corpus_windows(&c, (wl_split)s, NULL, &w, &e) == 0);
         CHECK(w.n == c.audit.split[s].targets);
         size_t row = 0;
         for (size_t i = 0; i < c.n[s]; i++) {
@@ -180,7 +180,7 @@ static void test_vocab_files(void)
     CHECK(wl_text_tokenize("e d", 3, &docs[1], &e) == 0);
     wl_profile p = {"smoke", 480, 7, 2};
     wl_vocab v, w;
-    CHECK(wl_vocab_fit(docs, 2, &p, &v, &e) == 0);
+    CHECK(wl_vocab_fit(docs, 2, &p, NULL, &v, &e) == 0);
     const char *want[] = {"<PAD>", "<BOS>", "<EOS>", "<UNK>", "c", "a", "b"};   /* d (2) is cut by max_vocab */
     CHECK(v.n == 7);
     for (size_t i = 0; i < 7 && i < v.n; i++) CHECK_MSG(!strcmp(v.itos[i], want[i]), "itos[%zu]=%s", i, v.itos[i]);
@@ -226,7 +226,7 @@ static int load(const char *dir, const char *name, const char *content, wl_corpu
     char path[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     CHECK(wl_write_atomic(path, content, strlen(content), e) == 0);
-    int rc = wl_corpus_load_file(path, &TINY, c, e);
+    int rc = wl_corpus_load_file(path, &TINY, NULL, c, e);
     unlink(path);
     return rc;
 }
@@ -284,8 +284,8 @@ static void test_files(void)
     }
     char path[256];
     snprintf(path, sizeof path, "%s/missing.jsonl", dir);
-    CHECK(wl_corpus_load_file(path, &TINY, &c, &e) == -1 && strstr(e.msg, path) && strstr(e.msg, "cannot open"));
-    CHECK(wl_corpus_load_file(dir, &TINY, &c, &e) == -1 && strstr(e.msg, dir));
+    CHECK(wl_corpus_load_file(path, &TINY, NULL, &c, &e) == -1 && strstr(e.msg, path) && strstr(e.msg, "cannot open"));
+    CHECK(wl_corpus_load_file(dir, &TINY, NULL, &c, &e) == -1 && strstr(e.msg, dir));
     rmdir(dir);
 }
 

@@ -177,16 +177,21 @@ typedef struct watch {
     int stop_at;                   /* set the interrupt flag after this step (0: never) */
     volatile sig_atomic_t *flag;
     int bad;                       /* progress fields out of range */
+    int last_step;                 /* the step and validation loss of the latest call */
+    double last_validation;
 } watch;
 
 static void on_progress(void *ud, const wl_train_progress *p)
 {
     watch *w = ud;
     w->calls++;
-    if (p->step != w->calls || p->steps < p->step || !(p->examples_per_s >= 0) || !(p->eta_s >= 0) ||
+    int again = p->step == w->last_step && !isnan(p->validation_loss);   /* the validation after an interrupt */
+    if ((p->step != w->calls && !again) || p->steps < p->step || !(p->examples_per_s >= 0) || !(p->eta_s >= 0) ||
         !isfinite(p->loss) || (p->step == p->steps && p->eta_s != 0.0))
         w->bad = 1;
-    if (w->stop_at && p->step == w->stop_at) *w->flag = 1;
+    w->last_step = p->step;
+    w->last_validation = p->validation_loss;
+    if (w->stop_at && p->step == w->stop_at && !again) *w->flag = 1;
 }
 
 static void test_train_runs(const char *kind, int heads)
@@ -260,7 +265,8 @@ static void test_train_runs(const char *kind, int heads)
     free_data(&te);
 }
 
-/* Interrupting stops at the next step and keeps the best parameters reached so far. */
+/* Interrupting stops at the next step, validates the weights reached and keeps the best parameters of every
+ * validation. */
 static void test_interrupt(void)
 {
     wl_err err = {{0}};
@@ -277,9 +283,10 @@ static void test_interrupt(void)
     wl_train_result r, rf;
     CHECK(wl_model_init(&m, "mlp", V, 1, 3, &err) == 0);
     CHECK(wl_train(&m, &c, &trv, &vav, NULL, on_progress, &w, &flag, &r, &err) == 0);
-    CHECK(r.interrupted == 1);
-    CHECK(r.steps_done == 7 && w.calls == 7);
-    CHECK(r.ntrace == 4);   /* steps 1, 2, 4, 6 */
+    CHECK(r.interrupted == 1 && flag == 1 && !w.bad);
+    CHECK(r.steps_done == 7 && w.calls == 8);   /* seven steps, then the validation of step 7 */
+    /* the trace: steps 1, 2, 4, 6 and 7, where it stopped */
+    CHECK(r.ntrace == 5 && r.trace[4].step == 7 && w.last_step == 7 && w.last_validation == r.trace[4].validation_loss);
     CHECK(isnan(r.test_loss) && isnan(r.validation_loss));
     int arg = 0;
     for (int i = 1; i < r.ntrace; i++)
@@ -291,11 +298,11 @@ static void test_interrupt(void)
     CHECK(wl_evaluate(&m, NULL, &sel, 13, NULL, &l, NULL, &err) == 0);
     CHECK(fabs(l - r.selection_loss) < 1e-6);
 
-    /* The interrupted run matches an uninterrupted run of the same seed up to its steps. */
-    c.steps = 6;
+    /* The interrupted run matches an uninterrupted run of the same seed that ends where it stopped. */
+    c.steps = 7;
     CHECK(wl_model_init(&full, "mlp", V, 1, 3, &err) == 0);
     CHECK(wl_train(&full, &c, &trv, &vav, NULL, NULL, NULL, NULL, &rf, &err) == 0);
-    CHECK(rf.selected_step == r.selected_step);
+    CHECK(rf.selected_step == r.selected_step && rf.ntrace == r.ntrace);
     CHECK(memcmp(full.params, m.params, m.nparams * sizeof(float)) == 0);
 
     /* A flag already set: nothing is trained, the initial parameters stay. */
@@ -312,13 +319,40 @@ static void test_interrupt(void)
     CHECK(wl_evaluate(&z, NULL, &vav, 8, &flag, &l, NULL, &err) == -1);
     CHECK(strstr(err.msg, "interrupted") != NULL);
 
-    wl_train_result_free(&r);
     wl_train_result_free(&rf);
     wl_train_result_free(&rz);
-    wl_model_free(&m);
     wl_model_free(&full);
     wl_model_free(&z);
     wl_model_free(&z0);
+    wl_train_result_free(&r);
+    wl_model_free(&m);
+
+    /* Stopped long before the second validation: the steps trained are kept, not the weights of step 1. */
+    c = tiny_config();
+    c.steps = 1000;
+    c.eval_every = 500;
+    c.lr = 1e-2;
+    flag = 0;
+    w = (watch){.stop_at = 40, .flag = &flag};
+    CHECK(wl_model_init(&m, "attention", V, 1, 3, &err) == 0);
+    CHECK(wl_train(&m, &c, &trv, &vav, NULL, on_progress, &w, &flag, &r, &err) == 0);
+    CHECK(r.interrupted && r.steps_done == 40 && r.ntrace == 2 && !w.bad);
+    CHECK_MSG(r.selected_step == 40, "kept step %d", r.selected_step);
+    CHECK(r.ntrace == 2 && r.trace[1].step == 40 && r.trace[1].tokens_seen == 40L * c.batch_size &&
+          r.selection_loss == r.trace[1].validation_loss && r.selection_loss < r.trace[0].validation_loss - 0.1);
+    CHECK(wl_evaluate(&m, NULL, &sel, c.eval_batch, NULL, &l, NULL, &err) == 0 && l == r.selection_loss);
+    wl_train_result_free(&r);
+    wl_model_free(&m);
+
+    /* Without validate_on_interrupt (a comparison redoes an interrupted run) the best validation so far stays. */
+    c.validate_on_interrupt = 0;
+    flag = 0;
+    w = (watch){.stop_at = 40, .flag = &flag};
+    CHECK(wl_model_init(&m, "attention", V, 1, 3, &err) == 0);
+    CHECK(wl_train(&m, &c, &trv, &vav, NULL, on_progress, &w, &flag, &r, &err) == 0);
+    CHECK(r.interrupted && r.steps_done == 40 && r.ntrace == 1 && r.selected_step == 1 && w.calls == 40);
+    wl_train_result_free(&r);
+    wl_model_free(&m);
     free_data(&tr);
     free_data(&va);
 }
