@@ -250,11 +250,13 @@ int wl_cmd_kernel(int argc, char **argv)
         sock[i] = ok ? make_listener(ctx, types[i]) : NULL;
         ok = ok && sock[i];
     }
-    /* No ROUTER_HANDOVER: with it, any local peer that reads a client's session id on IOPub could connect with
-     * it as its routing id, without the key, and take that client's replies. Without it, a second connection
-     * with a routing id in use is ignored; a client that closed its sockets gets its id back at once (one whose
-     * connection died unseen, once the kernel sees that connection closed). */
+    /* ROUTER_HANDOVER: a client that connects again with its routing id (a restarted client, a reconnected
+     * notebook) gets its replies even while the kernel still holds its old connection. It also lets a local peer
+     * that read a client's session id on IOPub take that id, without the key (see README). */
     if (ok) {
+        zmq_setsockopt(sock[WL_CH_CONTROL], ZMQ_ROUTER_HANDOVER, &one, sizeof one);
+        zmq_setsockopt(sock[WL_CH_SHELL], ZMQ_ROUTER_HANDOVER, &one, sizeof one);
+        zmq_setsockopt(sock[WL_CH_STDIN], ZMQ_ROUTER_HANDOVER, &one, sizeof one);
         zmq_setsockopt(sock[WL_CH_IOPUB], ZMQ_SNDHWM, &hwm, sizeof hwm);
         /* every subscribe and unsubscribe is passed up, so that subscribers can be counted */
         zmq_setsockopt(sock[WL_CH_IOPUB], ZMQ_XPUB_VERBOSER, &one, sizeof one);

@@ -1,6 +1,6 @@
-"""test_attacks_kernel.py: the kernel under deliberate attack: oversized messages, a peer that claims another
-client's routing id, history floods, very long message types, replays after many messages, an address that binds
-every interface, and requests that come right after an error.
+"""test_attacks_kernel.py: the kernel under deliberate attack: oversized messages, history floods, very long or
+odd message types, replays after many messages, an address that binds every interface, and requests that come
+right after an error.
 
 Every check waits for a state (a reply, a log line, a zmq connection event), never for a time: a message that
 must be dropped is followed by one that must be answered on the same connection, and the first reply that comes
@@ -90,49 +90,6 @@ def test_a_multipart_message_over_the_total_limit_is_dropped_logged_and_the_next
     text = ku.wait_for_text(log, "more than the 33554432 bytes a message may have")
     assert "dropped a message on shell" in text
     assert answers(kc)
-
-
-# ---- 13: another client's routing id ----
-
-def test_a_peer_without_the_key_cannot_cut_a_client_off(kernel):
-    """The attacker reads the client's session id from IOPub and connects with it as its routing id on shell,
-    control and stdin. The client's replies and input requests must still reach the client."""
-    km, kc = kernel
-    reply, msgs = ku.run(kc, "mean 1 2")
-    identity = msgs[0]["parent_header"]["session"].encode()   # what any IOPub subscriber sees
-    assert identity == kc.session.bsession                    # jupyter_client's routing id is its session
-    info = km.get_connection_info()
-    ctx = zmq.Context()
-    thieves, monitors = [], []
-    try:
-        for channel in ("shell", "control", "stdin"):
-            s = ctx.socket(zmq.DEALER)
-            s.linger = 0
-            s.setsockopt(zmq.IDENTITY, identity)
-            monitors.append(ku.Monitor(s))
-            s.connect(f"tcp://{info['ip']}:{info[channel + '_port']}")
-            thieves.append(s)
-        for m in monitors:
-            m.wait(zmq.EVENT_HANDSHAKE_SUCCEEDED)
-        for _ in range(3):   # the kernel has long taken in the thieves' connections by the later rounds
-            reply, _ = ku.run(kc, "mean 3 5")
-            assert reply["content"]["status"] == "ok"
-            msg = kc.session.msg("kernel_info_request", {})
-            kc.control_channel.send(msg)
-            assert kc.get_control_msg(timeout=ku.TIMEOUT)["parent_header"]["msg_id"] == msg["header"]["msg_id"]
-            msg_id = kc.execute('input "who? "', allow_stdin=True)
-            assert kc.get_stdin_msg(timeout=ku.TIMEOUT)["parent_header"]["msg_id"] == msg_id
-            kc.input("me")
-            assert ku.shell_reply(kc, msg_id)["content"]["status"] == "ok"
-            ku.collect(kc, msg_id)
-        for s in thieves:
-            assert not s.poll(0), "a reply went to the peer that claimed the client's routing id"
-    finally:
-        for m in monitors:
-            m.close()
-        for s in thieves:
-            s.close()
-        ctx.term()
 
 
 # ---- 14: history ----
