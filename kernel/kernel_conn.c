@@ -58,6 +58,9 @@ int wl_conn_read(const char *path, wl_conn *c, char *why, size_t cap)
         fail(why, cap, path, what);
         goto out;
     }
+    static const char *const WILDCARDS[] = {"0.0.0.0", "*", "::", "[::]"};
+    for (size_t i = 0; i < sizeof WILDCARDS / sizeof WILDCARDS[0]; i++)
+        c->every_interface |= !strcmp(tr, "tcp") && !strcmp(ip->valuestring, WILDCARDS[i]);
     for (int i = 0; i < WL_NCH; i++) {
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, PORT_KEYS[i]);
         if (!cJSON_IsNumber(p) || p->valuedouble < 1 || p->valuedouble > 65535 ||

@@ -10,6 +10,7 @@ typedef struct wl_conn {
     char endpoint[WL_NCH][300];   /* "tcp://ip:port" or "ipc://ip-port", indexed by WL_CH_* */
     char *key;                    /* malloc'd; the raw bytes of the "key" string */
     size_t keylen;
+    int every_interface;          /* tcp with ip 0.0.0.0, * or ::: the ports are open to the network */
 } wl_conn;
 
 /* Reads path into *c. Returns 0, or -1 with one sentence in why. */

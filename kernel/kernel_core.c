@@ -9,7 +9,6 @@
 #include <time.h>
 
 #define SESSION_NO 1        /* history is kept per process: it is always session 1 */
-#define ABORT_WINDOW_MS 100  /* after an error, executes arriving this soon are aborted too ("Run all") */
 #define SUBSCRIBER_WAIT_MS 1000
 #define SUBSCRIBER_TICK_MS 2
 
@@ -157,45 +156,57 @@ static cJSON *interrupt(wl_chan *c, const wl_msg *m)
 
 /* ---- history ---- */
 
-/* A copy of a result's text, cut at a UTF-8 character boundary to at most WL_HIST_OUTPUT_MAX bytes plus "…". */
-static char *hist_output(const char *output)
+/* A copy of text cut at a UTF-8 character boundary to at most max bytes plus "…". */
+static char *hist_cut(const char *text, size_t max)
 {
-    size_t n = strlen(output);
-    if (n <= WL_HIST_OUTPUT_MAX) return strdup(output);
-    n = WL_HIST_OUTPUT_MAX;
-    while (n > 0 && ((unsigned char)output[n] & 0xC0) == 0x80) n--;   /* not inside a character */
+    size_t n = strlen(text);
+    if (n <= max) return strdup(text);
+    n = max;
+    while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) n--;   /* not inside a character */
     char *s = malloc(n + sizeof "\u2026");
     if (!s) return NULL;
-    memcpy(s, output, n);
+    memcpy(s, text, n);
     memcpy(s + n, "\u2026", sizeof "\u2026");
     return s;
 }
 
+static size_t hist_size(const wl_hist *h)
+{
+    return strlen(h->input) + (h->output ? strlen(h->output) : 0);
+}
+
+static void hist_drop_oldest(wl_kernel *k)
+{
+    k->hist_bytes -= hist_size(&k->hist[0]);
+    free(k->hist[0].input);
+    free(k->hist[0].output);
+    memmove(k->hist, k->hist + 1, (size_t)(k->nhist - 1) * sizeof *k->hist);
+    k->nhist--;
+}
+
 void wl_kernel_history_add(wl_kernel *k, int line, const char *input, const char *output)
 {
-    if (k->nhist == WL_HIST_MAX) {   /* drop the oldest */
-        free(k->hist[0].input);
-        free(k->hist[0].output);
-        memmove(k->hist, k->hist + 1, (size_t)(k->nhist - 1) * sizeof *k->hist);
-        k->nhist--;
+    wl_hist h = {line, hist_cut(input, WL_HIST_INPUT_MAX), output ? hist_cut(output, WL_HIST_OUTPUT_MAX) : NULL};
+    if (!h.input) {   /* history is best effort */
+        free(h.output);
+        return;
     }
+    size_t size = hist_size(&h);
+    while (k->nhist && (k->nhist == WL_HIST_MAX || k->hist_bytes + size > WL_HIST_TOTAL_MAX)) hist_drop_oldest(k);
     if (k->nhist == k->caphist) {
         int cap = k->caphist ? 2 * k->caphist : 64;
         if (cap > WL_HIST_MAX) cap = WL_HIST_MAX;
-        wl_hist *h = realloc(k->hist, (size_t)cap * sizeof *h);
-        if (!h) return;   /* history is best effort */
-        k->hist = h;
+        wl_hist *more = realloc(k->hist, (size_t)cap * sizeof *more);
+        if (!more) {
+            free(h.input);
+            free(h.output);
+            return;
+        }
+        k->hist = more;
         k->caphist = cap;
     }
-    wl_hist *h = &k->hist[k->nhist];
-    h->line = line;
-    h->input = strdup(input);
-    h->output = output ? hist_output(output) : NULL;
-    if (!h->input) {
-        free(h->output);
-        return;
-    }
-    k->nhist++;
+    k->hist[k->nhist++] = h;
+    k->hist_bytes += size;
 }
 
 void wl_kernel_history_free(wl_kernel *k)
@@ -207,6 +218,7 @@ void wl_kernel_history_free(wl_kernel *k)
     free(k->hist);
     k->hist = NULL;
     k->nhist = k->caphist = 0;
+    k->hist_bytes = 0;
 }
 
 static void hist_entry(cJSON *list, const wl_hist *h, int output)
@@ -298,53 +310,53 @@ static const wl_handler HANDLERS[] = {
     {"interrupt_request", interrupt, ON_CONTROL},
 };
 
-/* "x_request" -> "x_reply" into out; returns 0 when type is not a request. */
-static int reply_type(const char *type, char *out, size_t cap)
+/* "x_request" -> a malloc'd "x_reply"; NULL when type is not a request (or out of memory). */
+static char *reply_type(const char *type)
 {
     size_t n = strlen(type);
-    if (n < 8 || strcmp(type + n - 8, "_request") || n - 8 + 7 >= cap) return 0;
-    snprintf(out, cap, "%.*s_reply", (int)(n - 8), type);
-    return 1;
+    if (n < 8 || strcmp(type + n - 8, "_request")) return NULL;
+    char *out = malloc(n);   /* "_reply" is two bytes shorter than "_request": room for the NUL */
+    if (out) snprintf(out, n, "%.*s_reply", (int)(n - 8), type);
+    return out;
 }
 
 void wl_kernel_handle(wl_chan *c, const wl_msg *m)
 {
-    wl_kernel_status(c, m, "busy");
     const wl_handler *h = NULL;
     for (size_t i = 0; i < sizeof HANDLERS / sizeof HANDLERS[0]; i++)
         if (!strcmp(HANDLERS[i].type, m->type)) h = &HANDLERS[i];
-    char rtype[128];
-    int is_request = reply_type(m->type, rtype, sizeof rtype);
+    /* An interrupt that comes once the client can see this execute is busy is this execute's. */
+    if (h && h->fn == wl_exec_execute && c->is_shell) *c->k->interrupt = 0;
+    wl_kernel_status(c, m, "busy");
+    char *rtype = reply_type(m->type);
     cJSON *reply = NULL;
     if (h && (h->where & (c->is_shell ? ON_SHELL : ON_CONTROL))) {
         reply = h->fn(c, m);
-    } else if (is_request) {
-        char why[300];
-        snprintf(why, sizeof why, "%s is not handled on the %s channel.", m->type, c->req.name);
-        reply = wl_kernel_error_reply(h ? "WrongChannel" : "UnknownMessageType", why);
-        fprintf(stderr, "wordlab kernel: %s\n", why);
+    } else if (rtype) {
+        char why[300];   /* a long msg_type is cut here, and only here */
+        snprintf(why, sizeof why, "%.200s is not handled on the %s channel.", m->type, c->req.name);
+        char *text = wl_utf8_clean(why, strlen(why));   /* the client's bytes, perhaps cut inside a character */
+        reply = wl_kernel_error_reply(h ? "WrongChannel" : "UnknownMessageType", text ? text : "");
+        fprintf(stderr, "wordlab kernel: %s\n", text ? text : why);
+        free(text);
     }
-    if (reply && is_request && wl_wire_send_json(&c->req, m, 1, rtype, reply))
-        fprintf(stderr, "wordlab kernel: cannot send %s: %s\n", rtype, zmq_strerror(errno));
-    else if (reply && !is_request)
+    if (reply && rtype && wl_wire_send_json(&c->req, m, 1, rtype, reply))
+        fprintf(stderr, "wordlab kernel: cannot send %.200s: %s\n", rtype, zmq_strerror(errno));
+    else if (reply && !rtype)
         cJSON_Delete(reply);
+    free(rtype);
     wl_kernel_status(c, m, "idle");
 }
 
 void wl_kernel_abort_queue(wl_chan *c)
 {
     c->k->aborting = 0;
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        long left = ABORT_WINDOW_MS - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
-        zmq_pollitem_t it = {c->req.sock, 0, ZMQ_POLLIN, 0};
-        int r = left > 0 ? zmq_poll(&it, 1, left) : 0;
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return;
         wl_msg m;
-        if (wl_wire_recv(&c->req, &m, ZMQ_DONTWAIT) != 1) continue;
+        int r = wl_wire_recv(&c->req, &m, ZMQ_DONTWAIT);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return;   /* EAGAIN: nothing else was queued */
+        if (r == 0) continue;
         if (!strcmp(m.type, "execute_request")) {
             wl_kernel_status(c, &m, "busy");
             cJSON *r = cJSON_CreateObject();

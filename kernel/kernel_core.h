@@ -25,6 +25,7 @@ typedef struct wl_kernel {
     int execution_count;
     wl_hist *hist;
     int nhist, caphist;
+    size_t hist_bytes;   /* of every kept input and output */
     int aborting;        /* an execute failed with stop_on_error: abort the queued executes */
 } wl_kernel;
 
@@ -39,8 +40,9 @@ typedef struct wl_chan {
 
 /* Handles one request: busy, the handler, its reply, idle (on every path). */
 void wl_kernel_handle(wl_chan *c, const wl_msg *m);
-/* After an execute failed with stop_on_error: answers every execute_request queued on shell,
- * or arriving within a short window, with "aborted"; other requests are handled normally. */
+/* After an execute failed with stop_on_error: answers every execute_request already queued on shell
+ * (received by the socket, not yet read) with "aborted"; other requests are handled normally. A request
+ * that comes after the error's reply was sent runs. */
 void wl_kernel_abort_queue(wl_chan *c);
 
 /* Publishes a message on IOPub with parent m (content deleted). */
@@ -48,10 +50,13 @@ void wl_kernel_publish(wl_chan *c, const wl_msg *m, const char *type, cJSON *con
 /* Publishes status busy / idle / starting. */
 void wl_kernel_status(wl_chan *c, const wl_msg *m, const char *state);
 
-/* History keeps the last WL_HIST_MAX cells, each result's text cut to WL_HIST_OUTPUT_MAX bytes, so a kernel
- * that runs all day holds a bounded amount. */
+/* History keeps the last WL_HIST_MAX cells, each input cut to WL_HIST_INPUT_MAX bytes (a cell refused for its
+ * size too) and each result's text to WL_HIST_OUTPUT_MAX, and drops the oldest to hold at most WL_HIST_TOTAL_MAX
+ * bytes in all, so a kernel that runs all day holds a bounded amount. */
 #define WL_HIST_MAX 1000
+#define WL_HIST_INPUT_MAX (64 * 1024)
 #define WL_HIST_OUTPUT_MAX 4096
+#define WL_HIST_TOTAL_MAX (8 * 1024 * 1024)
 void wl_kernel_history_add(wl_kernel *k, int line, const char *input, const char *output);
 void wl_kernel_history_free(wl_kernel *k);
 

@@ -372,7 +372,6 @@ cJSON *wl_exec_execute(wl_chan *c, const wl_msg *m)
                     .clear = sink_clear,
                     .input = sink_input,
                     .interrupt = k->interrupt};
-    *k->interrupt = 0;
     wl_mime result = {0};
     wl_lang_error err = {0};
     cJSON *payload = pager_payload(k, code);

@@ -162,6 +162,17 @@ static void *make_socket(void *ctx, int type, int linger)
     return s;
 }
 
+/* One of the five sockets that clients connect to: each frame they send is bounded. */
+static void *make_listener(void *ctx, int type)
+{
+    void *s = make_socket(ctx, type, LINGER_MS);
+    if (s && wl_wire_limit(s, type == ZMQ_XPUB ? WL_WIRE_SUBSCRIPTION_MAX : WL_WIRE_FRAME_MAX)) {
+        zmq_close(s);
+        return NULL;
+    }
+    return s;
+}
+
 static int bind_retry(void *sock, const char *endpoint, const char *name)
 {
     struct timespec pause = {0, 50 * 1000 * 1000};
@@ -204,6 +215,10 @@ int wl_cmd_kernel(int argc, char **argv)
     if (!conn.keylen)
         fprintf(stderr, "wordlab kernel: WARNING: the connection file's key is empty: messages are not signed, "
                         "and anyone who can reach its ports can run commands\n");
+    if (conn.every_interface)
+        fprintf(stderr, "wordlab kernel: WARNING: the connection file's ip binds every network interface: "
+                        "other machines can reach the kernel's ports (%s); use 127.0.0.1 to stay on this machine\n",
+                        conn.endpoint[WL_CH_SHELL]);
     wl_kernel k = {.interrupt = &interrupted};
     if (wl_wire_init(&k.wire, conn.key, conn.keylen)) {
         fprintf(stderr, "wordlab kernel: out of memory\n");
@@ -232,9 +247,12 @@ int wl_cmd_kernel(int argc, char **argv)
     static const char *names[WL_NCH] = {"shell", "iopub", "stdin", "control", "heartbeat"};
     int ok = ctx != NULL, one = 1, hwm = 100000;
     for (int i = 0; i < WL_NCH; i++) {
-        sock[i] = ok ? make_socket(ctx, types[i], LINGER_MS) : NULL;
+        sock[i] = ok ? make_listener(ctx, types[i]) : NULL;
         ok = ok && sock[i];
     }
+    /* ROUTER_HANDOVER: a client that connects again with its routing id (a restarted client, a reconnected
+     * notebook) gets its replies even while the kernel still holds its old connection. It also lets a local peer
+     * that read a client's session id on IOPub take that id, without the key (see README). */
     if (ok) {
         zmq_setsockopt(sock[WL_CH_CONTROL], ZMQ_ROUTER_HANDOVER, &one, sizeof one);
         zmq_setsockopt(sock[WL_CH_SHELL], ZMQ_ROUTER_HANDOVER, &one, sizeof one);

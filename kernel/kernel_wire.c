@@ -15,7 +15,7 @@
 
 #define DELIM "<IDS|MSG>"
 #define SIG_HEX 64              /* HMAC-SHA256 as lowercase hex */
-#define SEEN_CAP 16384          /* signatures per generation; a set holds twice as many slots */
+#define SEEN_CAP WL_WIRE_REPLAY_WINDOW   /* signatures per generation; a set holds twice as many slots */
 
 int wl_wire_init(wl_wire *w, const char *key, size_t keylen)
 {
@@ -181,19 +181,40 @@ static int check_and_parse(wl_port *p, wl_msg *m)
     return 1;
 }
 
+int wl_wire_limit(void *sock, int64_t max)
+{
+    return zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &max, sizeof max);
+}
+
+/* Receives and closes the rest of a message that is being dropped; returns the bytes of its frames. */
+static size_t drain(wl_port *p, int more)
+{
+    size_t bytes = 0;
+    zmq_msg_t skip;
+    zmq_msg_init(&skip);
+    while (more && zmq_msg_recv(&skip, p->sock, 0) >= 0) {
+        bytes += zmq_msg_size(&skip);
+        more = zmq_msg_more(&skip);
+    }
+    zmq_msg_close(&skip);
+    return bytes;
+}
+
 int wl_wire_recv(wl_port *p, wl_msg *m, int flags)
 {
     memset(m, 0, sizeof *m);
     int cap = 0, more = 1;
+    size_t bytes = 0;
     while (more) {
+        if (bytes > WL_WIRE_MESSAGE_MAX) {   /* the frames so far pass the limit: the rest is not kept */
+            bytes += drain(p, more);
+            break;
+        }
         if (m->nframes == cap) {
             cap = cap ? 2 * cap : 8;
             zmq_msg_t *f = realloc(m->frames, (size_t)cap * sizeof *f);
             if (!f) {   /* out of memory: drain the rest of the message and drop it */
-                zmq_msg_t skip;
-                zmq_msg_init(&skip);
-                while (more && zmq_msg_recv(&skip, p->sock, 0) >= 0) more = zmq_msg_more(&skip);
-                zmq_msg_close(&skip);
+                drain(p, more);
                 wl_msg_free(m);
                 return drop(p, "out of memory"), 0;
             }
@@ -209,7 +230,14 @@ int wl_wire_recv(wl_port *p, wl_msg *m, int flags)
             return -1;
         }
         more = zmq_msg_more(&m->frames[m->nframes]);
+        bytes += zmq_msg_size(&m->frames[m->nframes]);
         m->nframes++;
+    }
+    if (bytes > WL_WIRE_MESSAGE_MAX) {
+        wl_msg_free(m);
+        char why[128];
+        snprintf(why, sizeof why, "%zu bytes, more than the %d bytes a message may have", bytes, WL_WIRE_MESSAGE_MAX);
+        return drop(p, why), 0;
     }
     if (check_and_parse(p, m)) return 1;
     wl_msg_free(m);
@@ -229,19 +257,30 @@ static int send_frame(void *sock, const void *data, size_t len, int more)
     return 0;
 }
 
-int wl_wire_send(wl_port *p, const wl_msg *parent, int route, const char *msg_type,
-                 const char *content, size_t content_len)
+/* msg_type as a JSON string (quotes included, escaped, valid UTF-8): it may come from a client's request.
+ * Free it with cJSON_free. */
+static char *json_string(const char *s)
 {
-    char id[37], date[32], header[400];
-    wl_uuid4(id);
-    wl_iso_date(date);
-    int hlen = snprintf(header, sizeof header,
-                        "{\"msg_id\":\"%s\",\"session\":\"%s\",\"username\":\"wordlab\",\"date\":\"%s\","
-                        "\"msg_type\":\"%s\",\"version\":\"" WL_PROTOCOL_VERSION "\"}",
-                        id, p->wire->session, date, msg_type);
-    if (hlen < 0 || (size_t)hlen >= sizeof header) return -1;
+    size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz_");
+    if (!s[n]) {   /* the kernel's own types: nothing to escape */
+        char *t = cJSON_malloc(n + 3);
+        if (t) snprintf(t, n + 3, "\"%s\"", s);
+        return t;
+    }
+    char *clean = wl_utf8_clean(s, strlen(s));
+    cJSON *j = clean ? cJSON_CreateString(clean) : NULL;
+    free(clean);
+    char *text = j ? cJSON_PrintUnformatted(j) : NULL;
+    cJSON_Delete(j);
+    return text;
+}
+
+/* The frames of a message whose header is made: routing ids or a topic, the delimiter, the signature, the parts. */
+static int send_parts(wl_port *p, const wl_msg *parent, int route, const char *msg_type, const char *header,
+                      size_t hlen, const char *content, size_t content_len)
+{
     const void *part[4] = {header, "{}", "{}", content};
-    size_t len[4] = {(size_t)hlen, 2, 2, content_len};
+    size_t len[4] = {hlen, 2, 2, content_len};
     if (parent) {
         part[1] = zmq_msg_data((zmq_msg_t *)&parent->frames[parent->delim + 2]);
         len[1] = zmq_msg_size((zmq_msg_t *)&parent->frames[parent->delim + 2]);
@@ -262,6 +301,30 @@ int wl_wire_send(wl_port *p, const wl_msg *parent, int route, const char *msg_ty
     for (int i = 0; i < 4; i++)
         if (send_frame(p->sock, part[i], len[i], i < 3)) return -1;
     return 0;
+}
+
+int wl_wire_send(wl_port *p, const wl_msg *parent, int route, const char *msg_type,
+                 const char *content, size_t content_len)
+{
+    char id[37], date[32];
+    wl_uuid4(id);
+    wl_iso_date(date);
+    char *type = json_string(msg_type);
+    size_t cap = (type ? strlen(type) : 0) + 256;
+    char *header = type ? malloc(cap) : NULL;
+    int hlen = header ? snprintf(header, cap,
+                                 "{\"msg_id\":\"%s\",\"session\":\"%s\",\"username\":\"wordlab\",\"date\":\"%s\","
+                                 "\"msg_type\":%s,\"version\":\"" WL_PROTOCOL_VERSION "\"}",
+                                 id, p->wire->session, date, type)
+                      : -1;
+    cJSON_free(type);
+    if (hlen < 0 || (size_t)hlen >= cap) {
+        free(header);
+        return -1;
+    }
+    int rc = send_parts(p, parent, route, msg_type, header, (size_t)hlen, content, content_len);
+    free(header);
+    return rc;
 }
 
 int wl_wire_send_json(wl_port *p, const wl_msg *parent, int route, const char *msg_type, cJSON *content)

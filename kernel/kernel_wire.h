@@ -12,6 +12,17 @@
 
 #define WL_PROTOCOL_VERSION "5.3"
 
+/* What one message may hold. libzmq receives a multipart message whole before the kernel sees any of it, and
+ * bounds only each frame (ZMQ_MAXMSGSIZE: a bigger frame disconnects its peer, which connects again by itself);
+ * the kernel drops, and logs, a message whose frames together pass WL_WIRE_MESSAGE_MAX. */
+#define WL_WIRE_FRAME_MAX (16 << 20)
+#define WL_WIRE_MESSAGE_MAX (32 << 20)
+/* IOPub receives only subscriptions (topic prefixes): a long one would cost libzmq memory per byte. */
+#define WL_WIRE_SUBSCRIPTION_MAX 4096
+/* A replayed message is dropped while its signature is among the last WL_WIRE_REPLAY_WINDOW to
+ * 2 * WL_WIRE_REPLAY_WINDOW signed messages received (two generations of remembered signatures). */
+#define WL_WIRE_REPLAY_WINDOW 65536
+
 /* What every socket of one kernel process shares: the signing key, the session id and the
  * recently seen signatures (a replayed message is dropped). Read-only after wl_wire_init
  * except the seen set, which has its own lock. */
@@ -48,9 +59,12 @@ void wl_wire_free(wl_wire *w);
 int wl_port_init(wl_port *p, wl_wire *w, void *sock, const char *name);
 void wl_port_free(wl_port *p);
 
+/* Sets ZMQ_MAXMSGSIZE (bytes of one received frame) on a socket that peers connect to. Returns 0 / -1. */
+int wl_wire_limit(void *sock, int64_t max);
+
 /* Receives one message (flags: 0 or ZMQ_DONTWAIT). Returns 1 with *m filled (free it with
- * wl_msg_free), 0 when a message arrived but was dropped (bad frames, signature or JSON;
- * logged on stderr), -1 on a socket error (errno: EAGAIN, EINTR, ETERM). */
+ * wl_msg_free), 0 when a message arrived but was dropped (over WL_WIRE_MESSAGE_MAX, bad frames,
+ * signature or JSON; logged on stderr), -1 on a socket error (errno: EAGAIN, EINTR, ETERM). */
 int wl_wire_recv(wl_port *p, wl_msg *m, int flags);
 void wl_msg_free(wl_msg *m);
 

@@ -38,9 +38,57 @@ os.environ["JUPYTER_PATH"] = SPEC_DIR + os.pathsep + os.environ.get("JUPYTER_PAT
 os.environ["JUPYTER_RUNTIME_DIR"] = os.path.join(_TMP, "runtime")
 
 
-def start(name="wordlab"):
-    """A started kernel and a ready blocking client."""
-    return start_new_kernel(kernel_name=name, startup_timeout=TIMEOUT)
+def start(name="wordlab", **launch):
+    """A started kernel and a ready blocking client; launch goes to the kernel's Popen (e.g. stderr=FILE)."""
+    return start_new_kernel(kernel_name=name, startup_timeout=TIMEOUT, **launch)
+
+
+def wait_for_text(path, text, timeout=TIMEOUT):
+    """Waits until the file at path contains text (e.g. a kernel's stderr log line); returns the file's text."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            got = f.read()
+        if text in got:
+            return got
+        assert time.monotonic() < deadline, f"{text!r} did not appear in {path}:\n{got[-2000:]}"
+        time.sleep(0.01)
+
+
+def wait_sigint_delivered(pid, timeout=TIMEOUT):
+    """Waits until no SIGINT sent to process pid is pending (/proc/PID/status, bit 2 of SigPnd and ShdPnd):
+    its handler has run."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with open(f"/proc/{pid}/status") as f:
+            masks = [int(line.split()[1], 16) for line in f if line.startswith(("SigPnd:", "ShdPnd:"))]
+        if not any(m & 2 for m in masks):
+            return
+        assert time.monotonic() < deadline, f"a SIGINT to {pid} was not delivered within {timeout} s"
+        time.sleep(0.001)
+
+
+class Monitor:
+    """The connection events of one client socket (zmq's socket monitor), to wait for a connect or a disconnect."""
+
+    def __init__(self, sock):
+        from zmq.utils.monitor import recv_monitor_message
+        self._recv = recv_monitor_message
+        self.sock = sock.get_monitor_socket()
+        self.owner = sock
+
+    def wait(self, event, timeout=TIMEOUT):
+        """Waits for event (e.g. zmq.EVENT_HANDSHAKE_SUCCEEDED, zmq.EVENT_DISCONNECTED); fails after timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            assert left > 0 and self.sock.poll(int(left * 1000)), f"no zmq event {event} within {timeout} s"
+            if self._recv(self.sock)["event"] == event:
+                return
+
+    def close(self):
+        self.owner.disable_monitor()
+        self.sock.close()
 
 
 def stop(km, kc):
@@ -101,12 +149,14 @@ def heartbeat_echoes(km, payload=b"ping", timeout_ms=2000):
 class RawClient:
     """Hand-made frames on a kernel's shell socket: for signatures and malformed messages."""
 
-    def __init__(self, km, channel="shell"):
-        info = km.get_connection_info()
+    def __init__(self, km, channel="shell", identity=None):
+        info = km if isinstance(km, dict) else km.get_connection_info()
         self.key = info["key"] if isinstance(info["key"], bytes) else info["key"].encode()
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.DEALER)
         self.sock.linger = 0
+        if identity is not None:
+            self.sock.setsockopt(zmq.IDENTITY, identity)
         self.sock.connect(f"{info['transport']}://{info['ip']}:{info[channel + '_port']}")
         self.session = str(uuid.uuid4())
 
@@ -114,11 +164,25 @@ class RawClient:
         self.sock.close()
         self.ctx.term()
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     def sign(self, parts):
         h = hmac.new(self.key, digestmod=hashlib.sha256)
         for p in parts:
             h.update(p)
         return h.hexdigest().encode()
+
+    def recv_reply_to(self, msg_id, timeout=TIMEOUT):
+        """The next reply, which must answer msg_id: replies come in the order of the requests, so a reply to
+        anything sent before msg_id (a message that should have been dropped) shows up first."""
+        got = self.recv(timeout=timeout)
+        assert got is not None, f"no reply to {msg_id} within {timeout} s"
+        assert self.parent_id == msg_id, f"the first reply answers {self.parent_id}, not {msg_id}: {got}"
+        return got
 
     def parts(self, msg_type, content):
         header = {"msg_id": str(uuid.uuid4()), "session": self.session, "username": "test",
@@ -136,7 +200,7 @@ class RawClient:
         self.sock.send_multipart(frames)
         return frames, json.loads(parts[0])["msg_id"]
 
-    def recv(self, timeout=2.0):
+    def recv(self, timeout=TIMEOUT):
         """The next reply as (header, content), or None when nothing comes within timeout."""
         if not self.sock.poll(int(timeout * 1000)):
             return None
@@ -144,4 +208,5 @@ class RawClient:
         i = frames.index(b"<IDS|MSG>")
         sig, parts = frames[i + 1], frames[i + 2:i + 6]
         assert hmac.compare_digest(sig, self.sign(parts)), "the kernel's reply is not signed correctly"
+        self.parent_id = json.loads(parts[1]).get("msg_id")
         return json.loads(parts[0]), json.loads(parts[3])

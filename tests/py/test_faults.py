@@ -7,14 +7,12 @@ test_compare_resume.py; here the kernel itself is killed while a comparison runs
 import json
 import os
 import random
-import re
 import shutil
 import signal
 import subprocess
 import time
 
 import numpy as np
-import pytest
 from jupyter_client import BlockingKernelClient
 
 import kernel_util as ku
@@ -27,16 +25,12 @@ def kernel_pid(km):
     return km.provisioner.process.pid
 
 
-def answers(kc, timeout=5):
+def answers(kc, timeout=ku.TIMEOUT):
     """The kernel answers kernel_info on shell, with busy and idle around it."""
     msg_id = kc.kernel_info()
     reply = ku.shell_reply(kc, msg_id, timeout=timeout)
     states = [m["content"]["execution_state"] for m in ku.collect(kc, msg_id, timeout=timeout)]
     return reply["content"]["status"] == "ok" and states == ["busy", "idle"]
-
-
-def settle():
-    time.sleep(0.25)   # past the window in which an error aborts queued executes
 
 
 def test_kill9_kernel_during_comparison_then_rerun(tmp_path):
@@ -47,14 +41,18 @@ def test_kill9_kernel_during_comparison_then_rerun(tmp_path):
     try:
         kc.execute(cell)
         results = out / "comparison.json"
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
+        pid, deadline = kernel_pid(km), time.monotonic() + 120
+        # Stopped the moment the mlp run is in the file, and killed while stopped there if the multihead run
+        # (the last) is not: then a run was in progress.
+        while True:
+            assert time.monotonic() < deadline, "no finished run within 120 s"
             if results.exists() and json.loads(results.read_text())["runs"].get("mlp"):
+                stop(km.provisioner.process)
+                runs = json.loads(results.read_text())["runs"]
+                assert not runs.get("multihead"), "the whole comparison ran before the kernel could be stopped"
                 break
-            time.sleep(0.005)
-        else:
-            pytest.fail("no finished run within 120 s")
-        os.kill(kernel_pid(km), signal.SIGKILL)
+            time.sleep(0.001)
+        os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 10
         while km.is_alive() and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -94,9 +92,25 @@ def same(a, b):
     return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
 
 
+def stopped(pid):
+    """Whether process pid is stopped (state T in /proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+
+
+def stop(proc):
+    """SIGSTOP, then wait until the process is stopped: from then on its files do not change."""
+    os.kill(proc.pid, signal.SIGSTOP)
+    deadline = time.monotonic() + 30
+    while not stopped(proc.pid):
+        assert time.monotonic() < deadline, "the process did not stop"
+        time.sleep(0.0005)
+
+
 def test_kill9_while_saving_a_checkpoint_keeps_the_old_file(tmp_path):
-    """A process saves two models in turn over one file; kill -9 at random moments (most of them while
-    a save is being written) leaves a whole file: one of the two models, exactly."""
+    """A process saves two models in turn over one file; it is stopped the moment a temporary file is in the
+    destination's directory, and killed with -9 while stopped there (mid-write: the temporary file is still
+    there, not yet renamed). The file left is whole: one of the two models, exactly."""
     ref_a, ref_b, target = tmp_path / "a.npz", tmp_path / "b.npz", tmp_path / "model.npz"
     make = "a = model new kind=mlp vocab=8000 seed=1\nb = model new kind=mlp vocab=8000 seed=2\n"  # 13 MB files
     done = subprocess.run([WORDLAB, "-c", f"{make}model save $a {ref_a}\nmodel save $b {ref_b}"],
@@ -105,27 +119,36 @@ def test_kill9_while_saving_a_checkpoint_keeps_the_old_file(tmp_path):
     want_a, want_b = load_arrays(ref_a), load_arrays(ref_b)
     assert not same(want_a, want_b)
     script = tmp_path / "save.wlab"
-    script.write_text(make + f"model save $a {target}\nmodel save $b {target}\n" * 50)
-    rng = random.Random(8)
-    mid_write = 0
+    # The saves never run out before the kill: the script ends in a wait that only the kill ends.
+    script.write_text(make + f"model save $a {target}\nmodel save $b {target}\n" * 50 + "sleep 100000\n")
+    ours = {ref_a.name, ref_b.name, target.name, script.name}
+
+    def temporaries():   # whatever the saver's temporary files are called
+        return [p for p in tmp_path.iterdir() if p.name not in ours]
+
     for i in range(6):
         shutil.copyfile(ref_a, target)                        # the old file
+        old_inode = target.stat().st_ino
         proc = subprocess.Popen([WORDLAB, "run", str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if i % 2 == 0:                                        # while a save is being written
-            deadline = time.monotonic() + 60
-            while not (temps := list(tmp_path.glob("model.npz.tmp.*"))) and time.monotonic() < deadline:
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                assert proc.poll() is None, "the saver ended before it was killed"
+                assert time.monotonic() < deadline, "no save was caught while being written"
+                # even rounds: the first save; odd rounds: a save after the old file was replaced once
+                if temporaries() and (i % 2 == 0 or target.stat().st_ino != old_inode):
+                    stop(proc)
+                    if temporaries():
+                        break                                 # stopped mid-write
+                    os.kill(proc.pid, signal.SIGCONT)         # the rename came first: catch the next save
                 time.sleep(0.0005)
-        else:                                                 # at any moment
-            time.sleep(rng.uniform(0.5, 2.0))
-            temps = list(tmp_path.glob("model.npz.tmp.*"))
-        proc.kill()
+        finally:
+            proc.kill()
         assert proc.wait(timeout=30) == -signal.SIGKILL
-        mid_write += bool(temps)
         got = load_arrays(target)
         assert same(got, want_a) or same(got, want_b)
-        for t in tmp_path.glob("model.npz.tmp.*"):           # what kill -9 leaves: a partial temporary file
+        for t in temporaries():                               # what kill -9 leaves: a partial temporary file
             t.unlink()
-    assert mid_write >= 1, "no kill landed while a checkpoint was being written"
     # The next save removes what killed savers left (their processes are gone), never a live saver's file.
     dead = subprocess.Popen(["true"])
     dead.wait()
@@ -164,13 +187,13 @@ def test_sigint_storm_during_training_in_the_kernel(kernel):
     msg_id = kc.execute("train $m $stories steps=1000000 batch=32 eval_every=10", stop_on_error=False)
     wait_for_training(kc, msg_id)
     storm(kernel_pid(km))
-    reply = ku.shell_reply(kc, msg_id, timeout=10)
+    reply = ku.shell_reply(kc, msg_id)           # a million steps: only the interrupt ends them
     assert reply["content"]["status"] == "ok" or reply["content"]["ename"] == "Interrupted"
     updates = [m for m in ku.collect(kc, msg_id) if m["msg_type"] == "update_display_data"]
     assert km.is_alive()
     storm(kernel_pid(km), n=100)                 # while idle: nothing happens
+    ku.wait_sigint_delivered(kernel_pid(km))     # none is left to stop the evaluation below
     assert km.is_alive() and answers(kc)
-    settle()
     rows, kept = tt.summary(updates[-1]["content"]["data"]["text/plain"])   # the live display ends as the summary
     reply, msgs = ku.run(kc, "e = evaluate $m $stories split=validation\nprint $e.loss")
     assert reply["content"]["status"] == "ok"
@@ -245,10 +268,8 @@ def test_floods_of_bad_and_malformed_messages_are_dropped(kernel):
             else:
                 frames = [b"a", b"b", b"c"] + [b"x" * rng.randrange(100) for _ in range(rng.randrange(10))]
             raw.send_frames(frames)
-        assert raw.recv(timeout=1.0) is None, "a bad or malformed message was answered"
-        raw.send("kernel_info_request", {})
-        reply = raw.recv(timeout=10)
-        assert reply is not None and reply[0]["msg_type"] == "kernel_info_reply"
+        _, msg_id = raw.send("kernel_info_request", {})   # its reply must be the first: none of the above is answered
+        assert raw.recv_reply_to(msg_id)[0]["msg_type"] == "kernel_info_reply"
     finally:
         raw.close()
     assert km.is_alive() and answers(kc)
@@ -256,19 +277,24 @@ def test_floods_of_bad_and_malformed_messages_are_dropped(kernel):
 
 def test_client_disconnects_mid_execute(kernel):
     km, kc = kernel
-    raw = ku.RawClient(km)
-    _, msg_id = raw.send("execute_request", {"code": 'sleep 1\nprint "still here"', "silent": False,
-                                             "store_history": True, "user_expressions": {}, "allow_stdin": False,
-                                             "stop_on_error": True})
-    time.sleep(0.2)
-    raw.close()                                   # gone before the reply
     other = BlockingKernelClient()   # a client of its own session (km.client() would share kc's socket identity)
     other.load_connection_info(km.get_connection_info())
-    other.start_channels()   # no wait_for_ready: it would flush IOPub
+    other.start_channels()
+    other.wait_for_ready(timeout=ku.TIMEOUT)   # it listens on IOPub before the request below is sent
+    raw = ku.RawClient(km)
     try:
+        _, msg_id = raw.send("execute_request", {"code": 'print "started"\nsleep 1\nprint "still here"',
+                                                 "silent": False, "store_history": True, "user_expressions": {},
+                                                 "allow_stdin": False, "stop_on_error": True})
+        text = ""
+        while "started" not in text:              # the cell runs ...
+            m = other.get_iopub_msg(timeout=ku.TIMEOUT)
+            if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "stream":
+                text += m["content"]["text"]
+        raw.close()                               # ... and its client is gone before the reply
         # the cell ran to its end: its output reached IOPub with the vanished client's request as parent
-        msgs = ku.collect(other, msg_id, timeout=10)
-        assert ku.stdout_text(msgs) == "still here\n"
+        msgs = ku.collect(other, msg_id)
+        assert text + ku.stdout_text(msgs) == "started\nstill here\n"
         reply, msgs = ku.run(other, 'print "new client"')
         assert reply["content"]["status"] == "ok" and ku.stdout_text(msgs) == "new client\n"
     finally:

@@ -1,7 +1,11 @@
-"""test_kernel_interactive.py: the wordlab kernel while a cell runs: interrupts, control and heartbeat, stdin."""
+"""test_kernel_interactive.py: the wordlab kernel while a cell runs: interrupts, control and heartbeat, stdin.
+
+Nothing here waits for a time: a cell that must still be running when something happens is one that only an
+interrupt ends (sleep 60, an input nobody answers, training for a million steps), and it is interrupted after
+the check, so its Interrupted reply shows it was running all along.
+"""
 import json
 import re
-import time
 
 import pytest
 
@@ -17,27 +21,24 @@ def wait_started(kc, msg_id):
             return
 
 
-def answers_quickly(kc, limit=1.0):
-    t = time.monotonic()
+def answers(kc):
     msg_id = kc.kernel_info()
-    reply = ku.shell_reply(kc, msg_id, timeout=limit)
-    ku.collect(kc, msg_id, timeout=limit)
-    return reply["content"]["status"] == "ok" and time.monotonic() - t < limit
+    reply = ku.shell_reply(kc, msg_id)
+    ku.collect(kc, msg_id)
+    return reply["content"]["status"] == "ok"
 
 
 def interrupt_long_cell(km, kc):
+    """An interrupt once the cell's execute_input is out stops that cell (60 s of sleep: a reply within the
+    15 s timeout is the interrupt's)."""
     msg_id = kc.execute("sleep 60")
     wait_started(kc, msg_id)
-    time.sleep(0.2)
-    t = time.monotonic()
     km.interrupt_kernel()
-    reply = ku.shell_reply(kc, msg_id, timeout=5)
-    assert time.monotonic() - t < 1.0, "the interrupted cell took more than 1 s to stop"
+    reply = ku.shell_reply(kc, msg_id)
     assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "Interrupted"
     msgs = ku.collect(kc, msg_id)
     assert [m["msg_type"] for m in msgs if m["msg_type"] == "error"] == ["error"]
-    assert answers_quickly(kc)
-    time.sleep(0.2)   # past the abort window that follows an error
+    assert answers(kc)
     reply, msgs = ku.run(kc, "mean 1 2")
     assert reply["content"]["status"] == "ok"
 
@@ -45,10 +46,10 @@ def interrupt_long_cell(km, kc):
 def test_sigint_interrupts_the_cell_not_the_kernel(kernel):
     km, kc = kernel
     interrupt_long_cell(km, kc)
-    # SIGINT while idle does nothing
+    # SIGINT while idle does nothing: once it is delivered, the kernel is still there and answers
     km.interrupt_kernel()
-    time.sleep(0.2)
-    assert km.is_alive() and answers_quickly(kc)
+    ku.wait_sigint_delivered(km.provisioner.process.pid)
+    assert km.is_alive() and answers(kc)
     reply, _ = ku.run(kc, "sleep 0.01")
     assert reply["content"]["status"] == "ok"
 
@@ -63,28 +64,27 @@ def test_interrupt_request_in_message_mode():
         wait_started(kc, msg_id)
         msg = kc.session.msg("interrupt_request", {})
         kc.control_channel.send(msg)
-        reply = kc.get_control_msg(timeout=1)
+        reply = kc.get_control_msg(timeout=ku.TIMEOUT)
         assert reply["msg_type"] == "interrupt_reply" and reply["content"]["status"] == "ok"
-        assert ku.shell_reply(kc, msg_id, timeout=1)["content"]["ename"] == "Interrupted"
+        assert ku.shell_reply(kc, msg_id)["content"]["ename"] == "Interrupted"
         ku.collect(kc, msg_id)
-        assert answers_quickly(kc)
+        assert answers(kc)
     finally:
         ku.stop(km, kc)
 
 
 def test_control_and_heartbeat_during_a_long_cell(kernel):
     km, kc = kernel
-    msg_id = kc.execute("sleep 2")
+    msg_id = kc.execute("sleep 60")
     wait_started(kc, msg_id)
-    t = time.monotonic()
     msg = kc.session.msg("kernel_info_request", {})
     kc.control_channel.send(msg)
-    reply = kc.get_control_msg(timeout=1)
-    assert reply["msg_type"] == "kernel_info_reply" and time.monotonic() - t < 0.5
-    assert ku.heartbeat_echoes(km, timeout_ms=500)
-    reply = ku.shell_reply(kc, msg_id, timeout=5)
-    assert reply["content"]["status"] == "ok"
-    assert time.monotonic() - t < 3.0
+    reply = kc.get_control_msg(timeout=ku.TIMEOUT)
+    assert reply["msg_type"] == "kernel_info_reply"
+    assert ku.heartbeat_echoes(km, timeout_ms=ku.TIMEOUT * 1000)
+    km.interrupt_kernel()
+    reply = ku.shell_reply(kc, msg_id)
+    assert reply["content"]["ename"] == "Interrupted"   # the cell was still running: control did not wait for it
     # busy/idle of the control request were published while the cell ran; the cell's idle came last
     ku.collect(kc, msg["header"]["msg_id"])
     ku.collect(kc, msg_id)
@@ -93,7 +93,7 @@ def test_control_and_heartbeat_during_a_long_cell(kernel):
 def test_input_request(kernel):
     km, kc = kernel
     msg_id = kc.execute('name = input "who are you? "\nprint "hello, $name"', allow_stdin=True)
-    req = kc.get_stdin_msg(timeout=5)
+    req = kc.get_stdin_msg(timeout=ku.TIMEOUT)
     assert req["msg_type"] == "input_request" and req["parent_header"]["msg_id"] == msg_id
     assert req["content"] == {"prompt": "who are you? ", "password": False}
     kc.input("Ada Lovelace ✓")
@@ -102,7 +102,7 @@ def test_input_request(kernel):
     assert ku.stdout_text(ku.collect(kc, msg_id)) == "hello, Ada Lovelace ✓\n"
     # password prompts say so
     msg_id = kc.execute('input "secret: " password=1', allow_stdin=True)
-    req = kc.get_stdin_msg(timeout=5)
+    req = kc.get_stdin_msg(timeout=ku.TIMEOUT)
     assert req["content"]["password"] is True
     kc.input("hunter2")
     assert ku.shell_reply(kc, msg_id)["content"]["status"] == "ok"
@@ -111,10 +111,14 @@ def test_input_request(kernel):
 
 def test_allow_stdin_false_is_honoured(kernel):
     km, kc = kernel
-    reply, msgs = ku.run(kc, 'input "who? "', allow_stdin=False, stop_on_error=False)
-    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "InputError"
-    with pytest.raises(Exception):
-        kc.get_stdin_msg(timeout=0.3)
+    refused, msgs = ku.run(kc, 'input "who? "', allow_stdin=False, stop_on_error=False)
+    assert refused["content"]["status"] == "error" and refused["content"]["ename"] == "InputError"
+    # stdin messages come in order: the first to arrive must be the request of a cell that may ask
+    msg_id = kc.execute('input "now? "', allow_stdin=True)
+    assert kc.get_stdin_msg(timeout=ku.TIMEOUT)["parent_header"]["msg_id"] == msg_id
+    kc.input("yes")
+    assert ku.shell_reply(kc, msg_id)["content"]["status"] == "ok"
+    ku.collect(kc, msg_id)
     reply, msgs = ku.run(kc, 'input "who? " default="nobody"', allow_stdin=False)
     assert reply["content"]["status"] == "ok"
     assert [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == "execute_result"] == ['nobody']
@@ -123,14 +127,12 @@ def test_allow_stdin_false_is_honoured(kernel):
 def test_interrupt_while_waiting_for_input(kernel):
     km, kc = kernel
     msg_id = kc.execute('input "waiting: "', allow_stdin=True, stop_on_error=False)
-    kc.get_stdin_msg(timeout=5)
-    t = time.monotonic()
+    kc.get_stdin_msg(timeout=ku.TIMEOUT)
     km.interrupt_kernel()
-    reply = ku.shell_reply(kc, msg_id, timeout=5)
-    assert time.monotonic() - t < 1.0
+    reply = ku.shell_reply(kc, msg_id)   # nobody answers the input: only the interrupt ends the wait
     assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "Interrupted"
     ku.collect(kc, msg_id)
-    assert answers_quickly(kc)
+    assert answers(kc)
 
 
 def big_jsonl(path, n=200_000):
@@ -155,16 +157,13 @@ def test_interrupt_stops_a_loop_over_data(kernel, tmp_path, command, message):
         if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "stream":
             assert m["content"]["text"] == "started\n"
             break
-    t = time.monotonic()
     km.interrupt_kernel()
     reply = ku.shell_reply(kc, msg_id, timeout=60)
-    # within 1 s on an idle machine; the bound leaves room for a loaded one (without the checks: tens of seconds)
-    assert time.monotonic() - t < 10, "the interrupted command took more than 10 s to stop"
     assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "Interrupted"
-    assert message in reply["content"]["evalue"], reply["content"]["evalue"]   # stopped inside the loop
+    # stopped inside the loop (without the checks it runs on for tens of seconds and ends with no such message)
+    assert message in reply["content"]["evalue"], reply["content"]["evalue"]
     ku.collect(kc, msg_id)
-    assert answers_quickly(kc)
-    time.sleep(0.2)   # past the abort window that follows an error
+    assert answers(kc)
     reply, msgs = ku.run(kc, "c = corpus profile=smoke stories=60\nprint $c.vocab")
     assert reply["content"]["status"] == "ok"
 
@@ -224,22 +223,19 @@ def test_training_shows_live_progress_and_interrupt_keeps_the_best(kernel):
 
     msgs = train_messages(kc, msg_id, until=validated_three_times)
     assert msgs and validated_three_times(msgs), "training ended too soon"
-    t = time.monotonic()
     km.interrupt_kernel()
-    reply = ku.shell_reply(kc, msg_id, timeout=10)
-    assert time.monotonic() - t < 1.0, "training took more than 1 s to stop"
+    reply = ku.shell_reply(kc, msg_id)   # a million steps: only the interrupt ends them
     assert reply["content"]["ename"] == "Interrupted"
     rest = ku.collect(kc, msg_id)
     updates = [m for m in rest if m["msg_type"] == "update_display_data"]
     assert not [m for m in rest if m["msg_type"] in ("stream", "display_data", "execute_result")]
-    assert answers_quickly(kc)
+    assert answers(kc)
     # the live display ends as the summary; the step where it stopped was validated too; the best one is kept
     text = updates[-1]["content"]["data"]["text/plain"]
     assert re.match(r"trained attention for (\d+) of 1000000 steps .*, interrupted\n", text), text
     done = int(re.match(r"trained attention for (\d+)", text)[1])
     rows, kept = tt.summary(text)
     assert [r[0] for r in rows][:3] == [1, 15, 30] and rows[-1][0] == done
-    time.sleep(0.2)
     reply, msgs = ku.run(kc, "e = evaluate $m $stories split=validation\nprint $e.loss\nprint $m.selected_step")
     loss, step = ku.stdout_text(msgs).split()
     assert abs(float(loss) - dict(rows)[kept]) < 2e-4 and int(step) == kept
@@ -247,20 +243,21 @@ def test_training_shows_live_progress_and_interrupt_keeps_the_best(kernel):
 
 def test_output_held_back_goes_out_while_the_cell_still_runs(kernel):
     """Writes that come close together are coalesced, but none waits for the end of the cell: the flush timer
-    sends what is buffered within a fraction of a second while a long command runs."""
+    sends what is buffered while a long command runs (one that only an interrupt ends)."""
     km, kc = kernel
-    msg_id = kc.execute('print "a"\nprint "b"\nsleep 3')
+    msg_id = kc.execute('print "a"\nprint "b"\nsleep 60', stop_on_error=False)
     wait_started(kc, msg_id)
-    t, text = time.monotonic(), ""
+    text = ""
     while "b" not in text:
         m = kc.get_iopub_msg(timeout=ku.TIMEOUT)
         if m["parent_header"].get("msg_id") == msg_id:
             assert m["msg_type"] == "stream", f"{m['msg_type']} came before the output: it waited for the cell's end"
             text += m["content"]["text"]
-    assert text == "a\nb\n" and time.monotonic() - t < 1.0, (text, time.monotonic() - t)
+    assert text == "a\nb\n", text
+    km.interrupt_kernel()
     reply = ku.shell_reply(kc, msg_id)
-    assert reply["content"]["status"] == "ok"
-    assert [m["msg_type"] for m in ku.collect(kc, msg_id)] == ["status"]
+    assert reply["content"]["ename"] == "Interrupted"   # the output came while the cell still ran
+    assert [m["msg_type"] for m in ku.collect(kc, msg_id)] == ["error", "status"]
 
 
 def test_charts_come_as_vega_lite_beside_the_svg(kernel):

@@ -32,9 +32,9 @@ class Repl:
         os.write(self.fd, s.encode())
 
     def read_for(self, seconds):
-        end = time.time() + seconds
-        while time.time() < end:
-            r, _, _ = select.select([self.fd], [], [], max(0.0, end - time.time()))
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            r, _, _ = select.select([self.fd], [], [], max(0.0, end - time.monotonic()))
             if not r:
                 break
             try:
@@ -47,14 +47,14 @@ class Repl:
 
     def expect(self, pattern, timeout=20):
         """Waits until the output since the last expect matches pattern; returns that output (escape codes removed)."""
-        end = time.time() + timeout
+        end = time.monotonic() + timeout
         while True:
             clean = ANSI.sub("", self.buf)
             m = re.search(pattern, clean)
             if m:
                 self.buf = clean[m.end():]
                 return clean[: m.end()]
-            if time.time() > end:
+            if time.monotonic() > end:
                 raise AssertionError(f"timed out waiting for {pattern!r}; output so far:\n{clean}")
             self.read_for(0.1)
 
@@ -156,10 +156,8 @@ def test_ctrl_c_stops_training_and_keeps_the_repl(home):
     r.send("train $m $stories steps=100000 batch=64 eval_every=50\r")
     r.expect(r"step 1/100000", timeout=60)
     r.expect(r"step 50/100000", timeout=120)   # a validation happened: there is a best step to keep
-    t0 = time.time()
     r.send("\x03")
-    out = r.expect(r"wordlab> ", timeout=60)
-    assert time.time() - t0 < 30
+    out = r.expect(r"wordlab> ", timeout=60)   # a hundred thousand steps: only the Ctrl-C ends them this soon
     # the progress line ends as the summary, then the interrupt is reported, once
     assert out.count("Interrupted") == 1 and out.index("trained multihead for") < out.index("Interrupted")
     progress = [m.start() for m in re.finditer(r"step \d+/100000", out)]
