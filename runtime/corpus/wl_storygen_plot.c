@@ -208,6 +208,7 @@ static const wl_sg_step flowers[] = {
  * {when}, {person}, {box}); several of them are written between the play and the problem. */
 const wl_sg_alts wl_sg_events = WL_SG_ALTS(
         "{clause}.", "{clause}.", "{clause}.", "{clause}.", "{clause}.",
+        "{clause}.", "{clause}.", "{clause}.", "{clause}.", "{clause}.", "{clause}, and {clause}.",
         "{clause}, and {clause}.", "{clause}, but {clause}.", "{clause}, so {clause}.",
         "{clause} because {clause}.", "when {clause}, {clause}.", "{when}, {clause}.",
         "{when}, {clause}.", "{clause} and {clause}.", "after {clause}, {clause}.",
