@@ -209,6 +209,12 @@ static const wl_sg_step flowers[] = {
 const wl_sg_alts wl_sg_events = WL_SG_ALTS(
         "{clause}.", "{clause}.", "{clause}.", "{clause}.", "{clause}.",
         "{clause}.", "{clause}.", "{clause}.", "{clause}.", "{clause}.", "{clause}, and {clause}.",
+        "{clause}.", "{clause}.", "{clause}.", "{clause}.", "{clause}.", "{clause}.",
+        "{clause}.", "{clause}.", "{clause}.", "{clause}.", "{clause}.", "{clause}.",
+        "{clause}.", "{clause}.", "{clause}.", "{clause}.", "{clause}.", "{clause}.",
+        "{clause}!", "{clause}!", "{when}, {clause}.", "{when}, {clause}.", "{clause}, and then {clause}.",
+        "{clause}, but {clause}.", "{clause}, so {clause}.", "{clause} while {clause}.", "{clause} until {clause}.",
+        "{^}{a} {adj} {noun} {vtp} {np}!", "{^}{a} {little} {animal} found {a} {C} {noun} {pp}.",
         "{clause}, and {clause}.", "{clause}, but {clause}.", "{clause}, so {clause}.",
         "{clause} because {clause}.", "when {clause}, {clause}.", "{when}, {clause}.",
         "{when}, {clause}.", "{clause} and {clause}.", "after {clause}, {clause}.",
