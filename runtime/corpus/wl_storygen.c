@@ -67,7 +67,7 @@ static size_t sg_pick_zipf(sg_story *st, size_t n)
 static size_t sg_pick_list(sg_story *st, const wl_sg_list *l)
 {
     size_t n = l->words.n;
-    if (l->tail == 2) return sg_chance(st, 10) ? sg_pick_zipf(st, n) : sg_pick(st, n);
+    if (l->tail == 2) return sg_chance(st, 8) ? sg_pick_zipf(st, n) : sg_pick(st, n);
     return l->tail ? sg_pick_tail(st, n) : sg_pick(st, n);
 }
 
@@ -330,7 +330,7 @@ static const char *sg_invent_name(sg_story *st, int female, char *out)
  * a few names are common), sometimes invented. which is 0 for the hero, 1 for the friend. */
 static const char *sg_name(sg_story *st, int female, int pet, int which)
 {
-    if (sg_chance(st, 15)) return sg_invent_name(st, female, st->made_names[which]);
+    if (sg_chance(st, 18)) return sg_invent_name(st, female, st->made_names[which]);
     const wl_sg_alts *a = pet ? &wl_sg_pet_names : female ? &wl_sg_girl_names : &wl_sg_boy_names;
     return a->items[sg_chance(st, 50) ? sg_pick(st, a->n) : sg_pick_tail(st, a->n)];
 }
@@ -377,7 +377,7 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     sg_stage(st, &wl_sg_meeting);
     st->openers = 1;
     if (sg_chance(st, 5)) sg_stage(st, &wl_sg_play);
-    sg_events(st, st->brief ? 6 + sg_pick(st, 3) : 9 + sg_pick(st, 4));
+    sg_events(st, st->brief ? 6 + sg_pick(st, 3) : 9 + sg_pick(st, 3));
     /* Zero (90%), one (8%) or two (2%) short scenes, in a random order. */
     size_t r = sg_pick(st, 100), nfill = r < 90 || st->brief ? 0 : r < 98 ? 1 : 2, used = 0;
     for (size_t k = 0; k < nfill; k++) {
