@@ -377,7 +377,7 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     sg_stage(st, &wl_sg_meeting);
     st->openers = 1;
     if (sg_chance(st, 5)) sg_stage(st, &wl_sg_play);
-    sg_events(st, st->brief ? 6 + sg_pick(st, 3) : 9 + sg_pick(st, 3));
+    sg_events(st, st->brief ? 7 + sg_pick(st, 3) : 10 + sg_pick(st, 3));
     /* Zero (90%), one (8%) or two (2%) short scenes, in a random order. */
     size_t r = sg_pick(st, 100), nfill = r < 90 || st->brief ? 0 : r < 98 ? 1 : 2, used = 0;
     for (size_t k = 0; k < nfill; k++) {
@@ -389,7 +389,7 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     sg_stage_keep(st, &plot->problem, 5);
     sg_stage_keep(st, &plot->solve, 5);
     sg_events(st, 1 + sg_pick(st, 2));
-    sg_stage(st, &wl_sg_ending);
+    if (sg_chance(st, 50)) sg_stage(st, &wl_sg_ending);
     if (sg_chance(st, 15)) sg_stage(st, &plot->moral);
     if (sg_chance(st, 4) && !st->oom) sg_cut(st);
 }
