@@ -52,6 +52,25 @@ static int sg_chance(sg_story *st, unsigned pct) { return sg_pick(st, 100) < pct
 /* Long-tailed in [0, n): P(k) falls roughly like log(n / k), so late entries are rare. */
 static size_t sg_pick_tail(sg_story *st, size_t n) { return sg_pick(st, sg_pick(st, n) + 1); }
 
+/* Zipfian in [0, n): rank r = k + 1 lies in the octave [2^b, 2^(b+1)) for b drawn uniformly
+ * (ranks past n are drawn again), so P(k) is about 1 / ((k + 1) * log2 n), integers only. */
+static size_t sg_pick_zipf(sg_story *st, size_t n)
+{
+    unsigned bits = 0;
+    while (bits < 63 && ((size_t)1 << bits) <= n) bits++;
+    for (;;) {
+        size_t lo = (size_t)1 << sg_pick(st, bits), r = lo + sg_pick(st, lo);
+        if (r <= n) return r - 1;
+    }
+}
+
+static size_t sg_pick_list(sg_story *st, const wl_sg_list *l)
+{
+    size_t n = l->words.n;
+    if (l->tail == 2) return sg_chance(st, 8) ? sg_pick_zipf(st, n) : sg_pick(st, n);
+    return l->tail ? sg_pick_tail(st, n) : sg_pick(st, n);
+}
+
 static void sg_raw(sg_story *st, char c)
 {
     if (st->oom) return;
@@ -146,7 +165,7 @@ static const char *sg_draw(sg_story *st, const char *name, size_t n)
     for (size_t i = 0; i < wl_sg_nlists; i++) {
         const wl_sg_list *l = &wl_sg_lists[i];
         if (sg_is(name, n, l->name))
-            return l->words.items[l->tail ? sg_pick_tail(st, l->words.n) : sg_pick(st, l->words.n)];
+            return l->words.items[sg_pick_list(st, l)];
     }
     return NULL;
 }
@@ -243,17 +262,45 @@ static void sg_sentence(sg_story *st, const wl_sg_alts *alts, const char *sep)
     sg_expand_str(st, t, 0);
 }
 
-/* Writes a stage: each step with its probability; the stage may start a new paragraph. */
-static void sg_stage(sg_story *st, const wl_sg_stage *stage)
+/* Writes a stage: its first step, then each later one with its probability times keep
+ * percent (optional steps only outside short stories); the stage may start a new paragraph. */
+static void sg_stage_keep(sg_story *st, const wl_sg_stage *stage, unsigned keep)
 {
     const char *sep = sg_chance(st, 40) ? "\n\n" : " ";
     for (size_t i = 0; i < stage->n; i++) {
         const wl_sg_step *step = &stage->steps[i];
-        if (sg_chance(st, step->pct) && !(st->brief && step->pct < 100)) {
+        if (i == 0 || ((step->pct >= 100 || !st->brief) && sg_chance(st, step->pct * keep / 100))) {
             sg_sentence(st, &step->alts, sep);
             sep = " ";
         }
     }
+}
+
+/* Cuts the story after any of its words outside quotes, as truncated stories end in
+ * collections of generated stories (a model then learns that a story may stop after any
+ * word, early or late, not only after a full stop). */
+static void sg_cut(sg_story *st)
+{
+    size_t n = 0, k = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int open = 0;
+        for (size_t i = 1; i < st->len; i++) {
+            if (st->buf[i] == '"') open = !open;
+            if (i < 24 || open || st->buf[i] != ' ' || !sg_is_alpha(st->buf[i - 1])) continue;
+            if (pass == 0) n++;
+            else if (k-- == 0) { st->buf[i] = '\0'; st->len = i; return; }
+        }
+        if (n == 0) return;
+        k = sg_pick(st, n);
+    }
+}
+
+/* Writes n free sentences; the first may start a new paragraph. */
+static void sg_stage(sg_story *st, const wl_sg_stage *stage) { sg_stage_keep(st, stage, 10); }
+
+static void sg_events(sg_story *st, size_t n)
+{
+    for (size_t k = 0; k < n; k++) sg_sentence(st, &wl_sg_events, k == 0 && sg_chance(st, 40) ? "\n\n" : " ");
 }
 
 /* Invents a name from syllables ("Korabina", "Tulan"): these are the rare words of the
@@ -283,7 +330,7 @@ static const char *sg_invent_name(sg_story *st, int female, char *out)
  * a few names are common), sometimes invented. which is 0 for the hero, 1 for the friend. */
 static const char *sg_name(sg_story *st, int female, int pet, int which)
 {
-    if (sg_chance(st, 9)) return sg_invent_name(st, female, st->made_names[which]);
+    if (sg_chance(st, 18)) return sg_invent_name(st, female, st->made_names[which]);
     const wl_sg_alts *a = pet ? &wl_sg_pet_names : female ? &wl_sg_girl_names : &wl_sg_boy_names;
     return a->items[sg_chance(st, 50) ? sg_pick(st, a->n) : sg_pick_tail(st, a->n)];
 }
@@ -326,22 +373,25 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
 
     sg_stage(st, &wl_sg_intro);
     sg_stage(st, &wl_sg_belongs);
-    sg_stage(st, &wl_sg_setting);
+    if (sg_chance(st, 5)) sg_stage(st, &wl_sg_setting);
     sg_stage(st, &wl_sg_meeting);
     st->openers = 1;
-    sg_stage(st, &wl_sg_play);
-    /* Zero (60%), one (32%) or two (8%) short scenes, in a random order. */
-    size_t r = sg_pick(st, 100), nfill = r < 60 || st->brief ? 0 : r < 92 ? 1 : 2, used = 0;
+    if (sg_chance(st, 5)) sg_stage(st, &wl_sg_play);
+    sg_events(st, st->brief ? 7 + sg_pick(st, 3) : 10 + sg_pick(st, 3));
+    /* Zero (90%), one (8%) or two (2%) short scenes, in a random order. */
+    size_t r = sg_pick(st, 100), nfill = r < 90 || st->brief ? 0 : r < 98 ? 1 : 2, used = 0;
     for (size_t k = 0; k < nfill; k++) {
         size_t f = sg_pick(st, wl_sg_nfillers);
         if (used & ((size_t)1 << f)) continue;
         used |= (size_t)1 << f;
         sg_stage(st, &wl_sg_fillers[f]);
     }
-    sg_stage(st, &plot->problem);
-    sg_stage(st, &plot->solve);
-    sg_stage(st, &wl_sg_ending);
-    if (sg_chance(st, 35)) sg_stage(st, &plot->moral);
+    sg_stage_keep(st, &plot->problem, 5);
+    sg_stage_keep(st, &plot->solve, 5);
+    sg_events(st, 1 + sg_pick(st, 2));
+    if (sg_chance(st, 50)) sg_stage(st, &wl_sg_ending);
+    if (sg_chance(st, 15)) sg_stage(st, &plot->moral);
+    if (sg_chance(st, 4) && !st->oom) sg_cut(st);
 }
 
 void wl_storygen_free(char **texts, size_t count)

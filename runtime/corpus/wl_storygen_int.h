@@ -20,8 +20,9 @@ typedef struct wl_sg_alts {
 #define WL_SG_ALTS(...) { (const char *const[]){__VA_ARGS__}, \
     sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *) }
 
-/* A named word list; tail != 0 draws with a long-tailed distribution (early entries common,
- * late entries rare), otherwise uniformly. */
+/* A named word list, drawn uniformly (tail 0), with a long tail (tail 1: early entries common,
+ * late entries rare) or by Zipf's law (tail 2: the entry of rank k with probability about
+ * 1/k, as word frequencies fall in real text). */
 typedef struct wl_sg_list {
     const char *name;
     wl_sg_alts words;
@@ -69,6 +70,7 @@ extern const size_t wl_sg_nplaces;
 /* wl_storygen_plot.c */
 extern const wl_sg_stage wl_sg_intro, wl_sg_belongs, wl_sg_setting, wl_sg_meeting, wl_sg_play,
     wl_sg_ending;
+extern const wl_sg_alts wl_sg_events;
 extern const wl_sg_stage wl_sg_fillers[];
 extern const size_t wl_sg_nfillers;
 extern const wl_sg_plot wl_sg_plots[];
