@@ -273,8 +273,17 @@ try {
   if (!/^\s*\d+/.test(kept)) fail(`the model does not answer after the stop: ${kept}`);
 
   // Restart: a fresh kernel (the model is gone) that runs commands.
+  // The indicator is idle before the restart too: record every state it shows from the click on, and wait
+  // for a state other than idle (restarting, starting) before waiting for idle again.
+  await page.evaluate((current) => {
+    const panel = document.querySelector(current);
+    const seen = window.wlRestartStates = [];
+    new MutationObserver(() => seen.push(panel.querySelector('.jp-Notebook-ExecutionIndicator')?.getAttribute('data-status')))
+      .observe(panel, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-status'] });
+  }, CURRENT);
   await menu(page, 'Kernel', 'Restart Kernel…');
   await acceptDialog(page);
+  await page.waitForFunction(() => window.wlRestartStates.some((s) => s && s !== 'idle'), null, { timeout: 60_000 });
   await kernelIdle(page);
   await typeInLastCell(page, 'print "after restart"');
   const restarted = await runLastCell(page);
