@@ -5,11 +5,11 @@
 #include <signal.h>
 #include <stddef.h>
 
-#include "wl_lang.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#include "wl_lang.h"
 
 /* What kernel_info_reply says of the implementation and its language. */
 typedef struct wl_kernel_info {

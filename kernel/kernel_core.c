@@ -27,12 +27,10 @@ void wl_kernel_status(wl_chan *c, const wl_request *req, const char *state)
 
 /* A client may execute as soon as it has this reply; if nobody listens on IOPub yet, its output would be lost
  * (the slow-joiner problem: jupyter-console waits for the reply only). So the transport may wait for a listener. */
-static cJSON *kernel_info(wl_chan *c, const wl_request *req)
+cJSON *wl_kernel_info_content(const wl_adapter *a)
 {
-    (void)req;
-    if (c->t->await_listener) c->t->await_listener(c->t->ud);
     wl_kernel_info info;
-    c->k->adapter.kernel_info(c->k->adapter.self, &info);
+    a->kernel_info(a->self, &info);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "status", "ok");
     cJSON_AddStringToObject(r, "protocol_version", WL_PROTOCOL_VERSION);
@@ -55,15 +53,27 @@ static cJSON *kernel_info(wl_chan *c, const wl_request *req)
     return r;
 }
 
-static cJSON *is_complete(wl_chan *c, const wl_request *req)
+static cJSON *kernel_info(wl_chan *c, const wl_request *req)
 {
-    const char *code = wl_json_str(req->content, "code");
-    if (!code) return wl_json_error_reply("BadRequest", "is_complete_request needs a \"code\" string.");
-    const char *status = c->k->adapter.is_complete(c->k->adapter.self, code);
+    (void)req;
+    if (c->t->await_listener) c->t->await_listener(c->t->ud);
+    return wl_kernel_info_content(&c->k->adapter);
+}
+
+cJSON *wl_kernel_is_complete_content(const wl_adapter *a, const char *code)
+{
+    const char *status = a->is_complete(a->self, code);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "status", status);
     if (!strcmp(status, "incomplete")) cJSON_AddStringToObject(r, "indent", "");
     return r;
+}
+
+static cJSON *is_complete(wl_chan *c, const wl_request *req)
+{
+    const char *code = wl_json_str(req->content, "code");
+    if (!code) return wl_json_error_reply("BadRequest", "is_complete_request needs a \"code\" string.");
+    return wl_kernel_is_complete_content(&c->k->adapter, code);
 }
 
 static cJSON *comm_info(wl_chan *c, const wl_request *req)
@@ -246,7 +256,7 @@ static cJSON *history(wl_chan *c, const wl_request *req)
 /* ---- execute, complete, inspect: the language through its adapter ---- */
 
 /* user_expressions: each is run with no output; its value or its error is returned. */
-static cJSON *user_expressions(wl_core *k, const cJSON *exprs)
+static cJSON *user_expressions(const wl_adapter *a, const cJSON *exprs)
 {
     cJSON *out = cJSON_CreateObject();
     const cJSON *e;
@@ -254,7 +264,7 @@ static cJSON *user_expressions(wl_core *k, const cJSON *exprs)
     {
         if (!e->string) continue;
         cJSON *r = cJSON_CreateObject();
-        wl_sink quiet = {.interrupt = k->adapter.interrupted};
+        wl_sink quiet = {.interrupt = a->interrupted};
         wl_mime value = {0};
         wl_lang_error err = {0};
         if (!cJSON_IsString(e)) {
@@ -262,8 +272,7 @@ static cJSON *user_expressions(wl_core *k, const cJSON *exprs)
             cJSON_AddStringToObject(r, "ename", "TypeError");
             cJSON_AddStringToObject(r, "evalue", "a user expression must be a string");
             cJSON_AddArrayToObject(r, "traceback");
-        } else if (k->adapter.execute(k->adapter.self, e->valuestring, strlen(e->valuestring), &quiet, &value, NULL,
-                                      &err)) {
+        } else if (a->execute(a->self, e->valuestring, strlen(e->valuestring), &quiet, &value, NULL, &err)) {
             cJSON_AddStringToObject(r, "status", "error");
             wl_json_error(r, &err);
         } else {
@@ -310,7 +319,36 @@ static cJSON *page_payload(const wl_mime *help)
     return payload;
 }
 
-/* execute_input, the outputs, execute_result or error, the reply; the execution count, history and the
+void wl_kernel_run(wl_chan *c, const wl_request *req, const char *code, size_t len, int silent, int allow_stdin,
+                   const cJSON *user_exprs, wl_cell *cell)
+{
+    const wl_adapter *a = &c->k->adapter;
+    wl_output out;
+    wl_sink sink;
+    wl_output_begin(&out, c, req, silent, allow_stdin, &sink);
+    wl_mime result = {0}, page = {0};
+    wl_lang_error err = {0};
+    int rc = a->execute(a->self, code, len, &sink, &result, &page, &err);
+    wl_output_end(&out);
+    *cell = (wl_cell){.ok = rc == 0};
+    if (rc == 0) {
+        cell->fields = cJSON_CreateObject();
+        cJSON_AddItemToObject(cell->fields, "payload", page.text_plain ? page_payload(&page) : cJSON_CreateArray());
+        cJSON_AddItemToObject(cell->fields, "user_expressions",
+                              cJSON_IsObject(user_exprs) ? user_expressions(a, user_exprs) : cJSON_CreateObject());
+        if (result.text_plain && !silent) cell->data = wl_json_mime(&result);
+        cell->text = result.text_plain;
+        result.text_plain = NULL;
+    } else {
+        cell->fields = cJSON_CreateObject();
+        wl_json_error(cell->fields, &err);
+    }
+    wl_mime_free(&result);
+    wl_mime_free(&page);
+    wl_lang_error_clear(&err);
+}
+
+/* execute_input, the cell, execute_result or error, the reply; the execution count, history and the
  * stop_on_error abort are kept here. */
 static cJSON *execute(wl_chan *c, const wl_request *req)
 {
@@ -332,65 +370,44 @@ static cJSON *execute(wl_chan *c, const wl_request *req)
         cJSON_AddNumberToObject(in, "execution_count", count);
         wl_kernel_publish(c, req, "execute_input", in);
     }
-    wl_output out;
-    wl_sink sink;
-    wl_output_begin(&out, c, req, silent, wl_json_bool(req->content, "allow_stdin", 0), &sink);
-    wl_mime result = {0}, page = {0};
-    wl_lang_error err = {0};
-    int rc = k->adapter.execute(k->adapter.self, code, code_length(req, code), &sink, &result, &page, &err);
-    wl_output_end(&out);
-    cJSON *r = cJSON_CreateObject();
-    if (rc == 0) {
-        if (result.text_plain && !silent) {
-            cJSON *res = cJSON_CreateObject();
-            cJSON_AddNumberToObject(res, "execution_count", count);
-            cJSON_AddItemToObject(res, "data", wl_json_mime(&result));
-            cJSON_AddObjectToObject(res, "metadata");
-            wl_kernel_publish(c, req, "execute_result", res);
-        }
-        cJSON_AddStringToObject(r, "status", "ok");
-        cJSON_AddNumberToObject(r, "execution_count", count);
-        cJSON_AddItemToObject(r, "payload", page.text_plain ? page_payload(&page) : cJSON_CreateArray());
-        const cJSON *exprs = cJSON_GetObjectItemCaseSensitive(req->content, "user_expressions");
-        cJSON_AddItemToObject(r, "user_expressions",
-                              cJSON_IsObject(exprs) ? user_expressions(k, exprs) : cJSON_CreateObject());
-    } else {
-        if (!silent) {
-            cJSON *e = cJSON_CreateObject();
-            wl_json_error(e, &err);
-            wl_kernel_publish(c, req, "error", e);
-        }
-        cJSON_AddStringToObject(r, "status", "error");
-        cJSON_AddNumberToObject(r, "execution_count", count);
-        wl_json_error(r, &err);
-        if (stop_on_error && !silent) k->aborting = 1;
+    wl_cell cell;
+    wl_kernel_run(c, req, code, code_length(req, code), silent, wl_json_bool(req->content, "allow_stdin", 0),
+                  cJSON_GetObjectItemCaseSensitive(req->content, "user_expressions"), &cell);
+    if (cell.data) {
+        cJSON *res = cJSON_CreateObject();
+        cJSON_AddNumberToObject(res, "execution_count", count);
+        cJSON_AddItemToObject(res, "data", cell.data);
+        cJSON_AddObjectToObject(res, "metadata");
+        wl_kernel_publish(c, req, "execute_result", res);
     }
-    if (store) wl_kernel_history_add(k, count, code, rc == 0 ? result.text_plain : NULL);
-    wl_mime_free(&result);
-    wl_mime_free(&page);
-    wl_lang_error_clear(&err);
+    if (!cell.ok && !silent) wl_kernel_publish(c, req, "error", cJSON_Duplicate(cell.fields, 1));
+    if (!cell.ok && !silent && stop_on_error) k->aborting = 1;
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "status", cell.ok ? "ok" : "error");
+    cJSON_AddNumberToObject(r, "execution_count", count);
+    while (cell.fields->child) {
+        cJSON *f = cJSON_DetachItemViaPointer(cell.fields, cell.fields->child);
+        cJSON_AddItemToObject(r, f->string, f);
+    }
+    cJSON_Delete(cell.fields);
+    if (store) wl_kernel_history_add(k, count, code, cell.text);
+    free(cell.text);
     return r;
 }
 
-/* The request's code and its cursor_pos (code points; default: the end) as a byte offset. */
-static const char *code_cursor(const wl_request *req, size_t *cursor)
+/* A cursor_pos (code points; negative: the end) as a byte offset into code. */
+static size_t code_cursor(const char *code, long cursor_pos)
 {
-    const char *code = wl_json_str(req->content, "code");
-    if (!code) return NULL;
     size_t len = strlen(code);
-    long cp = wl_json_int(req->content, "cursor_pos", -1);
-    *cursor = cp < 0 ? len : wl_utf8_byte_offset(code, len, cp);
-    return code;
+    return cursor_pos < 0 ? len : wl_utf8_byte_offset(code, len, cursor_pos);
 }
 
-static cJSON *complete(wl_chan *c, const wl_request *req)
+cJSON *wl_kernel_complete_content(const wl_adapter *a, const char *code, long cursor_pos)
 {
-    size_t cursor;
-    const char *code = code_cursor(req, &cursor);
-    if (!code) return wl_json_error_reply("BadRequest", "complete_request needs a \"code\" string.");
+    size_t cursor = code_cursor(code, cursor_pos);
     char **matches = NULL;
     size_t start = cursor, end = cursor;
-    int n = c->k->adapter.complete(c->k->adapter.self, code, cursor, &matches, &start, &end);
+    int n = a->complete(a->self, code, cursor, &matches, &start, &end);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "status", "ok");
     cJSON *list = cJSON_AddArrayToObject(r, "matches");
@@ -406,13 +423,10 @@ static cJSON *complete(wl_chan *c, const wl_request *req)
     return r;
 }
 
-static cJSON *inspect(wl_chan *c, const wl_request *req)
+cJSON *wl_kernel_inspect_content(const wl_adapter *a, const char *code, long cursor_pos)
 {
-    size_t cursor;
-    const char *code = code_cursor(req, &cursor);
-    if (!code) return wl_json_error_reply("BadRequest", "inspect_request needs a \"code\" string.");
     wl_mime help = {0};
-    int found = c->k->adapter.inspect(c->k->adapter.self, code, cursor, &help);
+    int found = a->inspect(a->self, code, code_cursor(code, cursor_pos), &help);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "status", "ok");
     cJSON_AddBoolToObject(r, "found", found);
@@ -420,6 +434,20 @@ static cJSON *inspect(wl_chan *c, const wl_request *req)
     cJSON_AddObjectToObject(r, "metadata");
     wl_mime_free(&help);
     return r;
+}
+
+static cJSON *complete(wl_chan *c, const wl_request *req)
+{
+    const char *code = wl_json_str(req->content, "code");
+    if (!code) return wl_json_error_reply("BadRequest", "complete_request needs a \"code\" string.");
+    return wl_kernel_complete_content(&c->k->adapter, code, wl_json_int(req->content, "cursor_pos", -1));
+}
+
+static cJSON *inspect(wl_chan *c, const wl_request *req)
+{
+    const char *code = wl_json_str(req->content, "code");
+    if (!code) return wl_json_error_reply("BadRequest", "inspect_request needs a \"code\" string.");
+    return wl_kernel_inspect_content(&c->k->adapter, code, wl_json_int(req->content, "cursor_pos", -1));
 }
 
 /* ---- dispatch ---- */

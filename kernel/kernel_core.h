@@ -2,8 +2,15 @@
 #ifndef WL_KERNEL_CORE_H
 #define WL_KERNEL_CORE_H
 
-#include <stdatomic.h>
 #include <stddef.h>
+
+#ifdef __cplusplus
+#include <atomic>
+using atomic_int = std::atomic_int;   /* what C++23's <stdatomic.h> provides */
+extern "C" {
+#else
+#include <stdatomic.h>
+#endif
 
 #include <cJSON.h>
 
@@ -72,6 +79,23 @@ typedef struct wl_chan {
  * requests are handled normally); a request that comes after the error's reply was sent runs. */
 void wl_kernel_handle(wl_chan *c, const wl_request *req);
 
+/* One cell run through the adapter with its output published through c (the output layer). */
+typedef struct wl_cell {
+    int ok;
+    cJSON *fields;   /* ok: payload (help for the pager) and user_expressions; error: ename, evalue, traceback */
+    cJSON *data;     /* ok with a value, not silent: the execute_result's data; else NULL */
+    char *text;      /* ok with a value: its text/plain (malloc'd), for history; else NULL */
+} wl_cell;
+/* Runs code[0..len) (req: the request the output belongs to). The caller owns and frees the cell's parts. */
+void wl_kernel_run(wl_chan *c, const wl_request *req, const char *code, size_t len, int silent, int allow_stdin,
+                   const cJSON *user_exprs, wl_cell *cell);
+
+/* Reply contents made from the adapter alone (cursor_pos in code points, negative: the end of the code). */
+cJSON *wl_kernel_info_content(const wl_adapter *a);
+cJSON *wl_kernel_complete_content(const wl_adapter *a, const char *code, long cursor_pos);
+cJSON *wl_kernel_inspect_content(const wl_adapter *a, const char *code, long cursor_pos);
+cJSON *wl_kernel_is_complete_content(const wl_adapter *a, const char *code);
+
 /* Publishes a message on IOPub with parent req (content deleted). */
 void wl_kernel_publish(wl_chan *c, const wl_request *req, const char *type, cJSON *content);
 /* Publishes status busy / idle / starting. */
@@ -86,5 +110,9 @@ void wl_kernel_status(wl_chan *c, const wl_request *req, const char *state);
 #define WL_HIST_TOTAL_MAX (8 * 1024 * 1024)
 void wl_kernel_history_add(wl_core *k, int line, const char *input, const char *output);
 void wl_kernel_history_free(wl_core *k);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

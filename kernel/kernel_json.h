@@ -4,13 +4,13 @@
 
 #include <cJSON.h>
 
-#include "wl_lang.h"
-
 #define WL_PROTOCOL_VERSION "5.3"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#include "wl_lang.h"
 
 /* A field of an object: a string (or NULL), a bool and an integer (with a default; clamped to +-1e15). */
 const char *wl_json_str(const cJSON *obj, const char *key);

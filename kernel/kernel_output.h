@@ -6,6 +6,10 @@
 
 #include "kernel_core.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The sink's state while one execute_request runs. While the cell runs, mu guards everything below it and
  * every publish through the channel's transport: the sink callbacks (shell thread) and the flush timer both
  * publish. */
@@ -30,5 +34,9 @@ typedef struct wl_output {
 void wl_output_begin(wl_output *o, wl_chan *c, const wl_request *req, int silent, int allow_stdin, wl_sink *sink);
 /* The cell has ended: the timer stops and everything held back goes out. */
 void wl_output_end(wl_output *o);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
