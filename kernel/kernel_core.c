@@ -207,12 +207,11 @@ static void hist_entry(cJSON *list, const wl_hist *h, int output)
 }
 
 /* hist_access_type tail (last n), range (session, [start, stop)), search (glob pattern, last n, unique). */
-static cJSON *history(wl_chan *c, const wl_request *req)
+cJSON *wl_kernel_history_content(const wl_core *k, const cJSON *content)
 {
-    wl_core *k = c->k;
-    const char *type = wl_json_str(req->content, "hist_access_type");
-    int output = wl_json_bool(req->content, "output", 0);
-    long n = wl_json_int(req->content, "n", -1);
+    const char *type = wl_json_str(content, "hist_access_type");
+    int output = wl_json_bool(content, "output", 0);
+    long n = wl_json_int(content, "n", -1);
     if (!type) type = "tail";
     char *keep = calloc((size_t)k->nhist + 1, 1);   /* which entries the reply lists */
     if (!keep) return wl_json_error_reply("MemoryError", "out of memory");
@@ -220,15 +219,15 @@ static cJSON *history(wl_chan *c, const wl_request *req)
         if (n < 0) n = 10;
         for (int i = k->nhist - 1; i >= 0 && n > 0; i--, n--) keep[i] = 1;
     } else if (!strcmp(type, "range")) {
-        long session = wl_json_int(req->content, "session", 0);
-        long start = wl_json_int(req->content, "start", 1);
-        long stop = wl_json_int(req->content, "stop", -1);
+        long session = wl_json_int(content, "session", 0);
+        long start = wl_json_int(content, "start", 1);
+        long stop = wl_json_int(content, "stop", -1);
         if (session == 0 || session == SESSION_NO)
             for (int i = 0; i < k->nhist; i++)
                 keep[i] = k->hist[i].line >= start && (stop < 0 || k->hist[i].line < stop);
     } else if (!strcmp(type, "search")) {
-        const char *pattern = wl_json_str(req->content, "pattern");
-        int unique = wl_json_bool(req->content, "unique", 0);
+        const char *pattern = wl_json_str(content, "pattern");
+        int unique = wl_json_bool(content, "unique", 0);
         if (!pattern) pattern = "*";
         long left = n < 0 ? k->nhist : n;
         for (int i = k->nhist - 1; i >= 0 && left > 0; i--) {
@@ -251,6 +250,11 @@ static cJSON *history(wl_chan *c, const wl_request *req)
         if (keep[i]) hist_entry(list, &k->hist[i], output);
     free(keep);
     return r;
+}
+
+static cJSON *history(wl_chan *c, const wl_request *req)
+{
+    return wl_kernel_history_content(c->k, req->content);
 }
 
 /* ---- execute, complete, inspect: the language through its adapter ---- */

@@ -110,6 +110,8 @@ void wl_kernel_status(wl_chan *c, const wl_request *req, const char *state);
 #define WL_HIST_TOTAL_MAX (8 * 1024 * 1024)
 void wl_kernel_history_add(wl_core *k, int line, const char *input, const char *output);
 void wl_kernel_history_free(wl_core *k);
+/* The history_reply content for a history_request's content (tail, range or search). */
+cJSON *wl_kernel_history_content(const wl_core *k, const cJSON *content);
 
 #ifdef __cplusplus
 }

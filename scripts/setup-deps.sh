@@ -7,6 +7,7 @@ PKGS=(
   python3 python3-numpy python3-torch python3-pytest python3-jupyter-client python3-jupyter-kernel-test
   python3-nbclient python3-nbformat python3-ipykernel jupyter-notebook jupyter-console jupyter-client python3-pexpect
   tmux valgrind chromium emscripten dpkg-dev
+  xeus-dev
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,6 +1,7 @@
 // wordlab_xeus.cpp: `wordlab-xeus -f FILE`: xeus's protocol core and zmq server over wordlab's C language adapter.
 // Every method turns the adapter's results (through the C core's shared helpers) into xeus's messages; xeus does
-// busy/idle, execute_input, the execution count, history and stop_on_error on its own.
+// busy/idle, execute_input, the execution count and stop_on_error on its own. History is the C core's: xeus 2.4's
+// in-memory history lists every cell as line 1, with an output field jupyter_kernel_test's schema refuses.
 #include <pthread.h>
 #include <signal.h>
 
@@ -39,12 +40,49 @@ namespace
         return cJSON_Parse(j.dump().c_str());
     }
 
+    // history_request through the C core's history (kept by execute_request_impl, with its execution count).
+    class wordlab_history : public xeus::xhistory_manager
+    {
+    public:
+        explicit wordlab_history(const wl_core& core) : m_core(core) {}
+
+    private:
+        nl::json query(nl::json content) const
+        {
+            cJSON* c = to_cjson(content);
+            nl::json reply = to_json(wl_kernel_history_content(&m_core, c));
+            cJSON_Delete(c);
+            return reply;
+        }
+
+        void configure_impl() override {}
+        void store_inputs_impl(int, int, const std::string&, const std::string&) override {}
+
+        nl::json get_tail_impl(int n, bool, bool output) const override
+        {
+            return query({{"hist_access_type", "tail"}, {"n", n}, {"output", output}});
+        }
+
+        nl::json get_range_impl(int session, int start, int stop, bool, bool output) const override
+        {
+            return query({{"hist_access_type", "range"}, {"session", session}, {"start", start}, {"stop", stop},
+                          {"output", output}});
+        }
+
+        nl::json search_impl(const std::string& pattern, bool, bool output, int n, bool unique) const override
+        {
+            return query({{"hist_access_type", "search"}, {"pattern", pattern}, {"n", n}, {"output", output},
+                          {"unique", unique}});
+        }
+
+        const wl_core& m_core;
+    };
+
     class wordlab_interpreter : public xeus::xinterpreter
     {
     public:
-        explicit wordlab_interpreter(wl_adapter adapter)
+        explicit wordlab_interpreter(wl_core& core) : m_core(core)
         {
-            m_core.adapter = adapter;
             m_transport.ud = this;
             m_transport.name = "shell";
             m_transport.publish = publish;
@@ -83,7 +121,7 @@ namespace
 
         void configure_impl() override {}
 
-        nl::json execute_request_impl(int execution_counter, const std::string& code, bool silent, bool,
+        nl::json execute_request_impl(int execution_counter, const std::string& code, bool silent, bool store_history,
                                       nl::json user_expressions, bool allow_stdin) override
         {
             m_core.adapter.interrupt(m_core.adapter.self, 0);
@@ -92,6 +130,7 @@ namespace
             wl_cell cell;
             wl_kernel_run(&m_chan, &req, code.c_str(), code.size(), silent, allow_stdin, exprs, &cell);
             cJSON_Delete(exprs);
+            if (store_history) wl_kernel_history_add(&m_core, execution_counter, code.c_str(), cell.text);
             std::free(cell.text);
             if (cell.data) publish_execution_result(execution_counter, to_json(cell.data), nl::json::object());
             nl::json reply = to_json(cell.fields);   // payload and user_expressions, or the error's fields
@@ -125,7 +164,7 @@ namespace
             m_core.adapter.interrupt(m_core.adapter.self, 1);
         }
 
-        wl_core m_core{};
+        wl_core& m_core;
         wl_transport m_transport{};
         wl_chan m_chan{};
     };
@@ -169,8 +208,9 @@ int main(int argc, char* argv[])
 
     wl_interp_opts opts = cli_interp_opts();
     wl_interp* interp = wl_interp_new(&opts);
-    wl_adapter adapter = wl_exec_adapter(interp, &interrupted);
-    if (!interp || !adapter.self) {
+    wl_core core{};
+    core.adapter = wl_exec_adapter(interp, &interrupted);
+    if (!interp || !core.adapter.self) {
         std::fprintf(stderr, "wordlab-xeus: cannot create the interpreter\n");
         return 1;
     }
@@ -178,10 +218,12 @@ int main(int argc, char* argv[])
         xeus::xconfiguration config = xeus::load_configuration(file);
         auto context = xeus::make_context<zmq::context_t>();
         xeus::xkernel kernel(config, xeus::get_user_name(), std::move(context),
-                             std::make_unique<wordlab_interpreter>(adapter), xeus::make_xserver_zmq);
+                             std::make_unique<wordlab_interpreter>(core), xeus::make_xserver_zmq,
+                             std::make_unique<wordlab_history>(core));
         kernel.start();
     }
-    wl_exec_adapter_free(&adapter);
+    wl_kernel_history_free(&core);
+    wl_exec_adapter_free(&core.adapter);
     wl_interp_free(interp);
     return 0;
 }
