@@ -124,8 +124,8 @@ int wl_cmd_install_kernel(int argc, char **argv)
         return 2;
     }
     if (xeus && !strcmp(mode, "message")) {
-        fprintf(stderr, "wordlab install-kernel: wordlab-xeus is interrupted by signal only (xeus 2.4 ends the "
-                        "process on an interrupt_request)\n");
+        fprintf(stderr, "wordlab install-kernel: wordlab-xeus is interrupted by signal only (xeus 2.4 answers an "
+                        "interrupt_request with {} and interrupts nothing)\n");
         return 2;
     }
     char exe[PATH_MAX], base[PATH_MAX], xexe[PATH_MAX + 16];
