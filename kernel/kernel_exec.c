@@ -1,7 +1,6 @@
 /* kernel_exec.c: wordlab's language adapter: execute, complete, inspect, is_complete, interrupt, kernel info. */
 #include "kernel_adapter.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
