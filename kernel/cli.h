@@ -2,6 +2,10 @@
 #ifndef WL_CLI_H
 #define WL_CLI_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include "wl_lang.h"
 
 typedef struct wl_subcommand {
@@ -12,7 +16,7 @@ typedef struct wl_subcommand {
 } wl_subcommand;
 
 /* The interpreter settings every front end uses (files allowed; $WORDLAB_ARTIFACTS for `artifact`; HTTP and the
- * cache directory for `corpus source=tinystories`). main.c */
+ * cache directory for `corpus source=tinystories`). cli_http.c */
 wl_interp_opts cli_interp_opts(void);
 
 /* The HTTP GET (libcurl) and the user's download cache, $XDG_CACHE_HOME/wordlab or ~/.cache/wordlab (NULL when
@@ -31,5 +35,8 @@ int cli_code(int argc, char **argv);               /* repl.c: wordlab -c 'COMMAN
 int cli_tokenize(int argc, char **argv);           /* cli_tokenize.c: wordlab tokenize --jsonl */
 int cli_notebook(int argc, char **argv);           /* cli_notebook.c: wordlab notebook LESSON.wlab -o NB.ipynb */
 
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,4 +1,4 @@
-/* cli_http.c: the front ends' HTTP GET for the runtime (libcurl) and the user's cache directory. */
+/* cli_http.c: the front ends' HTTP GET for the runtime (libcurl), the user's cache directory, the interpreter settings. */
 #include "cli.h"
 #include "wl_tinystories.h"
 
@@ -174,4 +174,10 @@ const char *cli_cache_dir(void)
     else if (home && home[0]) n = snprintf(dir, sizeof dir, "%s/.cache/wordlab", home);
     else return NULL;
     return n > 0 && (size_t)n < sizeof dir ? dir : NULL;
+}
+
+wl_interp_opts cli_interp_opts(void)
+{
+    return (wl_interp_opts){.allow_files = 1, .artifacts_dir = getenv("WORDLAB_ARTIFACTS"), .http = cli_http(),
+                            .cache_dir = cli_cache_dir()};
 }

@@ -1,7 +1,7 @@
 /* kernel_main.c: `wordlab kernel -f FILE`: binds the five sockets and runs the heartbeat, IOPub, control and shell threads. */
 #include "cli.h"
 #include "kernel_conn.h"
-#include "kernel_core.h"
+#include "kernel_zmq.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -120,38 +120,47 @@ static int parent_gone(void)
 }
 
 /* The shell loop: ends on a shutdown_request, or when the kernel's client is gone. */
-static void serve(wl_chan *c, int timeout_ms)
+static void serve(wl_chan *c, wl_zchan *z, int timeout_ms)
 {
-    zmq_setsockopt(c->req.sock, ZMQ_RCVTIMEO, &timeout_ms, sizeof timeout_ms);
+    zmq_setsockopt(z->req.sock, ZMQ_RCVTIMEO, &timeout_ms, sizeof timeout_ms);
     while (!atomic_load(&c->k->shutdown)) {
         wl_msg m;
-        int r = wl_wire_recv(&c->req, &m, 0);
+        int r = wl_wire_recv(&z->req, &m, 0);
         if (r < 0 && errno == EAGAIN && parent_gone()) {
             fprintf(stderr, "wordlab kernel: the process that started it (pid %d) is gone; exiting\n", (int)launcher_pid);
             return;
         }
         if (r < 0 && errno != EINTR && errno != EAGAIN) return;   /* ETERM: the kernel is closing */
         if (r != 1) continue;
-        wl_kernel_handle(c, &m);
+        wl_request req;
+        wl_zmq_request(&m, &req);
+        wl_kernel_handle(c, &req);
         wl_msg_free(&m);
-        if (c->k->aborting) wl_kernel_abort_queue(c);
     }
 }
 
+/* The control thread's channel and its sockets. */
+typedef struct wl_control {
+    wl_chan c;
+    wl_zchan z;
+} wl_control;
+
 static void *control_thread(void *arg)
 {
-    wl_chan *c = arg;
+    wl_control *ctl = arg;
     /* Control keeps serving after a shutdown_request until the context is shut down. */
     for (;;) {
         wl_msg m;
-        int r = wl_wire_recv(&c->req, &m, 0);
+        int r = wl_wire_recv(&ctl->z.req, &m, 0);
         if (r < 0 && errno != EINTR && errno != EAGAIN) break;
         if (r != 1) continue;
-        wl_kernel_handle(c, &m);
+        wl_request req;
+        wl_zmq_request(&m, &req);
+        wl_kernel_handle(&ctl->c, &req);
         wl_msg_free(&m);
     }
-    zmq_close(c->req.sock);
-    zmq_close(c->iopub.sock);
+    zmq_close(ctl->z.req.sock);
+    zmq_close(ctl->z.iopub.sock);
     return NULL;
 }
 
@@ -219,20 +228,24 @@ int wl_cmd_kernel(int argc, char **argv)
         fprintf(stderr, "wordlab kernel: WARNING: the connection file's ip binds every network interface: "
                         "other machines can reach the kernel's ports (%s); use 127.0.0.1 to stay on this machine\n",
                         conn.endpoint[WL_CH_SHELL]);
-    wl_kernel k = {.interrupt = &interrupted};
-    if (wl_wire_init(&k.wire, conn.key, conn.keylen)) {
+    wl_wire wire;
+    if (wl_wire_init(&wire, conn.key, conn.keylen)) {
         fprintf(stderr, "wordlab kernel: out of memory\n");
         wl_conn_free(&conn);
         return 1;
     }
     wl_interp_opts opts = cli_interp_opts();
-    k.interp = wl_interp_new(&opts);
-    if (!k.interp) {
+    wl_interp *interp = wl_interp_new(&opts);
+    wl_core k = {.adapter = wl_exec_adapter(interp, &interrupted)};
+    if (!interp || !k.adapter.self) {
         fprintf(stderr, "wordlab kernel: cannot create the interpreter\n");
-        wl_wire_free(&k.wire);
+        wl_exec_adapter_free(&k.adapter);
+        wl_interp_free(interp);
+        wl_wire_free(&wire);
         wl_conn_free(&conn);
         return 1;
     }
+    atomic_int subscribers = 0;
 
     /* Only the shell (main) thread takes SIGINT; the threads started here inherit the block. */
     sigset_t block, old;
@@ -269,15 +282,19 @@ int wl_cmd_kernel(int argc, char **argv)
          !zmq_connect(push_shell, IOPUB_INPROC) && !zmq_connect(push_control, IOPUB_INPROC);
 
     wl_port stdin_port = {0};
-    wl_chan shell = {.k = &k, .stdin_port = &stdin_port, .is_shell = 1};
-    wl_chan control = {.k = &k};
-    ok = ok && !wl_port_init(&shell.req, &k.wire, sock[WL_CH_SHELL], "shell") &&
-         !wl_port_init(&shell.iopub, &k.wire, push_shell, "iopub") &&
-         !wl_port_init(&stdin_port, &k.wire, sock[WL_CH_STDIN], "stdin") &&
-         !wl_port_init(&control.req, &k.wire, sock[WL_CH_CONTROL], "control") &&
-         !wl_port_init(&control.iopub, &k.wire, push_control, "iopub");
+    wl_zchan zshell = {0};
+    wl_control control = {0};
+    wl_zchan_init(&zshell, "shell", &stdin_port, &subscribers);
+    wl_zchan_init(&control.z, "control", NULL, &subscribers);
+    wl_chan shell = {.k = &k, .t = &zshell.t, .is_shell = 1};
+    control.c = (wl_chan){.k = &k, .t = &control.z.t};
+    ok = ok && !wl_port_init(&zshell.req, &wire, sock[WL_CH_SHELL], "shell") &&
+         !wl_port_init(&zshell.iopub, &wire, push_shell, "iopub") &&
+         !wl_port_init(&stdin_port, &wire, sock[WL_CH_STDIN], "stdin") &&
+         !wl_port_init(&control.z.req, &wire, sock[WL_CH_CONTROL], "control") &&
+         !wl_port_init(&control.z.iopub, &wire, push_control, "iopub");
 
-    wl_forward fwd = {pull, sock[WL_CH_IOPUB], &k.iopub_subscribers};
+    wl_forward fwd = {pull, sock[WL_CH_IOPUB], &subscribers};
     pthread_t t_iopub, t_hb, t_control;
     int started = 0;
     if (ok) {
@@ -298,7 +315,7 @@ int wl_cmd_kernel(int argc, char **argv)
     int status = 0;
     if (ok) {
         wl_kernel_status(&shell, NULL, "starting");
-        serve(&shell, SHELL_POLL_MS);
+        serve(&shell, &zshell, SHELL_POLL_MS);
     } else {
         fprintf(stderr, "wordlab kernel: cannot start: %s\n", zmq_strerror(errno));
         status = 1;
@@ -323,14 +340,15 @@ int wl_cmd_kernel(int argc, char **argv)
     if (started >= 3) pthread_join(t_control, NULL);
     if (ctx) zmq_ctx_term(ctx);
 
-    wl_port_free(&shell.req);
-    wl_port_free(&shell.iopub);
+    wl_port_free(&zshell.req);
+    wl_port_free(&zshell.iopub);
     wl_port_free(&stdin_port);
-    wl_port_free(&control.req);
-    wl_port_free(&control.iopub);
+    wl_port_free(&control.z.req);
+    wl_port_free(&control.z.iopub);
     wl_kernel_history_free(&k);
-    wl_interp_free(k.interp);
-    wl_wire_free(&k.wire);
+    wl_exec_adapter_free(&k.adapter);
+    wl_interp_free(interp);
+    wl_wire_free(&wire);
     wl_conn_free(&conn);
     return status;
 }

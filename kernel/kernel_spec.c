@@ -1,4 +1,4 @@
-/* kernel_spec.c: `wordlab install-kernel`: writes the Jupyter kernel spec that runs this binary. */
+/* kernel_spec.c: `wordlab install-kernel`: writes the Jupyter kernel specs that run this binary and wordlab-xeus. */
 #include "cli.h"
 
 #include <errno.h>
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cJSON.h>
 
@@ -19,9 +20,12 @@ static const char *LOGOS[] = {"logo-32x32.png", "logo-64x64.png", "logo-svg.svg"
 static int install_usage(void)
 {
     fprintf(stderr,
-            "usage: wordlab install-kernel [--user | --prefix DIR] [--name NAME] [--interrupt-mode signal|message]\n"
+            "usage: wordlab install-kernel [--user | --prefix DIR] [--kernel wordlab|wordlab-xeus|both] [--name NAME]\n"
+            "                              [--interrupt-mode signal|message]\n"
             "  --user     into the user's Jupyter data directory (the default)\n"
-            "  --prefix   into DIR/share/jupyter/kernels/NAME (put DIR/share/jupyter on JUPYTER_PATH)\n");
+            "  --prefix   into DIR/share/jupyter/kernels/NAME (put DIR/share/jupyter on JUPYTER_PATH)\n"
+            "  --kernel   wordlab (the default), wordlab-xeus (the same language on xeus, built next to this\n"
+            "             program) or both; --name renames a single one\n");
     return 2;
 }
 
@@ -48,48 +52,21 @@ static int user_data_dir(char *out, size_t cap)
     return -1;
 }
 
-int wl_cmd_install_kernel(int argc, char **argv)
+/* The spec of one kernel: name NAME in base/kernels, running program (argv: program, then args). Returns 0 / 1. */
+static int install_spec(const char *base, const char *name, const char *display, const char *program,
+                        const char *const *args, int nargs, const char *mode)
 {
-    const char *prefix = NULL, *name = "wordlab", *mode = "signal";
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--user"))
-            prefix = NULL;
-        else if (!strcmp(argv[i], "--prefix") && i + 1 < argc)
-            prefix = argv[++i];
-        else if (!strcmp(argv[i], "--name") && i + 1 < argc)
-            name = argv[++i];
-        else if (!strcmp(argv[i], "--interrupt-mode") && i + 1 < argc)
-            mode = argv[++i];
-        else
-            return install_usage();
-    }
-    if (strcmp(mode, "signal") && strcmp(mode, "message")) return install_usage();
-    if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(name)) {
-        fprintf(stderr, "wordlab install-kernel: a kernel name uses only a-z 0-9 . _ - (got '%s')\n", name);
-        return 2;
-    }
-    char exe[PATH_MAX], base[PATH_MAX], dir[PATH_MAX + 64];
-    if (!realpath("/proc/self/exe", exe)) {
-        fprintf(stderr, "wordlab install-kernel: cannot find this program's path: %s\n", strerror(errno));
-        return 1;
-    }
-    if (prefix)
-        snprintf(base, sizeof base, "%s/share/jupyter", prefix);
-    else if (user_data_dir(base, sizeof base)) {
-        fprintf(stderr, "wordlab install-kernel: neither JUPYTER_DATA_DIR, XDG_DATA_HOME nor HOME is set\n");
-        return 1;
-    }
+    char dir[PATH_MAX + 64];
     snprintf(dir, sizeof dir, "%s/kernels/%s", base, name);
     if (make_dirs(dir)) {
         fprintf(stderr, "wordlab install-kernel: cannot create %s: %s\n", dir, strerror(errno));
         return 1;
     }
-
     cJSON *spec = cJSON_CreateObject();
-    cJSON *args = cJSON_AddArrayToObject(spec, "argv");
-    const char *words[] = {exe, "kernel", "-f", "{connection_file}"};
-    for (int i = 0; i < 4; i++) cJSON_AddItemToArray(args, cJSON_CreateString(words[i]));
-    cJSON_AddStringToObject(spec, "display_name", "wordlab");
+    cJSON *argv = cJSON_AddArrayToObject(spec, "argv");
+    cJSON_AddItemToArray(argv, cJSON_CreateString(program));
+    for (int i = 0; i < nargs; i++) cJSON_AddItemToArray(argv, cJSON_CreateString(args[i]));
+    cJSON_AddStringToObject(spec, "display_name", display);
     cJSON_AddStringToObject(spec, "language", "wordlab");
     cJSON_AddStringToObject(spec, "interrupt_mode", mode);
     cJSON_AddObjectToObject(spec, "env");
@@ -117,6 +94,63 @@ int wl_cmd_install_kernel(int argc, char **argv)
         fprintf(stderr, "wordlab install-kernel: %s\n", err.msg);
         return 1;
     }
-    printf("Installed the wordlab kernel spec in %s\n", dir);
+    printf("Installed the %s kernel spec in %s\n", display, dir);
     return 0;
+}
+
+int wl_cmd_install_kernel(int argc, char **argv)
+{
+    const char *prefix = NULL, *name = NULL, *mode = "signal", *kernel = "wordlab";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--user"))
+            prefix = NULL;
+        else if (!strcmp(argv[i], "--prefix") && i + 1 < argc)
+            prefix = argv[++i];
+        else if (!strcmp(argv[i], "--name") && i + 1 < argc)
+            name = argv[++i];
+        else if (!strcmp(argv[i], "--interrupt-mode") && i + 1 < argc)
+            mode = argv[++i];
+        else if (!strcmp(argv[i], "--kernel") && i + 1 < argc)
+            kernel = argv[++i];
+        else
+            return install_usage();
+    }
+    if (strcmp(mode, "signal") && strcmp(mode, "message")) return install_usage();
+    int plain = !strcmp(kernel, "wordlab") || !strcmp(kernel, "both");
+    int xeus = !strcmp(kernel, "wordlab-xeus") || !strcmp(kernel, "both");
+    if ((!plain && !xeus) || (name && plain && xeus)) return install_usage();
+    if (name && (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(name))) {
+        fprintf(stderr, "wordlab install-kernel: a kernel name uses only a-z 0-9 . _ - (got '%s')\n", name);
+        return 2;
+    }
+    if (xeus && !strcmp(mode, "message")) {
+        fprintf(stderr, "wordlab install-kernel: wordlab-xeus is interrupted by signal only (xeus 2.4 answers an "
+                        "interrupt_request with {} and interrupts nothing)\n");
+        return 2;
+    }
+    char exe[PATH_MAX], base[PATH_MAX], xexe[PATH_MAX + 16];
+    if (!realpath("/proc/self/exe", exe)) {
+        fprintf(stderr, "wordlab install-kernel: cannot find this program's path: %s\n", strerror(errno));
+        return 1;
+    }
+    if (prefix)
+        snprintf(base, sizeof base, "%s/share/jupyter", prefix);
+    else if (user_data_dir(base, sizeof base)) {
+        fprintf(stderr, "wordlab install-kernel: neither JUPYTER_DATA_DIR, XDG_DATA_HOME nor HOME is set\n");
+        return 1;
+    }
+    /* wordlab-xeus is built next to this program */
+    snprintf(xexe, sizeof xexe, "%.*s/wordlab-xeus", (int)(strrchr(exe, '/') - exe), exe);
+    if (xeus && access(xexe, X_OK)) {
+        fprintf(stderr, "wordlab install-kernel: %s: %s (build it with the CMake option WL_XEUS and xeus-dev)\n", xexe,
+                strerror(errno));
+        return 1;
+    }
+    static const char *const kernel_args[] = {"kernel", "-f", "{connection_file}"};
+    static const char *const xeus_args[] = {"-f", "{connection_file}"};
+    int rc = 0;
+    if (plain) rc = install_spec(base, name ? name : "wordlab", "wordlab", exe, kernel_args, 3, mode);
+    if (xeus && !rc)
+        rc = install_spec(base, name ? name : "wordlab-xeus", "wordlab (xeus)", xexe, xeus_args, 2, mode);
+    return rc;
 }

@@ -176,8 +176,8 @@ static int check_and_parse(wl_port *p, wl_msg *m)
             *out[i] = cJSON_CreateObject();
         }
     }
-    m->type = wl_msg_str(m->header, "msg_type");
-    if (!m->type || !wl_msg_str(m->header, "msg_id")) return drop(p, "header without a msg_type or msg_id string"), 0;
+    m->type = wl_json_str(m->header, "msg_type");
+    if (!m->type || !wl_json_str(m->header, "msg_id")) return drop(p, "header without a msg_type or msg_id string"), 0;
     return 1;
 }
 
@@ -242,12 +242,6 @@ int wl_wire_recv(wl_port *p, wl_msg *m, int flags)
     if (check_and_parse(p, m)) return 1;
     wl_msg_free(m);
     return 0;
-}
-
-const char *wl_msg_str(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 static int send_frame(void *sock, const void *data, size_t len, int more)
@@ -367,59 +361,4 @@ void wl_iso_date(char out[32])
     gmtime_r(&ts.tv_sec, &tm);
     size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(out + n, 32 - n, ".%06ldZ", ts.tv_nsec / 1000);
-}
-
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 when invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    if (c < 0x80) return 1;
-    size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-    if (!len || len > n || c > 0xf4) return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((s[i] & 0xc0) != 0x80) return 0;
-    if (c == 0xe0 && s[1] < 0xa0) return 0;   /* overlong */
-    if (c == 0xed && s[1] >= 0xa0) return 0;  /* surrogate */
-    if (c == 0xf0 && s[1] < 0x90) return 0;   /* overlong */
-    if (c == 0xf4 && s[1] >= 0x90) return 0;  /* above U+10FFFF */
-    return len;
-}
-
-char *wl_utf8_clean(const char *s, size_t n)
-{
-    char *out = malloc(3 * n + 1);   /* each invalid byte may grow to the 3-byte U+FFFD */
-    if (!out) return NULL;
-    size_t o = 0;
-    for (size_t i = 0; i < n;) {
-        size_t k = utf8_seq((const unsigned char *)s + i, n - i);
-        if (k) {
-            memcpy(out + o, s + i, k);
-            o += k;
-            i += k;
-        } else {
-            memcpy(out + o, "\xef\xbf\xbd", 3);
-            o += 3;
-            i++;
-        }
-    }
-    out[o] = 0;
-    return out;
-}
-
-size_t wl_utf8_byte_offset(const char *s, size_t len, long cp)
-{
-    size_t i = 0;
-    for (long k = 0; k < cp && i < len; k++) {
-        i++;
-        while (i < len && ((unsigned char)s[i] & 0xc0) == 0x80) i++;
-    }
-    return i;
-}
-
-long wl_utf8_cp_count(const char *s, size_t bytes)
-{
-    long n = 0;
-    for (size_t i = 0; i < bytes && s[i]; i++)
-        if (((unsigned char)s[i] & 0xc0) != 0x80) n++;
-    return n;
 }

@@ -10,7 +10,8 @@
 #include <openssl/evp.h>
 #include <zmq.h>
 
-#define WL_PROTOCOL_VERSION "5.3"
+#include "kernel_json.h"
+#include "kernel_utf8.h"
 
 /* What one message may hold. libzmq receives a multipart message whole before the kernel sees any of it, and
  * bounds only each frame (ZMQ_MAXMSGSIZE: a bigger frame disconnects its peer, which connects again by itself);
@@ -77,17 +78,9 @@ int wl_wire_send(wl_port *p, const wl_msg *parent, int route, const char *msg_ty
 /* The same with a cJSON content, which is deleted. */
 int wl_wire_send_json(wl_port *p, const wl_msg *parent, int route, const char *msg_type, cJSON *content);
 
-/* A header value of the parent message as a string, or NULL. */
-const char *wl_msg_str(const cJSON *obj, const char *key);
-
 /* Fills out[37] with a random UUID4 (lowercase hex). */
 void wl_uuid4(char out[37]);
 /* Fills out with the current UTC time as YYYY-MM-DDTHH:MM:SS.ffffffZ (28 bytes with the NUL). */
 void wl_iso_date(char out[32]);
-/* A malloc'd copy of s[0..n) that is valid UTF-8 (invalid bytes become U+FFFD). */
-char *wl_utf8_clean(const char *s, size_t n);
-/* Code points <-> byte offsets in UTF-8 text (clamped to the text). */
-size_t wl_utf8_byte_offset(const char *s, size_t len, long cp);
-long wl_utf8_cp_count(const char *s, size_t bytes);
 
 #endif

@@ -40,12 +40,6 @@ static int cli_help(int argc, char **argv)
     return 0;
 }
 
-wl_interp_opts cli_interp_opts(void)
-{
-    return (wl_interp_opts){.allow_files = 1, .artifacts_dir = getenv("WORDLAB_ARTIFACTS"), .http = cli_http(),
-                            .cache_dir = cli_cache_dir()};
-}
-
 /* Runs what argv asks for; returns the exit status before the output is checked. */
 static int dispatch(int argc, char **argv)
 {

@@ -9,6 +9,7 @@ PKGS=(
   tmux valgrind chromium emscripten dpkg-dev
   python3-jupyter-server python3-jupyterlab-server libjs-mathjax
   jupyterhub python3-psutil python3-requests python3-tornado
+  xeus-dev
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""bench_kernel.py: wordlab's Jupyter kernel against ipykernel, same client (jupyter_client), same run.
+"""bench_kernel.py: wordlab's Jupyter kernel and wordlab-xeus (the same language adapter on xeus) against
+ipykernel, same client (jupyter_client), same run.
 
 Measures cold start to the first kernel_info_reply, the round trip of a trivial execute
 (to its execute_reply, and to the idle status that ends it), a completion round trip and
-the resident memory at idle; prints each ratio wordlab / ipykernel against its target.
+the resident memory at idle; prints the three kernels side by side, and each ratio to ipykernel
+(wordlab's against its target).
 """
 import os
 import statistics
@@ -26,18 +28,19 @@ RECONNECT_IVL_MS = 2
 
 KERNELS = {
     "wordlab": {"execute": "exp 0", "complete": "perp"},
+    "wordlab-xeus": {"execute": "exp 0", "complete": "perp"},
     "ipykernel": {"execute": "1", "complete": "pri"},
 }
 
 
 def install_specs(tmp):
-    subprocess.run([WORDLAB, "install-kernel", "--prefix", tmp], check=True, capture_output=True)
+    subprocess.run([WORDLAB, "install-kernel", "--prefix", tmp, "--kernel", "both"], check=True, capture_output=True)
     os.environ["JUPYTER_PATH"] = os.path.join(tmp, "share", "jupyter") + os.pathsep + os.environ.get("JUPYTER_PATH", "")
     os.environ["JUPYTER_RUNTIME_DIR"] = os.path.join(tmp, "runtime")
     specs = KernelSpecManager().find_kernel_specs()
     if "python3" not in specs:
         sys.exit("bench_kernel: the python3 kernel (Debian's python3-ipykernel) is not installed")
-    return {"wordlab": "wordlab", "ipykernel": "python3"}
+    return {"wordlab": "wordlab", "wordlab-xeus": "wordlab-xeus", "ipykernel": "python3"}
 
 
 def start(spec):
@@ -164,9 +167,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="wl-bench-kernel-") as tmp:
         specs = install_specs(tmp)
         res = measure(specs)
-    w, p = res["wordlab"], res["ipykernel"]
+    w, x, p = res["wordlab"], res["wordlab-xeus"], res["ipykernel"]
     print(f"client: jupyter_client, {ROUNDS} executes, {ROUNDS // 2} completions, {STARTS} cold starts per kernel")
-    print(f"{'':34}{'wordlab':>12}{'ipykernel':>12}{'ratio':>9}{'target':>9}")
+    print(f"{'':34}{'wordlab':>12}{'wl-xeus':>12}{'ipykernel':>12}{'wordlab/ipy':>13}{'xeus/ipy':>10}{'target':>9}")
     rows = [
         ("cold start to kernel_info_reply", "start", "ms", 1e3, 0.1),
         ("execute round trip, median", "exec_med", "ms", 1e3, 0.25),
@@ -183,7 +186,8 @@ def main():
         if target is not None:
             verdict = f"<= {target:<4}" + (" ok" if ratio <= target else " MISSED")
             ok = ok and ratio <= target
-        print(f"{label:34}{w[key] * scale:9.3f} {unit}{p[key] * scale:9.3f} {unit}{ratio:8.3f}x  {verdict}")
+        print(f"{label:34}{w[key] * scale:9.3f} {unit}{x[key] * scale:9.3f} {unit}{p[key] * scale:9.3f} {unit}"
+              f"{ratio:12.3f}x{x[key] / p[key]:9.3f}x  {verdict}")
     return 0 if ok else 1
 
 

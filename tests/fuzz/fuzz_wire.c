@@ -7,7 +7,7 @@
  * Checks: a message is accepted only with a right signature (or no key), has object parts and a msg_type;
  * a replay is dropped when there is a key; the reply to an accepted message is routed back to the sender,
  * signed, and carries the request's header bytes as its parent_header; wl_utf8_clean gives valid UTF-8. */
-// wl-fuzz-extra: kernel/kernel_wire.c
+// wl-fuzz-extra: kernel/kernel_wire.c kernel/kernel_utf8.c kernel/kernel_json.c
 // wl-fuzz-libs: -lzmq -lssl -lcrypto
 #include "kernel_wire.h"
 #include "wl_text.h"
@@ -118,7 +118,7 @@ static void check_reply(wl_port *p, const wl_msg *m, const char *content)
     const zmq_msg_t *hdr = &m->frames[m->delim + 2];
     if (len[1] != zmq_msg_size((zmq_msg_t *)hdr) || memcmp(part[1], zmq_msg_data((zmq_msg_t *)hdr), len[1])) abort();
     cJSON *h = cJSON_ParseWithLength(part[0], len[0]);
-    const char *type = wl_msg_str(h, "msg_type");
+    const char *type = wl_json_str(h, "msg_type");
     if (!type || strcmp(type, "fuzz_reply")) abort();
     cJSON_Delete(h);
     for (int i = 0; i < n; i++) zmq_msg_close(&f[i]);

@@ -1,8 +1,16 @@
-"""test_kernel_conformance.py: jupyter_kernel_test's protocol suite against the wordlab kernel, every test enabled."""
+"""test_kernel_conformance.py: jupyter_kernel_test's protocol suite against wordlab and wordlab-xeus, every test enabled."""
+import os
+import subprocess
 import unittest
 
 import kernel_util  # installs the spec on JUPYTER_PATH before the suite starts the kernel
 import jupyter_kernel_test
+
+XEUS = os.path.join(os.path.dirname(kernel_util.WORDLAB), "wordlab-xeus")
+if not os.access(XEUS, os.X_OK):
+    raise RuntimeError(f"{XEUS} does not exist: the build needs xeus-dev (CMake option WL_XEUS)")
+subprocess.run([kernel_util.WORDLAB, "install-kernel", "--prefix", kernel_util._TMP, "--kernel", "wordlab-xeus"],
+               check=True, capture_output=True)
 
 
 class WordlabKernelTests(jupyter_kernel_test.KernelTests):
@@ -46,6 +54,11 @@ class WordlabKernelTests(jupyter_kernel_test.KernelTests):
                      "code_history_pattern", "supported_history_operations", "code_inspect_sample",
                      "code_clear_output", "language_name", "file_extension"):
             self.assertTrue(getattr(self, name), name)
+
+
+class WordlabXeusKernelTests(WordlabKernelTests):
+    """The same suite on the same language adapter under xeus's protocol core."""
+    kernel_name = "wordlab-xeus"
 
 
 if __name__ == "__main__":

@@ -21,10 +21,10 @@ def png_size(path):
     return struct.unpack(">II", head[16:24])
 
 
-def check_spec_dir(d):
+def check_spec_dir(d, argv=None, display="wordlab"):
     spec = json.load(open(os.path.join(d, "kernel.json")))
-    assert spec["argv"] == [os.path.realpath(ku.WORDLAB), "kernel", "-f", "{connection_file}"]
-    assert spec["language"] == "wordlab" and spec["display_name"] == "wordlab"
+    assert spec["argv"] == (argv or [os.path.realpath(ku.WORDLAB), "kernel", "-f", "{connection_file}"])
+    assert spec["language"] == "wordlab" and spec["display_name"] == display
     assert png_size(os.path.join(d, "logo-32x32.png")) == (32, 32)
     assert png_size(os.path.join(d, "logo-64x64.png")) == (64, 64)
     assert ET.parse(os.path.join(d, "logo-svg.svg")).getroot().tag.endswith("svg")
@@ -53,6 +53,22 @@ def test_install_kernel_prefix_and_user(tmp_path):
         assert r.returncode == 2 and r.stderr, bad
     r = subprocess.run([ku.WORDLAB, "install-kernel", "--prefix", "/proc/no/such/place"], capture_output=True, text=True)
     assert r.returncode == 1 and "cannot create" in r.stderr
+
+
+def test_install_both_kernels(tmp_path):
+    r = subprocess.run([ku.WORDLAB, "install-kernel", "--prefix", str(tmp_path), "--kernel", "both"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    kernels = tmp_path / "share" / "jupyter" / "kernels"
+    check_spec_dir(kernels / "wordlab")
+    xeus_exe = os.path.join(os.path.dirname(os.path.realpath(ku.WORDLAB)), "wordlab-xeus")
+    xeus = check_spec_dir(kernels / "wordlab-xeus", [xeus_exe, "-f", "{connection_file}"], "wordlab (xeus)")
+    assert os.access(xeus_exe, os.X_OK) and xeus["interrupt_mode"] == "signal"
+    # xeus 2.4 does not interrupt on an interrupt_request; --name renames one kernel, not two
+    for bad in (["--kernel", "wordlab-xeus", "--interrupt-mode", "message"], ["--kernel", "both", "--name", "x"],
+                ["--kernel", "other"]):
+        r = subprocess.run([ku.WORDLAB, "install-kernel", "--prefix", str(tmp_path)] + bad, capture_output=True, text=True)
+        assert r.returncode == 2 and r.stderr, bad
 
 
 def test_jupyter_kernelspec_install_works(tmp_path):

@@ -156,7 +156,7 @@ FRONT_END_ENV = {
     ("kernel/repl.c", "NO_COLOR"): "the REPL honours the no-colour convention",
     ("kernel/repl.c", "TERM"): "the REPL draws no colour on a dumb terminal",
     ("kernel/repl.c", "HOME"): "the REPL's history file ~/.wordlab_history",
-    ("kernel/main.c", "WORDLAB_ARTIFACTS"): "where `artifact` looks first for the bundled files, passed to the interpreter",
+    ("kernel/cli_http.c", "WORDLAB_ARTIFACTS"): "where `artifact` looks first for the bundled files, passed to the interpreter",
     ("kernel/cli_http.c", "XDG_CACHE_HOME"): "the user's cache directory for `corpus source=tinystories`, passed to the interpreter",
     ("kernel/cli_http.c", "HOME"): "the same, ~/.cache without XDG_CACHE_HOME",
 }
