@@ -1,17 +1,19 @@
 /* wl_gemm.c: C (+)= A B for the models' big products: a 12x32 AVX-512 kernel over packed panels of B, or OpenBLAS.
  *
  * Work is split by panels of 32 columns of C (or, when there are few, by rows): each part packs its panels of B
- * (KC rows at a time, 32 KiB, on its stack; B may be stored transposed, the packing reads it either way) and sweeps its rows of A over them, 12 rows at a time, with 24 accumulators in registers.
+ * (KC rows at a time, 32 KiB; B may be stored transposed, the packing reads it either way) and sweeps its rows of
+ * A over them, in chunks of MCB blocks of 12 rows, with 24 accumulators in registers.
  * Each C element is the sum over k in increasing order (one fused multiply-add chain per K block, blocks
  * added in order), so the split does not change the result. */
 #include "wl_gemm.h"
 
 #include <cblas.h>
-#include <string.h>
+#include <stdlib.h>
 
 #define MR 12    /* rows of C per kernel call */
 #define NR 32    /* columns per panel: two 16-float vectors */
 #define KC 256   /* rows of B per packed block */
+#define MCB 44   /* row blocks per chunk: A's chunk [528, KC] is 528 KiB, within a 1 MiB L2 */
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -98,23 +100,31 @@ __attribute__((target("avx512f"))) static void kernel(const gemm_args *g, const 
 }
 
 /* Packs B(k0+k, j0+j) for k < kc, j < nr into bp[k][j], zero-padded to NR columns. */
-static void pack(const gemm_args *g, float *bp, int k0, int kc, int j0, int nr)
+__attribute__((target("avx512f"))) static void pack(const gemm_args *g, float *bp, int k0, int kc, int j0, int nr)
 {
-    if (nr < NR)
-        for (int k = 0; k < kc; k++) memset(bp + (size_t)k * NR + nr, 0, sizeof(float) * (NR - nr));
+    const __mmask16 m0 = nr >= 16 ? 0xFFFF : (__mmask16)((1u << nr) - 1);
+    const __mmask16 m1 = nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (__mmask16)((1u << (nr - 16)) - 1);
     if (g->tb) {   /* B(k,j) = B[j*ldb + k]: read along each row j */
+        for (int j = nr; j < NR; j++)
+            for (int k = 0; k < kc; k++) bp[(size_t)k * NR + j] = 0.0f;
         for (int j = 0; j < nr; j++) {
             const float *src = g->B + (size_t)(j0 + j) * g->ldb + k0;
             for (int k = 0; k < kc; k++) bp[(size_t)k * NR + j] = src[k];
         }
         return;
     }
-    for (int k = 0; k < kc; k++) memcpy(bp + (size_t)k * NR, g->B + (size_t)(k0 + k) * g->ldb + j0, sizeof(float) * nr);
+    for (int k = 0; k < kc; k++) {
+        const float *src = g->B + (size_t)(k0 + k) * g->ldb + j0;
+        _mm512_store_ps(bp + (size_t)k * NR, _mm512_maskz_loadu_ps(m0, src));
+        _mm512_store_ps(bp + (size_t)k * NR + 16, _mm512_maskz_loadu_ps(m1, src + 16));
+    }
 }
 
 /* One part's share: with few panels, a range of 12-row blocks over every panel; otherwise every row over panels
- * p = part, part + nparts, ... (interleaved so that parts get equal work). K blocks are outermost so that A's
- * block [M, KC] stays in cache; each packed panel stays in L1 while the row blocks sweep over it. */
+ * p = part, part + nparts, ... (interleaved so that parts get equal work). K blocks are outermost, then chunks of
+ * MCB row blocks, so that A's chunk [MCB*MR, KC] stays in L2; each packed panel stays in L1 while the chunk's
+ * row blocks sweep over it. With more than one chunk the part's packed panels of the K block are kept (on the
+ * heap; packed again per chunk if that allocation fails). */
 __attribute__((target("avx512f"))) static void gemm_part(void *arg, int part, int nparts)
 {
     const gemm_args *g = arg;
@@ -123,17 +133,25 @@ __attribute__((target("avx512f"))) static void gemm_part(void *arg, int part, in
     int nblocks = (g->M + MR - 1) / MR;
     int b0 = by_rows ? (int)((long)nblocks * part / nparts) : 0;
     int b1 = by_rows ? (int)((long)nblocks * (part + 1) / nparts) : nblocks;
+    int p0 = by_rows ? 0 : part, dp = by_rows ? 1 : nparts, mine = (npanels - p0 + dp - 1) / dp;
+    float *kept = NULL;
+    if (b1 - b0 > MCB && mine > 1) kept = aligned_alloc(64, sizeof(float) * KC * NR * (size_t)mine);
     for (int k0 = 0; k0 < g->K; k0 += KC) {
         int kc = g->K - k0 < KC ? g->K - k0 : KC;
-        for (int p = by_rows ? 0 : part; p < npanels; p += by_rows ? 1 : nparts) {
-            int j0 = p * NR, nr = g->N - j0 < NR ? g->N - j0 : NR;
-            pack(g, bp, k0, kc, j0, nr);
-            for (int blk = b0; blk < b1; blk++) {
-                int i0 = blk * MR;
-                kernel(g, bp, i0, g->M - i0 < MR ? g->M - i0 : MR, j0, nr, k0, kc);
+        for (int c0 = b0; c0 < b1; c0 += MCB) {
+            int c1 = b1 - c0 < MCB ? b1 : c0 + MCB;
+            for (int q = 0; q < mine; q++) {
+                int j0 = (p0 + q * dp) * NR, nr = g->N - j0 < NR ? g->N - j0 : NR;
+                float *panel = kept ? kept + (size_t)q * KC * NR : bp;
+                if (!kept || c0 == b0) pack(g, panel, k0, kc, j0, nr);
+                for (int blk = c0; blk < c1; blk++) {
+                    int i0 = blk * MR;
+                    kernel(g, panel, i0, g->M - i0 < MR ? g->M - i0 : MR, j0, nr, k0, kc);
+                }
             }
         }
     }
+    free(kept);
 }
 
 int gemm_has_kernel(void)

@@ -124,12 +124,12 @@ HOT void embed_backward(float *dtok, float *dpos, const float *dX, const int32_t
     }
 }
 
-void linear_forward(const wl_par *par, float *out, const float *inp, const float *weight, const float *bias, int N,
-                    int C, int OC)
+void linear_forward(const wl_par *par, float *out, const float *inp, size_t ld, const float *weight, const float *bias,
+                    int N, int C, int OC)
 {
     if (bias)
         for (int n = 0; n < N; n++) memcpy(out + (size_t)n * OC, bias, sizeof(float) * OC);
-    gemm(par, out, OC, 0, inp, (size_t)C, 1, weight, C, 1, NULL, bias != NULL, N, OC, C);
+    gemm(par, out, OC, 0, inp, ld, 1, weight, C, 1, NULL, bias != NULL, N, OC, C);
 }
 
 HOT static void column_sums(float *sums, const float *x, int rows, int cols)
@@ -148,11 +148,11 @@ HOT static void column_sums(float *sums, const float *x, int rows, int cols)
 }
 
 void linear_backward(const wl_par *par, float *dinp, float *dweight, float *dbias, const float *dout,
-                     const float *inp, const float *weight, int N, int C, int OC)
+                     const float *inp, size_t ld, const float *weight, int N, int C, int OC)
 {
     /* out = inp weight^T + bias: dweight = dout^T inp, dinp = dout weight, dbias = sum over rows of dout */
-    gemm(par, dweight, C, 0, dout, 1, (size_t)OC, inp, C, 0, NULL, 0, OC, C, N);
-    if (dinp) gemm(par, dinp, C, 0, dout, (size_t)OC, 1, weight, C, 0, NULL, 0, N, C, OC);
+    gemm(par, dweight, C, 0, dout, 1, (size_t)OC, inp, (int)ld, 0, NULL, 0, OC, C, N);
+    if (dinp) gemm(par, dinp, (int)ld, 0, dout, (size_t)OC, 1, weight, C, 0, NULL, 0, N, C, OC);
     if (dbias) column_sums(dbias, dout, N, OC);
 }
 

@@ -21,14 +21,14 @@ void embed_forward(float *X, const int32_t *ids, const float *tok, const float *
  * and, when dpos is non-NULL, into dpos [T,D]. */
 void embed_backward(float *dtok, float *dpos, const float *dX, const int32_t *ids, int B, int T, int D);
 
-/* Linear, through wl_gemm (par: the caller's threads, may be NULL):
+/* Linear, through wl_gemm (par: the caller's threads, may be NULL); ld >= C is the row stride of inp (and dinp):
  * out[N,OC] = inp[N,C] weight[OC,C]^T + bias[OC] (bias may be NULL). */
-void linear_forward(const wl_par *par, float *out, const float *inp, const float *weight, const float *bias, int N,
-                    int C, int OC);
+void linear_forward(const wl_par *par, float *out, const float *inp, size_t ld, const float *weight, const float *bias,
+                    int N, int C, int OC);
 /* dweight[OC,C] = dout^T inp; dinp[N,C] = dout weight (skipped when dinp is NULL);
  * dbias[OC] = column sums of dout (skipped when dbias is NULL). */
 void linear_backward(const wl_par *par, float *dinp, float *dweight, float *dbias, const float *dout,
-                     const float *inp, const float *weight, int N, int C, int OC);
+                     const float *inp, size_t ld, const float *weight, int N, int C, int OC);
 /* The vocabulary head, feature-major: outT[OC,N] = weight inp^T + bias, so example n is column n (the layout
  * the cross-entropy streams through and the backward products read directly). */
 void head_forward(const wl_par *par, float *outT, const float *inp, const float *weight, const float *bias, int N,

@@ -294,6 +294,10 @@ static void split(int n, int part, int nparts, int *i0, int *i1)
 
 /* ---- workspace ---- */
 
+/* The mlp's X and dX rows are T*D = 4096 floats: 16 KiB apart they would all fall in the same sets of the L1
+ * cache, so the rows are padded by one cache line. */
+#define WL_MLP_LDX ((size_t)WL_T * WL_D + 16)
+
 /* One thread's scratch and private accumulators for the per-example loops (part 0 accumulates straight into
  * the gradients; the others are added to them in part order afterwards, so the sums are deterministic). */
 typedef struct ws_part {
@@ -305,7 +309,7 @@ typedef struct ws_part {
 struct wl_model_ws {
     wl_model_kind kind;
     int V, H, Bmax;
-    /* mlp: X [B,T*D] the concatenated embeddings, dX likewise.
+    /* mlp: X [B,T*D] the concatenated embeddings (row stride WL_MLP_LDX), dX likewise.
      * attention: xl [B,D] the last slot's X, q [B,D], u [B,H,D], a [B,H,T], mx [B,H,D], msg, ctx [B,D].
      * both: hid [B,F] (after ReLU); logitsT [V,B] feature-major (softmax gradient in place); losses [B] */
     float *X, *xl, *q, *u, *a, *mx, *msg, *ctx, *hid, *logitsT, *losses;
@@ -341,8 +345,8 @@ static wl_model_ws *ws_create(const wl_model *m, int Bmax, int nthreads)
         WS_BUF(ws->dmx, B * H * D);
         WS_BUF(ws->a, B * H * T);
     } else {
-        WS_BUF(ws->X, B * T * D);
-        WS_BUF(ws->dX, B * T * D);
+        WS_BUF(ws->X, B * WL_MLP_LDX);
+        WS_BUF(ws->dX, B * WL_MLP_LDX);
     }
     for (int p = 0; p < ws->pool.nthreads; p++) {
         WS_BUF(ws->parts[p].xs, T * D);
@@ -421,8 +425,8 @@ static void body_embed(void *arg, int p, int np)
     const step *s = arg;
     int b0, b1;
     split(s->B, p, np, &b0, &b1);
-    embed_forward(s->ws->X + (size_t)b0 * WL_T * WL_D, s->ctx + (size_t)b0 * WL_T, s->m->tok_emb, NULL, b1 - b0, WL_T,
-                  WL_D);
+    for (int b = b0; b < b1; b++)
+        embed_forward(s->ws->X + (size_t)b * WL_MLP_LDX, s->ctx + (size_t)b * WL_T, s->m->tok_emb, NULL, 1, WL_T, WL_D);
 }
 
 static void body_attention(void *arg, int p, int np)
@@ -472,8 +476,9 @@ static void body_embed_backward(void *arg, int p, int np)
     const step *s = arg;
     int b0, b1;
     split(s->B, p, np, &b0, &b1);
-    embed_backward(part_dtok(s, p), NULL, s->ws->dX + (size_t)b0 * WL_T * WL_D, s->ctx + (size_t)b0 * WL_T, b1 - b0,
-                   WL_T, WL_D);
+    for (int b = b0; b < b1; b++)
+        embed_backward(part_dtok(s, p), NULL, s->ws->dX + (size_t)b * WL_MLP_LDX, s->ctx + (size_t)b * WL_T, 1, WL_T,
+                       WL_D);
 }
 
 static void body_attention_backward(void *arg, int p, int np)
@@ -538,14 +543,14 @@ static void forward_core(step *s, float *logitsT)
     int k = B < ws->pool.nthreads ? B : ws->pool.nthreads;
     if (m->kind == WL_KIND_MLP) {
         pool_run(&ws->pool, body_embed, s, k);                                    /* [B,T*D] slots in order */
-        linear_forward(&s->par, ws->hid, ws->X, m->hid_w, m->hid_b, B, T * D, F);
+        linear_forward(&s->par, ws->hid, ws->X, WL_MLP_LDX, m->hid_w, m->hid_b, B, T * D, F);
     } else {
         attention_query_forward(ws->xl, ws->q, ws->u, s->ctx, m->tok_emb, m->pos_emb, m->wq, m->wk, B, T, D, H);
         pool_run(&ws->pool, body_attention, s, k);
         attention_message_forward(ws->msg, ws->mx, m->wv, B, D, H);
         memcpy(ws->ctx, ws->xl, sizeof(float) * (size_t)B * D);                 /* contextual = x + msg W_O^T */
         gemm(&s->par, ws->ctx, D, 0, ws->msg, D, 1, m->wo, D, 1, NULL, 1, B, D, D);
-        linear_forward(&s->par, ws->hid, ws->ctx, m->hid_w, m->hid_b, B, D, F);
+        linear_forward(&s->par, ws->hid, ws->ctx, D, m->hid_w, m->hid_b, B, D, F);
     }
     relu_forward(ws->hid, ws->hid, (size_t)B * F);
     head_forward(&s->par, logitsT, ws->hid, m->head_w, m->head_b, B, F, m->V);
@@ -578,13 +583,13 @@ static void backward(step *s)
     head_backward(&s->par, ws->dhid, g->head_w, ws->logitsT, ws->hid, m->head_w, B, F, V);
     relu_backward(ws->dhid, ws->dhid, ws->hid, (size_t)B * F);
     if (m->kind == WL_KIND_MLP) {   /* pre = X W_hid^T + b_hid */
-        linear_backward(&s->par, ws->dX, g->hid_w, g->hid_b, ws->dhid, ws->X, m->hid_w, B, T * D, F);
+        linear_backward(&s->par, ws->dX, g->hid_w, g->hid_b, ws->dhid, ws->X, WL_MLP_LDX, m->hid_w, B, T * D, F);
         embedding_grads(s, body_embed_backward);
         return;
     }
     /* pre = contextual W_hid^T + b_hid; contextual = x + msg W_O^T */
-    linear_backward(&s->par, ws->dctx, g->hid_w, g->hid_b, ws->dhid, ws->ctx, m->hid_w, B, D, F);
-    linear_backward(&s->par, ws->dmsg, g->wo, NULL, ws->dctx, ws->msg, m->wo, B, D, D);
+    linear_backward(&s->par, ws->dctx, g->hid_w, g->hid_b, ws->dhid, ws->ctx, D, m->hid_w, B, D, F);
+    linear_backward(&s->par, ws->dmsg, g->wo, NULL, ws->dctx, ws->msg, D, m->wo, B, D, D);
     attention_message_backward(ws->dmx, g->wv, ws->dmsg, ws->mx, m->wv, B, D, H);
     embedding_grads(s, body_attention_backward);
     memcpy(ws->dxl, ws->dctx, sizeof(float) * (size_t)B * D);   /* the residual's share of x's gradient */
@@ -673,14 +678,14 @@ int wl_model_details(const wl_model *m, const int32_t *ctx, int B, wl_details *o
         pthread_mutex_lock(&details_mu);
         wl_par par = pool_par(&details_pool);
         embed_forward(out->E, ctx, m->tok_emb, m->pos_emb, B, WL_T, WL_D);
-        linear_forward(&par, Qf, out->E, m->wq, NULL, (int)N, WL_D, WL_D);
-        linear_forward(&par, Kf, out->E, m->wk, NULL, (int)N, WL_D, WL_D);
-        linear_forward(&par, Vf, out->E, m->wv, NULL, (int)N, WL_D, WL_D);
+        linear_forward(&par, Qf, out->E, WL_D, m->wq, NULL, (int)N, WL_D, WL_D);
+        linear_forward(&par, Kf, out->E, WL_D, m->wk, NULL, (int)N, WL_D, WL_D);
+        linear_forward(&par, Vf, out->E, WL_D, m->wv, NULL, (int)N, WL_D, WL_D);
         attention_full_forward(out->Q, out->K, out->Vv, out->scores, out->weights, out->messages, Qf, Kf, Vf, ctx,
                                B, WL_T, WL_D, m->H);
         memcpy(out->contextual, out->E, sizeof(float) * N * D);   /* contextual = E + messages W_O^T */
         gemm(&par, out->contextual, WL_D, 0, out->messages, D, 1, m->wo, WL_D, 1, NULL, 1, (int)N, WL_D, WL_D);
-        linear_forward(&par, hid, out->contextual, m->hid_w, m->hid_b, (int)N, WL_D, WL_F);
+        linear_forward(&par, hid, out->contextual, WL_D, m->hid_w, m->hid_b, (int)N, WL_D, WL_F);
         relu_forward(hid, hid, N * F);
         /* logits_all [N,V] = hid W_head^T + b_head, computed as the head's W_head hid^T stored transposed */
         gemm(&par, out->logits_all, m->V, 1, m->head_w, F, 1, hid, WL_F, 1, m->head_b, 0, m->V, (int)N, WL_F);

@@ -165,7 +165,7 @@ def fastest_sgemm(runs):
 
 
 def main():
-    build = Path(os.environ.get('WL_BUILD_DIR', sys.argv[1] if len(sys.argv) > 1 else 'build'))
+    build = Path(os.environ.get('WL_BUILD_DIR', sys.argv[1] if len(sys.argv) > 1 else 'build')).resolve()
     exe = build / 'nn_bench'
     if not exe.exists():
         print(f'{exe} is not built (cmake --build {build} --target nn_bench)')

@@ -8,7 +8,8 @@
 #include "wl_test.h"
 
 /* A fake parallel-for: runs the parts one after another, last part first. (gemm splits only products of
- * at least 2^21 multiply-adds: {100, 64, 513} splits by rows, {50, 200, 300} by panels.) */
+ * at least 2^21 multiply-adds: {100, 64, 513} splits by rows, {50, 200, 300} by panels; {560, 200, 20} by panels
+ * with two chunks of rows, 528 and 32, over kept packed panels.) */
 static void run_backwards(void *ctx, void (*body)(void *, int, int), void *arg)
 {
     int n = *(int *)ctx;
@@ -66,7 +67,7 @@ static void check_case(int M, int N, int K, int a_rows, int tb, int ct, int accu
 void wl_test_main(void)
 {
     static const int shapes[][3] = {{1, 1, 1}, {5, 1, 7}, {12, 32, 16}, {13, 33, 300}, {40, 70, 257},
-                                    {100, 64, 513}, {50, 200, 300}, {7, 200, 3}};
+                                    {100, 64, 513}, {50, 200, 300}, {560, 200, 20}, {7, 200, 3}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int mode = 0; mode < 32; mode++) {
             int a_rows = mode & 1, ct = (mode >> 1) & 1, acc = (mode >> 2) & 1, bias = (mode >> 3) & 1;
