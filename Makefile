@@ -50,7 +50,10 @@ soak: build
 classroom: build
 	bash scripts/classroom.sh $(BUILD)
 
-# The classroom load test: simulated students on wordlab, then the same on ipykernel + PyTorch (LOAD_SIZES, LOAD_THINK).
+# The classroom load test (LOAD_SIZES, LOAD_THINK): simulated students on wordlab's lessons 01 and 03, then the
+# course's cells on wordlab and on ipykernel + PyTorch, the like-for-like pair.
+LOAD = /usr/bin/python3 tests/load/loadtest.py --build $(BUILD) --sizes $${LOAD_SIZES:-5,10,20,40,80,160} --think $${LOAD_THINK:-4}
 load: build
-	/usr/bin/python3 tests/load/loadtest.py --build $(BUILD) --kernel wordlab --sizes $${LOAD_SIZES:-5,10,20,40,80,160} --think $${LOAD_THINK:-3} --json $(BUILD)/load-wordlab.json
-	/usr/bin/python3 tests/load/loadtest.py --build $(BUILD) --kernel python3 --sizes $${LOAD_SIZES:-5,10,20,40,80,160} --think $${LOAD_THINK:-3} --json $(BUILD)/load-python3.json
+	$(LOAD) --kernel wordlab --cells lessons --json $(BUILD)/load-wordlab-lessons.json
+	$(LOAD) --kernel wordlab --cells course --json $(BUILD)/load-wordlab-course.json
+	$(LOAD) --kernel python3 --cells course --json $(BUILD)/load-python3-course.json

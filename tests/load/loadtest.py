@@ -14,7 +14,8 @@ does) and runs every code cell over the kernel's WebSocket, with a think time be
 Capacity is the largest N whose p95 cell latency stays under 2 s with no failure.  Everything talks to 127.0.0.1
 only; the hub and every server it started are stopped at the end, and every user is deleted.
 
-usage: loadtest.py --build BUILD [--kernel wordlab|python3] [--sizes 5,10,20,...] [--think SECONDS] [--smoke]
+usage: loadtest.py --build BUILD [--kernel wordlab|python3] [--cells lessons|course] [--sizes 5,10,20,...]
+                   [--think SECONDS] [--smoke]
 """
 import argparse
 import asyncio
@@ -38,9 +39,13 @@ from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 from tornado.websocket import websocket_connect
 
 SRC = Path(__file__).resolve().parents[2]
+# (kernel, cells) -> the two notebooks a student opens. "lessons": wordlab's lessons 01 and 03 as they are;
+# "course": the course's cells (tokenize, forward, the head table, cross-entropy from the bundled checkpoints),
+# the same on both kernels: tests/load/course_torch_*.ipynb and tests/load/course_wordlab_*.wlab.
 LESSONS = {
-    "wordlab": ["01_one_head_and_four_heads.ipynb", "03_cross_entropy_and_perplexity.ipynb"],
-    "python3": ["course_torch_01.ipynb", "course_torch_03.ipynb"],
+    ("wordlab", "lessons"): ["01_one_head_and_four_heads.ipynb", "03_cross_entropy_and_perplexity.ipynb"],
+    ("wordlab", "course"): ["course_wordlab_01.ipynb", "course_wordlab_03.ipynb"],
+    ("python3", "course"): ["course_torch_01.ipynb", "course_torch_03.ipynb"],
 }
 P95_LIMIT = 2.0
 CELL_TIMEOUT = 300.0
@@ -315,11 +320,17 @@ async def main_async(args):
         state = Path(tmp)
         lessons_dir = state / "lessons"
         lessons_dir.mkdir()
-        src_dir = SRC / ("notebooks" if args.kernel == "wordlab" else "tests/load")
+        names = LESSONS[(args.kernel, args.cells)]
         cells = []
-        for name in LESSONS[args.kernel]:
-            shutil.copyfile(src_dir / name, lessons_dir / name)
-            cells.append((name, code_cells(src_dir / name)))
+        for name in names:
+            if args.cells == "lessons":
+                shutil.copyfile(SRC / "notebooks" / name, lessons_dir / name)
+            elif args.kernel == "wordlab":  # built from its .wlab by wordlab itself (which runs it once)
+                subprocess.run([str(build / "wordlab"), "notebook", str(SRC / "tests" / "load" / name.replace(".ipynb", ".wlab")),
+                                "-o", str(lessons_dir / name)], check=True, stdout=subprocess.DEVNULL)
+            else:
+                shutil.copyfile(SRC / "tests" / "load" / name, lessons_dir / name)
+            cells.append((name, code_cells(lessons_dir / name)))
         hub = Hub(build, args.kernel, lessons_dir, state)
         hub.run_id = secrets.token_hex(3)
         results = []
@@ -327,7 +338,7 @@ async def main_async(args):
             await hub.wait_up()
             cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
             print("kernel %s; %d cells per student (%s); think time %.1f s (0.5x-1.5x); %d cores (%s), %.0f GiB"
-                  % (args.kernel, sum(len(c) for _, c in cells), " + ".join(LESSONS[args.kernel]), args.think,
+                  % (args.kernel, sum(len(c) for _, c in cells), " + ".join(names), args.think,
                      psutil.cpu_count(), cpu, psutil.virtual_memory().total / 2**30), flush=True)
             print("students  cells  idle med  idle max  p50 s   p95 s   p99 s   RSS MB   PSS MB  failures  wall s",
                   flush=True)
@@ -357,7 +368,7 @@ async def main_async(args):
             print("error: processes were left after the hub stopped: %s" % sorted(left), flush=True)
             return 1
         if args.json:
-            Path(args.json).write_text(json.dumps({"kernel": args.kernel, "think_s": args.think,
+            Path(args.json).write_text(json.dumps({"kernel": args.kernel, "cells": args.cells, "think_s": args.think,
                                                    "results": results, "capacity": capacity}, indent=1))
         if args.smoke:
             bad = [f for r in results for f in r["failures"]]
@@ -374,7 +385,9 @@ async def main_async(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=str(SRC / "build"))
-    ap.add_argument("--kernel", choices=sorted(LESSONS), default="wordlab")
+    ap.add_argument("--kernel", choices=["wordlab", "python3"], default="wordlab")
+    ap.add_argument("--cells", choices=["lessons", "course"], default=None,
+                    help="wordlab's lessons 01 and 03 (default for wordlab) or the course's cells (the only ones for python3)")
     ap.add_argument("--sizes", default="5,10,20,40,80,160")
     ap.add_argument("--think", type=float, default=3.0, help="mean seconds between two cells of a student")
     ap.add_argument("--stagger", type=float, default=5.0, help="students log in over this many seconds")
@@ -383,6 +396,9 @@ def main():
     ap.add_argument("--smoke", action="store_true", help="2 students, short think time, one size; fail on any failure")
     args = ap.parse_args()
     args.sizes = [int(x) for x in args.sizes.split(",")]
+    args.cells = args.cells or ("lessons" if args.kernel == "wordlab" else "course")
+    if (args.kernel, args.cells) not in LESSONS:
+        ap.error("the %s kernel has no %s cells" % (args.kernel, args.cells))
     if args.smoke:
         args.sizes, args.think, args.stagger = [2], 0.1, 0.5
     return asyncio.run(main_async(args))
