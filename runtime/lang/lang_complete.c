@@ -11,7 +11,9 @@ const char *wl_lang_is_complete(const char *code)
     size_t len = strlen(code);
     if (len > WL_LANG_MAX_CODE) return "invalid";
     wl_parse_error pe;
-    wl_script *s = wl_parse(code, len, &pe);
+    char *lf = wl_parse_line_breaks(code, len);
+    wl_script *s = wl_parse(lf, len, &pe);
+    free(lf);
     if (s) {
         wl_script_free(s);
         return "complete";

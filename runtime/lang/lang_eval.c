@@ -771,16 +771,6 @@ static void nul_place(const char *code, size_t len, int *line, int *col)
     }
 }
 
-/* code with every lone CR made a LF (malloc'd, NUL-terminated). */
-static char *line_breaks(const char *code, size_t len)
-{
-    char *s = malloc(len + 1);
-    if (!s) abort();
-    for (size_t i = 0; i < len; i++) s[i] = code[i] == '\r' && (i + 1 == len || code[i + 1] != '\n') ? '\n' : code[i];
-    s[len] = 0;
-    return s;
-}
-
 int wl_interp_eval(wl_interp *in, const char *code, const char *origin, int first_line, const wl_sink *sink,
                    wl_mime *result, wl_lang_error *error)
 {
@@ -801,7 +791,7 @@ int wl_interp_eval_n(wl_interp *in, const char *given, size_t len, const char *o
     wl_script *s = NULL;
     int nul_line, nul_col;
     nul_place(given, len, &nul_line, &nul_col);
-    char *code = nul_line || len > WL_LANG_MAX_CODE ? NULL : line_breaks(given, len);
+    char *code = nul_line || len > WL_LANG_MAX_CODE ? NULL : wl_parse_line_breaks(given, len);
     if (nul_line) {
         fail_at(in, "ParseError", nul_line, nul_col, "a NUL byte (\\0) cannot be part of code");
     } else if (!code) {

@@ -52,6 +52,9 @@ typedef struct wl_parse_error {
     int incomplete;          /* the code ends inside a quote or bracket or after a backslash */
 } wl_parse_error;
 
+/* code with every lone CR (old Mac line ends) made a LF, as the evaluator and is_complete both read it
+ * (malloc'd, NUL-terminated). */
+char *wl_parse_line_breaks(const char *code, size_t len);
 /* Parses code (len bytes). Returns NULL with *pe filled on error. Lines count from 1. */
 wl_script *wl_parse(const char *code, size_t len, wl_parse_error *pe);
 void wl_script_free(wl_script *s);

@@ -443,6 +443,15 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return k;
 }
 
+char *wl_parse_line_breaks(const char *code, size_t len)
+{
+    char *s = malloc(len + 1);
+    if (!s) abort();
+    for (size_t i = 0; i < len; i++) s[i] = code[i] == '\r' && (i + 1 == len || code[i + 1] != '\n') ? '\n' : code[i];
+    s[len] = 0;
+    return s;
+}
+
 wl_script *wl_parse(const char *code, size_t len, wl_parse_error *pe)
 {
     parser p = {.s = code, .len = len, .line = 1, .col = 1, .pe = pe};

@@ -118,6 +118,12 @@ static void test_is_complete(void)
     CHECK(!strcmp(wl_lang_is_complete("print 1 ]"), "invalid"));
     CHECK(!strcmp(wl_lang_is_complete("print \"\\q\""), "invalid"));
     CHECK(!strcmp(wl_lang_is_complete("# \"quote in a comment"), "complete"));
+    /* a lone CR ends a line for is_complete as it does for the evaluator: the option after it starts a line */
+    CHECK(!strcmp(wl_lang_is_complete("x = corpus pr\rofile=smoke"), "invalid"));
+    CHECK(!strcmp(wl_lang_is_complete("print 1\r\nprint 2"), "complete"));
+    lt_run *r = lt_eval(NULL, "x = corpus pr\rofile=smoke", NULL);
+    CHECK(r->rc != 0 && !strcmp(r->err.ename, "ParseError") && r->err.line == 2);
+    lt_free(r);
 }
 
 static int has(char **m, int n, const char *s)
