@@ -22,7 +22,7 @@
  * is written atomically, in Jupyter's own layout (sorted keys, one-space indent), so that a notebook
  * rebuilt from an unchanged lesson differs only where outputs changed. */
 #include "cli.h"
-#include "kernel_utf8.h"
+#include "wl_utf8.h"
 #include "wl_lang.h"
 
 #include <cjson/cJSON.h>

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "kernel_output.h"
-#include "kernel_utf8.h"
+#include "wl_utf8.h"
 
 #define SESSION_NO 1        /* history is kept per process: it is always session 1 */
 

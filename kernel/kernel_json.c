@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_utf8.h"
+#include "wl_utf8.h"
 
 const char *wl_json_str(const cJSON *obj, const char *key)
 {

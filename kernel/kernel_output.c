@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kernel_utf8.h"
+#include "wl_utf8.h"
 
 #define STREAM_FLUSH_S 0.05      /* coalesce stream writes and display updates for this long */
 #define STREAM_MAX (64 * 1024)   /* or until this many bytes are buffered */

@@ -11,7 +11,7 @@
 #include <zmq.h>
 
 #include "kernel_json.h"
-#include "kernel_utf8.h"
+#include "wl_utf8.h"
 
 /* What one message may hold. libzmq receives a multipart message whole before the kernel sees any of it, and
  * bounds only each frame (ZMQ_MAXMSGSIZE: a bigger frame disconnects its peer, which connects again by itself);

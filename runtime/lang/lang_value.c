@@ -1,4 +1,4 @@
-/* lang_value.c: reference-counted values (numbers, strings, lists, objects), growable strings, number formatting. */
+/* lang_value.c: reference-counted values (numbers, strings, lists, objects), HTML and JSON text, number formatting. */
 #include "lang_int.h"
 
 #include <math.h>
@@ -7,52 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) abort();
-    return p;
-}
-
-/* ---- growable strings ---- */
-
-void wl_buf_put(wl_buf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *ns = realloc(b->s, cap);
-        if (!ns) abort();
-        b->s = ns;
-        b->cap = cap;
-    }
-    if (n) memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = 0;
-}
-
-void wl_buf_puts(wl_buf *b, const char *s) { wl_buf_put(b, s, strlen(s)); }
-
-void wl_buf_printf(wl_buf *b, const char *fmt, ...)
-{
-    char small[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n < sizeof small) {
-        wl_buf_put(b, small, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) abort();
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    wl_buf_put(b, big, (size_t)n);
-    free(big);
-}
+/* ---- growable strings: HTML and JSON ---- */
 
 void wl_buf_html(wl_buf *b, const char *s)
 {
@@ -66,14 +21,6 @@ void wl_buf_html(wl_buf *b, const char *s)
         default: wl_buf_put(b, s, 1);
         }
     }
-}
-
-char *wl_buf_take(wl_buf *b)
-{
-    if (!b->s) wl_buf_put(b, "", 0);
-    char *s = b->s;
-    memset(b, 0, sizeof *b);
-    return s;
 }
 
 void wl_buf_json_num(wl_buf *b, double x)
@@ -136,7 +83,7 @@ const char *wl_fmt_num(double x, int is_int, char *buf)
 
 static wl_value *new_value(wl_vtype t)
 {
-    wl_value *v = xcalloc(1, sizeof *v);
+    wl_value *v = wl_xcalloc(1, sizeof *v);
     v->refs = 1;
     v->type = t;
     return v;
@@ -159,7 +106,7 @@ wl_value *wl_int(long long x)
 wl_value *wl_strn(const char *s, size_t n)
 {
     wl_value *v = new_value(WL_V_STR);
-    v->str = xcalloc(n + 1, 1);
+    v->str = wl_xcalloc(n + 1, 1);
     memcpy(v->str, s, n);
     v->len = n;
     return v;

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wl_buf.h"
 #include "wl_core.h"
 #include "wl_lang.h"
 
@@ -164,16 +165,8 @@ wl_value *wl_interp_get(wl_interp *in, const char *name);
 
 /* ---- renderers shared by the value types ---- */
 
-/* A growable string. */
-typedef struct wl_buf {
-    char *s;
-    size_t len, cap;
-} wl_buf;
-void wl_buf_put(wl_buf *b, const char *s, size_t n);
-void wl_buf_puts(wl_buf *b, const char *s);
-void wl_buf_printf(wl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void wl_buf_html(wl_buf *b, const char *s);     /* HTML/XML-escaped */
-char *wl_buf_take(wl_buf *b);                    /* the NUL-terminated string; b is reset */
+/* Appends s to a growable string (wl_buf.h), HTML/XML-escaped. */
+void wl_buf_html(wl_buf *b, const char *s);
 
 /* An aligned table: text/plain with padded columns (numbers right-aligned), text/html with
  * optional shaded cells. Cell strings are copied. shade in [0,1] tints the cell; < 0 none. */

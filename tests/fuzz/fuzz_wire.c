@@ -7,7 +7,7 @@
  * Checks: a message is accepted only with a right signature (or no key), has object parts and a msg_type;
  * a replay is dropped when there is a key; the reply to an accepted message is routed back to the sender,
  * signed, and carries the request's header bytes as its parent_header; wl_utf8_clean gives valid UTF-8. */
-// wl-fuzz-extra: kernel/kernel_wire.c kernel/kernel_utf8.c kernel/kernel_json.c
+// wl-fuzz-extra: kernel/kernel_wire.c kernel/kernel_json.c
 // wl-fuzz-libs: -lzmq -lssl -lcrypto
 #include "kernel_wire.h"
 #include "wl_text.h"

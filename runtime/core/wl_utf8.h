@@ -1,0 +1,32 @@
+/* wl_utf8.h: the one UTF-8 decoder and encoder of the project, and what is built on them. */
+#ifndef WL_UTF8_H
+#define WL_UTF8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The length (1-4) of the valid UTF-8 sequence at s (n bytes available) with its code point in *cp (may be
+ * NULL), or 0 when the bytes there are not UTF-8: a stray continuation byte, a truncated sequence, an overlong
+ * form, a surrogate (U+D800-U+DFFF) or a code point above U+10FFFF. A NUL byte is a valid sequence (U+0000). */
+size_t wl_utf8_next(const char *s, size_t n, uint32_t *cp);
+
+/* Writes cp (at most U+10FFFF, not a surrogate) as UTF-8 into out; returns its length (1-4), 0 for no code point. */
+size_t wl_utf8_put(uint32_t cp, char out[4]);
+
+/* A malloc'd copy of s[0..n) that is valid UTF-8 (each invalid byte becomes U+FFFD); NULL when memory runs out. */
+char *wl_utf8_clean(const char *s, size_t n);
+
+/* Code points <-> byte offsets in valid UTF-8 text: the byte offset of code point cp (clamped to len), and the
+ * number of code points in the first bytes bytes (counting stops at a NUL). */
+size_t wl_utf8_byte_offset(const char *s, size_t len, long cp);
+long wl_utf8_cp_count(const char *s, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
