@@ -46,7 +46,7 @@ static int help_render(const void *d, wl_mime *out, wl_err *err)
 {
     (void)err;
     const help_page *h = d;
-    out->text_plain = strdup(h->text);
+    out->text_plain = wl_xstrdup(h->text);
     wl_buf b = {0};
     wl_buf_puts(&b, "<pre class=\"wordlab-help\">");
     wl_buf_html(&b, h->text);
@@ -59,8 +59,7 @@ static const wl_objtype HELP_T = {.name = "help page", .fields = "", .free = hel
 
 static wl_value *help_value(char *text)
 {
-    help_page *h = calloc(1, sizeof *h);
-    if (!h) abort();
+    help_page *h = wl_xcalloc(1, sizeof *h);
     h->text = text;
     return wl_obj(&HELP_T, h);
 }
@@ -145,7 +144,7 @@ static int cmd_help(wl_call *c, wl_value **out)
     const char *name = wl_arg_str(c, 0);
     if (!name) return -1;
     if (!strcmp(name, "language") || !strcmp(name, "syntax")) {
-        *out = help_value(strdup(SYNTAX_HELP));
+        *out = help_value(wl_xstrdup(SYNTAX_HELP));
         return 0;
     }
     const wl_command *cmd = wl_command_find(name);

@@ -138,14 +138,16 @@ static wl_value *ppl_field(wl_value *self, const char *name, wl_err *err)
 
 static int cmd_perplexity(wl_call *c, wl_value **out)
 {
-    ppl *q = calloc(1, sizeof *q);
-    if (!q) abort();
+    ppl *q = wl_xcalloc(1, sizeof *q);
     if (read_probs(c, &q->p, &q->n)) {
         free(q);
         return -1;
     }
     q->loss = malloc(sizeof(double) * (size_t)q->n);
-    if (!q->loss) abort();
+    if (!q->loss) {
+        ppl_free(q);
+        return wl_call_fail(c, "RuntimeError", -1, "`perplexity`: out of memory for %d losses", q->n);
+    }
     for (int i = 0; i < q->n; i++) q->loss[i] = -log(q->p[i]);
     q->ce = wl_mean(q->loss, (size_t)q->n);
     q->ppl = exp(q->ce);

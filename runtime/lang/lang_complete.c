@@ -47,11 +47,9 @@ static void add_match(matches *m, const char *s, size_t n)
         if (strlen(m->v[i]) == n && !strncmp(m->v[i], s, n)) return;
     if (m->n == m->cap) {
         m->cap = m->cap ? m->cap * 2 : 16;
-        char **nv = realloc(m->v, sizeof(char *) * (size_t)m->cap);
-        if (!nv) abort();
-        m->v = nv;
+        m->v = wl_xrealloc(m->v, sizeof(char *) * (size_t)m->cap);
     }
-    m->v[m->n++] = strndup(s, n);
+    m->v[m->n++] = wl_xstrndup(s, n);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

@@ -1,7 +1,7 @@
 /* lang_eval.c: the evaluator: variables, word values, dispatch through the command table, errors with a caret. */
 #include "lang_int.h"
+#include "wl_utf8.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,9 +54,7 @@ static int fail_at(wl_interp *in, const char *ename, int line, int col, const ch
 
 static void tb_push(wl_lang_error *e, char *line)
 {
-    char **nt = realloc(e->traceback, sizeof(char *) * (size_t)(e->ntraceback + 1));
-    if (!nt) abort();
-    e->traceback = nt;
+    e->traceback = wl_xrealloc(e->traceback, sizeof(char *) * (size_t)(e->ntraceback + 1));
     e->traceback[e->ntraceback++] = line;
 }
 
@@ -180,11 +178,9 @@ static int set_var(wl_interp *in, const char *name, wl_value *v, int line, int c
         return fail_at(in, "LimitError", line, col, "too many variables (at most %d)", WL_LANG_MAX_VARS);
     if (in->nvars == in->cap) {
         in->cap = in->cap ? in->cap * 2 : 16;
-        wl_var *nv = realloc(in->vars, sizeof(wl_var) * (size_t)in->cap);
-        if (!nv) abort();
-        in->vars = nv;
+        in->vars = wl_xrealloc(in->vars, sizeof(wl_var) * (size_t)in->cap);
     }
-    in->vars[in->nvars].name = strdup(name);
+    in->vars[in->nvars].name = wl_xstrdup(name);
     in->vars[in->nvars].v = wl_ref(v);
     in->nvars++;
     return 0;
@@ -216,32 +212,6 @@ void wl_interp_free(wl_interp *in)
 
 static int eval_script_value(wl_interp *in, const wl_script *s, wl_value **out);
 static int eval_stmt(wl_interp *in, const wl_stmt *st, wl_value **out, const wl_command **cmd_out);
-
-/* A bare word that reads as a decimal number: [+-]digits[.digits][e[+-]digits] or [+-].digits. */
-static int parse_number(const char *s, double *x, int *is_int)
-{
-    const char *p = s;
-    int digits = 0, frac = 0;
-    if (*p == '+' || *p == '-') p++;
-    while (*p >= '0' && *p <= '9') p++, digits++;
-    if (*p == '.') {
-        p++;
-        frac = 1;
-        while (*p >= '0' && *p <= '9') p++, digits++;
-    }
-    if (!digits) return 0;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        frac = 1;
-        if (*p == '+' || *p == '-') p++;
-        if (!(*p >= '0' && *p <= '9')) return 0;
-        while (*p >= '0' && *p <= '9') p++;
-    }
-    if (*p) return 0;
-    *x = strtod(s, NULL);
-    *is_int = !frac && fabs(*x) < 9007199254740992.0;
-    return isfinite(*x);
-}
 
 static int field_of(wl_interp *in, wl_value *v, const char *field, const wl_part *pt, wl_value **out)
 {
@@ -285,8 +255,7 @@ static int eval_var(wl_interp *in, const wl_part *pt, wl_value **out)
     if (!var) {
         wl_buf b = {0};
         wl_buf_printf(&b, "no variable $%s", pt->text);
-        const char **names = malloc(sizeof(char *) * (size_t)(in->nvars + 1));
-        if (!names) abort();
+        const char **names = wl_xmalloc(sizeof(char *) * (size_t)(in->nvars + 1));
         for (int i = 0; i < in->nvars; i++) names[i] = in->vars[i].name;
         size_t before = b.len;
         wl_did_you_mean(&b, pt->text, names, in->nvars, "$");
@@ -314,9 +283,9 @@ static int eval_part(wl_interp *in, const wl_part *pt, int bare, wl_value **out)
     case WL_P_LIT: {
         double x;
         int is_int;
-        if (bare && parse_number(pt->text, &x, &is_int)) {
+        if (bare && wl_parse_number(pt->text, &x, &is_int)) {
             *out = is_int ? wl_int((long long)x) : wl_num(x);
-            (*out)->str = strdup(pt->text);
+            (*out)->str = wl_xstrdup(pt->text);
             (*out)->len = pt->len;
         } else {
             *out = wl_strn(pt->text, pt->len);
@@ -516,12 +485,11 @@ static int eval_stmt(wl_interp *in, const wl_stmt *st, wl_value **out, const wl_
     wl_call c = {.in = in, .cmd = cmd, .sink = in->sink, .err = &err, .errword = -1,
                  .allow_files = in->opts.allow_files, .stmt = st};
     int nw = st->nwords - 1;
-    c.argv = calloc((size_t)nw + 1, sizeof(wl_value *));
-    c.argword = calloc((size_t)nw + 1, sizeof(int));
-    c.optk = calloc((size_t)nw + 1, sizeof(char *));
-    c.optv = calloc((size_t)nw + 1, sizeof(wl_value *));
-    c.optword = calloc((size_t)nw + 1, sizeof(int));
-    if (!c.argv || !c.argword || !c.optk || !c.optv || !c.optword) abort();
+    c.argv = wl_xcalloc((size_t)nw + 1, sizeof(wl_value *));
+    c.argword = wl_xcalloc((size_t)nw + 1, sizeof(int));
+    c.optk = wl_xcalloc((size_t)nw + 1, sizeof(char *));
+    c.optv = wl_xcalloc((size_t)nw + 1, sizeof(wl_value *));
+    c.optword = wl_xcalloc((size_t)nw + 1, sizeof(int));
     int rc = 0;
     in->depth++;
     for (int i = 1; i < st->nwords && !rc; i++) {
@@ -559,189 +527,13 @@ static int eval_stmt(wl_interp *in, const wl_stmt *st, wl_value **out, const wl_
     return rc;
 }
 
-/* ---- the wl_call helpers ---- */
-
-int wl_call_fail(wl_call *c, const char *ename, int word, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->err->msg, sizeof c->err->msg, fmt, ap);
-    va_end(ap);
-    c->ename = ename;
-    c->errword = word;
-    return -1;
-}
+/* ---- the evaluator's side of a call ---- */
 
 void wl_call_replaces_display(wl_call *c, const wl_value *v, const char *display_id)
 {
     if (c->in->depth != 1) return;   /* a nested command's value is not the statement's */
     c->in->live_value = v;
     snprintf(c->in->live_id, sizeof c->in->live_id, "%s", display_id);
-}
-
-int wl_call_argword(const wl_call *c, int i) { return i >= 0 && i < c->argc ? c->argword[i] : -1; }
-
-int wl_call_optword(const wl_call *c, const char *key)
-{
-    for (int i = 0; i < c->nopts; i++)
-        if (!strcmp(c->optk[i], key)) return c->optword[i];
-    return -1;
-}
-
-static const char *nth(int i)
-{
-    static const char *const n[] = {"first", "second", "third", "fourth", "fifth", "sixth"};
-    return i < 6 ? n[i] : "next";
-}
-
-static int type_fail(wl_call *c, int i, const char *want, const wl_value *got)
-{
-    return wl_call_fail(c, "TypeError", wl_call_argword(c, i), "the %s argument of `%s` must be %s, not %s; usage: %s",
-                        nth(i), c->cmd->name, want, wl_value_kind(got), c->cmd->synopsis);
-}
-
-static int num_of(const wl_value *v, double *out)
-{
-    int is_int;
-    if (v->type == WL_V_NUM) {
-        *out = v->num;
-        return 0;
-    }
-    if (v->type == WL_V_STR && parse_number(v->str, out, &is_int)) return 0;
-    return -1;
-}
-
-int wl_arg_num(wl_call *c, int i, double *out)
-{
-    if (i >= c->argc) return wl_call_fail(c, "ArgumentError", c->argc + 1, "`%s` is missing its %s argument; usage: %s",
-                                          c->cmd->name, nth(i), c->cmd->synopsis);
-    if (num_of(c->argv[i], out)) return type_fail(c, i, "a number", c->argv[i]);
-    return 0;
-}
-
-/* Whether x is a whole number from lo to hi that a long long holds (checked before any conversion: (double)LLONG_MAX
- * is 2^63, one past it). */
-static int whole_in(double x, long long lo, long long hi)
-{
-    return x == floor(x) && x >= -0x1p63 && x < 0x1p63 && (long long)x >= lo && (long long)x <= hi;
-}
-
-int wl_arg_int(wl_call *c, int i, long long lo, long long hi, long long *out)
-{
-    double x;
-    if (wl_arg_num(c, i, &x)) return -1;
-    if (!whole_in(x, lo, hi))
-        return wl_call_fail(c, "ArgumentError", wl_call_argword(c, i), "the %s argument of `%s` must be a whole number from %lld to %lld",
-                            nth(i), c->cmd->name, lo, hi);
-    *out = (long long)x;
-    return 0;
-}
-
-const char *wl_arg_str(wl_call *c, int i)
-{
-    if (i >= c->argc) {
-        wl_call_fail(c, "ArgumentError", c->argc + 1, "`%s` is missing its %s argument; usage: %s", c->cmd->name, nth(i),
-                     c->cmd->synopsis);
-        return NULL;
-    }
-    wl_value *v = c->argv[i];
-    if (v->type == WL_V_STR) return v->str;
-    if (v->type == WL_V_NUM && v->str) return v->str;
-    if (v->type == WL_V_NUM) {
-        char nb[64];
-        v->str = strdup(wl_fmt_num(v->num, v->is_int, nb));
-        v->len = strlen(v->str);
-        return v->str;
-    }
-    type_fail(c, i, "text", v);
-    return NULL;
-}
-
-void *wl_arg_obj(wl_call *c, int i, const wl_objtype *t)
-{
-    if (i >= c->argc) {
-        wl_call_fail(c, "ArgumentError", c->argc + 1, "`%s` is missing its %s argument (a %s); usage: %s", c->cmd->name,
-                     nth(i), t->name, c->cmd->synopsis);
-        return NULL;
-    }
-    void *d = wl_obj_data(c->argv[i], t);
-    if (!d) {
-        char want[80];
-        snprintf(want, sizeof want, "%s %s", strchr("aeiou", t->name[0]) ? "an" : "a", t->name);
-        type_fail(c, i, want, c->argv[i]);
-    }
-    return d;
-}
-
-int wl_args_nums(wl_call *c, int from, double **out, int *n)
-{
-    *out = NULL;
-    *n = 0;
-    int cap = 0;
-    for (int i = from; i < c->argc; i++) {
-        wl_value *v = c->argv[i];
-        int cnt = v->type == WL_V_LIST ? v->n : 1;
-        for (int k = 0; k < cnt; k++) {
-            wl_value *item = v->type == WL_V_LIST ? v->items[k] : v;
-            double x;
-            if (num_of(item, &x)) {
-                free(*out);
-                *out = NULL;
-                return type_fail(c, i, v->type == WL_V_LIST ? "numbers (this list holds something else)" : "a number", item);
-            }
-            if (*n == cap) {
-                cap = cap ? cap * 2 : 16;
-                double *nd = realloc(*out, sizeof(double) * (size_t)cap);
-                if (!nd) abort();
-                *out = nd;
-            }
-            (*out)[(*n)++] = x;
-        }
-    }
-    return 0;
-}
-
-wl_value *wl_opt_val(wl_call *c, const char *key)
-{
-    for (int i = 0; i < c->nopts; i++)
-        if (!strcmp(c->optk[i], key)) return c->optv[i];
-    return NULL;
-}
-
-int wl_opt_has(wl_call *c, const char *key) { return wl_opt_val(c, key) != NULL; }
-
-int wl_opt_num(wl_call *c, const char *key, double dflt, double *out)
-{
-    wl_value *v = wl_opt_val(c, key);
-    *out = dflt;
-    if (!v) return 0;
-    if (num_of(v, out) || !isfinite(*out))
-        return wl_call_fail(c, "TypeError", wl_call_optword(c, key), "option %s= of `%s` must be a number, not %s", key,
-                            c->cmd->name, wl_value_kind(v));
-    return 0;
-}
-
-int wl_opt_int(wl_call *c, const char *key, long long dflt, long long lo, long long hi, long long *out)
-{
-    double x;
-    *out = dflt;
-    if (!wl_opt_has(c, key)) return 0;
-    if (wl_opt_num(c, key, 0, &x)) return -1;
-    if (!whole_in(x, lo, hi))
-        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, key), "option %s= of `%s` must be a whole number from %lld to %lld",
-                            key, c->cmd->name, lo, hi);
-    *out = (long long)x;
-    return 0;
-}
-
-const char *wl_opt_str(wl_call *c, const char *key, const char *dflt)
-{
-    wl_value *v = wl_opt_val(c, key);
-    if (!v) return dflt;
-    if (v->type == WL_V_STR || (v->type == WL_V_NUM && v->str)) return v->str;
-    wl_call_fail(c, "TypeError", wl_call_optword(c, key), "option %s= of `%s` must be text, not %s", key, c->cmd->name,
-                 wl_value_kind(v));
-    return NULL;
 }
 
 int wl_call_eval_rest(wl_call *c, int from, wl_value **out)
@@ -764,11 +556,11 @@ static void nul_place(const char *code, size_t len, int *line, int *col)
     const char *nul = memchr(code, 0, len);
     *line = *col = 0;
     if (!nul) return;
-    *line = *col = 1;
-    for (const char *p = code; p < nul; p++) {
-        if (*p == '\n' || (*p == '\r' && p[1] != '\n')) *line += 1, *col = 1;
-        else if (((unsigned char)*p & 0xC0) != 0x80) *col += 1;
-    }
+    const char *line_start = code;
+    *line = 1;
+    for (const char *p = code; p < nul; p++)
+        if (*p == '\n' || (*p == '\r' && p[1] != '\n')) *line += 1, line_start = p + 1;
+    *col = 1 + (int)wl_utf8_cp_count(line_start, (size_t)(nul - line_start));
 }
 
 int wl_interp_eval(wl_interp *in, const char *code, const char *origin, int first_line, const wl_sink *sink,

@@ -1,4 +1,4 @@
-/* lang_int.h: the language's internals shared by the parser, evaluator and completion (not for commands). */
+/* lang_int.h: the language's internals shared by the parser, evaluator, helpers, completion and help (not for commands). */
 #ifndef WL_LANG_INT_H
 #define WL_LANG_INT_H
 
@@ -62,13 +62,16 @@ void wl_script_free(wl_script *s);
 /* The word's text when it is a bare literal (command names), else NULL. */
 const char *wl_word_bare(const wl_word *w);
 int wl_is_ident(const char *s);
+/* Whether the word s reads as a finite decimal number, [+-]digits[.digits][e[+-]digits] or [+-].digits: its value in
+ * *x, and in *is_int whether it is written without a point or an exponent and is below 2^53 in magnitude. */
+int wl_parse_number(const char *s, double *x, int *is_int);
 
-/* Levenshtein distance, capped. */
+/* Levenshtein distance (99 when either word is longer than 64 bytes). */
 int wl_edit_distance(const char *a, const char *b);
-/* Appends up to 3 candidates close to word, as " did you mean X, Y?" (nothing when none). */
+/* Appends up to 3 candidates close to word, each after prefix, as "; did you mean X, Y or Z?" (nothing when none). */
 void wl_did_you_mean(wl_buf *b, const char *word, const char *const *cands, int n, const char *prefix);
 
-/* Splits a space-separated list in place into up to max words (pointers into a copy in buf). */
+/* Splits a space-separated list (NULL: none) into up to max words: pointers into its copy in buf (cap bytes). */
 int wl_split_words(const char *list, char *buf, size_t cap, const char **words, int max);
 
 /* The interpreter's variables, for completion. */

@@ -1,6 +1,8 @@
 /* lang_parse.c: the lexer and parser: words, quoted strings, $variables, [commands], options, bindings, comments. */
 #include "lang_int.h"
+#include "wl_utf8.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,13 +16,6 @@ typedef struct parser {
     wl_parse_error *pe;
     int failed;
 } parser;
-
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) abort();
-    return q;
-}
 
 static int perr(parser *p, int line, int col, int incomplete, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
@@ -44,12 +39,12 @@ static int peek_at(const parser *p, size_t k) { return p->pos + k < p->len ? (un
 /* Advances one byte, keeping line and column (in code points) up to date. */
 static void adv(parser *p)
 {
-    unsigned char c = (unsigned char)p->s[p->pos++];
-    if (c == '\n') {
+    const char *c = p->s + p->pos++;
+    if (*c == '\n') {
         p->line++;
         p->col = 1;
-    } else if ((c & 0xC0) != 0x80) {
-        p->col++;
+    } else {
+        p->col += (int)wl_utf8_cp_count(c, 1);   /* 1 for a byte that starts a code point */
     }
 }
 
@@ -62,6 +57,31 @@ int wl_is_ident(const char *s)
     for (s++; *s; s++)
         if (!is_id_char((unsigned char)*s)) return 0;
     return 1;
+}
+
+int wl_parse_number(const char *s, double *x, int *is_int)
+{
+    const char *p = s;
+    int digits = 0, frac = 0;
+    if (*p == '+' || *p == '-') p++;
+    while (*p >= '0' && *p <= '9') p++, digits++;
+    if (*p == '.') {
+        p++;
+        frac = 1;
+        while (*p >= '0' && *p <= '9') p++, digits++;
+    }
+    if (!digits) return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        frac = 1;
+        if (*p == '+' || *p == '-') p++;
+        if (!(*p >= '0' && *p <= '9')) return 0;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    if (*p) return 0;
+    *x = strtod(s, NULL);
+    *is_int = !frac && fabs(*x) < 9007199254740992.0;
+    return isfinite(*x);
 }
 
 /* ---- building words ---- */
@@ -78,7 +98,7 @@ typedef struct wbuild {
 static void flush_lit(wbuild *b)
 {
     if (!b->lit.len) return;
-    b->w.parts = xrealloc(b->w.parts, sizeof(wl_part) * (size_t)(b->w.nparts + 1));
+    b->w.parts = wl_xrealloc(b->w.parts, sizeof(wl_part) * (size_t)(b->w.nparts + 1));
     wl_part *pt = &b->w.parts[b->w.nparts++];
     memset(pt, 0, sizeof *pt);
     pt->kind = WL_P_LIT;
@@ -107,7 +127,7 @@ static wl_part *new_part(wbuild *b, wl_part_kind kind, int line, int col)
     flush_lit(b);
     b->prefix_open = 0;
     b->quoted = 1;
-    b->w.parts = xrealloc(b->w.parts, sizeof(wl_part) * (size_t)(b->w.nparts + 1));
+    b->w.parts = wl_xrealloc(b->w.parts, sizeof(wl_part) * (size_t)(b->w.nparts + 1));
     wl_part *pt = &b->w.parts[b->w.nparts++];
     memset(pt, 0, sizeof *pt);
     pt->kind = kind;
@@ -160,7 +180,7 @@ static int parse_var(parser *p, wbuild *b, int bare)
             return perr(p, line, col, peek(p) < 0, "expected ${name} with a name of letters, digits and _");
         wl_part *pt = new_part(b, WL_P_VAR, line, col);
         pt->len = p->pos - start;
-        pt->text = strndup(p->s + start, pt->len);
+        pt->text = wl_xstrndup(p->s + start, pt->len);
         adv(p);
         return 0;
     }
@@ -174,13 +194,13 @@ static int parse_var(parser *p, wbuild *b, int bare)
     while (peek(p) >= 0 && is_id_char(peek(p))) adv(p);
     wl_part *pt = new_part(b, WL_P_VAR, line, col);
     pt->len = p->pos - start;
-    pt->text = strndup(p->s + start, pt->len);
+    pt->text = wl_xstrndup(p->s + start, pt->len);
     while (peek(p) == '.' && is_id_char(peek_at(p, 1))) {
         adv(p);
         size_t fs = p->pos;
         while (peek(p) >= 0 && is_id_char(peek(p))) adv(p);
-        pt->fields = xrealloc(pt->fields, sizeof(char *) * (size_t)(pt->nfields + 1));
-        pt->fields[pt->nfields++] = strndup(p->s + fs, p->pos - fs);
+        pt->fields = wl_xrealloc(pt->fields, sizeof(char *) * (size_t)(pt->nfields + 1));
+        pt->fields[pt->nfields++] = wl_xstrndup(p->s + fs, p->pos - fs);
     }
     return 0;
 }
@@ -193,7 +213,7 @@ static int hexval(int c)
     return -1;
 }
 
-/* A backslash escape: \n \t \r \\ \" \$ \[ \] \# \; \= \ (space), \uXXXX, \u{X...}. */
+/* A backslash escape: \n \t \r \\ \" \' \$ \[ \] \# \; \= \ (space), \uXXXX, \u{X...}. */
 static int parse_escape(parser *p, wbuild *b)
 {
     int line = p->line, col = p->col;
@@ -225,12 +245,8 @@ static int parse_escape(parser *p, wbuild *b)
         if (nd == 0 || (!braced && nd != 4) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0)
             return perr(p, line, col, 0, "bad \\u escape: write \\u00e9 or \\u{1F600} (a code point, not 0 or a surrogate)");
         char u[4];
-        int n;
-        if (cp < 0x80) { u[0] = (char)cp; n = 1; }
-        else if (cp < 0x800) { u[0] = (char)(0xC0 | (cp >> 6)); u[1] = (char)(0x80 | (cp & 0x3F)); n = 2; }
-        else if (cp < 0x10000) { u[0] = (char)(0xE0 | (cp >> 12)); u[1] = (char)(0x80 | ((cp >> 6) & 0x3F)); u[2] = (char)(0x80 | (cp & 0x3F)); n = 3; }
-        else { u[0] = (char)(0xF0 | (cp >> 18)); u[1] = (char)(0x80 | ((cp >> 12) & 0x3F)); u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); u[3] = (char)(0x80 | (cp & 0x3F)); n = 4; }
-        for (int i = 0; i < n; i++) lit_byte(b, p, u[i], 0);
+        size_t n = wl_utf8_put((uint32_t)cp, u);
+        for (size_t i = 0; i < n; i++) lit_byte(b, p, u[i], 0);
         return 0;
     }
     default:
@@ -331,7 +347,7 @@ static int parse_word(parser *p, wl_word *out, int in_bracket)
         size_t k = 0;
         while (k < b.bare_prefix && k < pt->len && is_id_char((unsigned char)pt->text[k])) k++;
         if (k > 0 && k < b.bare_prefix && pt->text[k] == '=' && is_id_start((unsigned char)pt->text[0])) {
-            b.w.optkey = strndup(pt->text, k);
+            b.w.optkey = wl_xstrndup(pt->text, k);
             size_t rest = pt->len - k - 1;
             memmove(pt->text, pt->text + k + 1, rest + 1);
             pt->len = rest;
@@ -370,7 +386,7 @@ static int finish_stmt(parser *p, wl_stmt *st)
                         "only a name (letters, digits, _) can be given a value with =");
         if (st->nwords == 2)
             return perr(p, st->words[1].line, st->words[1].col + 1, 0, "expected a command or value after `%s =`", name);
-        st->bind = strdup(name);
+        st->bind = wl_xstrdup(name);
         free_word(&st->words[0]);
         free_word(&st->words[1]);
         memmove(st->words, st->words + 2, sizeof(wl_word) * (size_t)(st->nwords - 2));
@@ -387,8 +403,7 @@ static int finish_stmt(parser *p, wl_stmt *st)
 
 static wl_script *parse_script(parser *p, int in_bracket)
 {
-    wl_script *s = calloc(1, sizeof *s);
-    if (!s) abort();
+    wl_script *s = wl_xcalloc(1, sizeof *s);
     wl_stmt cur;
     memset(&cur, 0, sizeof cur);
     for (;;) {
@@ -399,7 +414,7 @@ static wl_script *parse_script(parser *p, int in_bracket)
             if (cur.nwords) {
                 cur.end = cur.words[cur.nwords - 1].end;
                 if (finish_stmt(p, &cur)) break;
-                s->stmts = xrealloc(s->stmts, sizeof(wl_stmt) * (size_t)(s->n + 1));
+                s->stmts = wl_xrealloc(s->stmts, sizeof(wl_stmt) * (size_t)(s->n + 1));
                 s->stmts[s->n++] = cur;
                 memset(&cur, 0, sizeof cur);
             }
@@ -414,7 +429,7 @@ static wl_script *parse_script(parser *p, int in_bracket)
         }
         wl_word w;
         if (parse_word(p, &w, in_bracket)) break;
-        cur.words = xrealloc(cur.words, sizeof(wl_word) * (size_t)(cur.nwords + 1));
+        cur.words = wl_xrealloc(cur.words, sizeof(wl_word) * (size_t)(cur.nwords + 1));
         cur.words[cur.nwords++] = w;
     }
     free_stmt(&cur);
@@ -422,31 +437,9 @@ static wl_script *parse_script(parser *p, int in_bracket)
     return NULL;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes available), or 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t k;
-    unsigned min;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) { k = 2; min = 0x80; }
-    else if (c >= 0xE0 && c <= 0xEF) { k = 3; min = 0x800; }
-    else if (c >= 0xF0 && c <= 0xF4) { k = 4; min = 0x10000; }
-    else return 0;
-    if (n < k) return 0;
-    unsigned cp = c & (0x7F >> k);
-    for (size_t i = 1; i < k; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return k;
-}
-
 char *wl_parse_line_breaks(const char *code, size_t len)
 {
-    char *s = malloc(len + 1);
-    if (!s) abort();
+    char *s = wl_xmalloc(len + 1);
     for (size_t i = 0; i < len; i++) s[i] = code[i] == '\r' && (i + 1 == len || code[i + 1] != '\n') ? '\n' : code[i];
     s[len] = 0;
     return s;
@@ -457,7 +450,7 @@ wl_script *wl_parse(const char *code, size_t len, wl_parse_error *pe)
     parser p = {.s = code, .len = len, .line = 1, .col = 1, .pe = pe};
     memset(pe, 0, sizeof *pe);
     for (size_t i = 0; i < len;) {
-        size_t k = code[i] ? utf8_len((const unsigned char *)code + i, len - i) : 0;
+        size_t k = code[i] ? wl_utf8_next(code + i, len - i, NULL) : 0;
         if (!k) {
             while (p.pos < i) adv(&p);
             perr(&p, p.line, p.col, 0, code[i] ? "invalid UTF-8 at byte %zu" : "a NUL byte at byte %zu", i);

@@ -1,5 +1,6 @@
-/* lang_render.c: shared renderers: aligned and shaded tables, heat maps (Unicode shades, SVG, HTML), line charts (SVG). */
+/* lang_render.c: shared renderers: aligned and shaded tables, heat maps (Unicode shades, SVG, HTML), line charts (SVG, Vega-Lite). */
 #include "lang_int.h"
+#include "wl_utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -19,8 +20,7 @@ struct wl_table {
 
 wl_table *wl_table_new(int ncols)
 {
-    wl_table *t = calloc(1, sizeof *t);
-    if (!t) abort();
+    wl_table *t = wl_xcalloc(1, sizeof *t);
     t->ncols = ncols > 0 ? ncols : 1;
     return t;
 }
@@ -38,20 +38,17 @@ void wl_table_free(wl_table *t)
 void wl_table_title(wl_table *t, const char *title)
 {
     free(t->title);
-    t->title = strdup(title);
+    t->title = wl_xstrdup(title);
 }
 
 void wl_table_cell(wl_table *t, const char *text, double shade)
 {
     if (t->ncells == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 32;
-        char **nt = realloc(t->text, sizeof(char *) * (size_t)t->cap);
-        double *ns = realloc(t->shade, sizeof(double) * (size_t)t->cap);
-        if (!nt || !ns) abort();
-        t->text = nt;
-        t->shade = ns;
+        t->text = wl_xrealloc(t->text, sizeof(char *) * (size_t)t->cap);
+        t->shade = wl_xrealloc(t->shade, sizeof(double) * (size_t)t->cap);
     }
-    t->text[t->ncells] = strdup(text);
+    t->text[t->ncells] = wl_xstrdup(text);
     t->shade[t->ncells++] = shade;
 }
 
@@ -69,12 +66,7 @@ void wl_table_header_rows(wl_table *t, int n) { t->hrows = n; }
 void wl_table_header_cols(wl_table *t, int n) { t->hcols = n; }
 
 /* Display width in code points. */
-static int utf8_width(const char *s)
-{
-    int w = 0;
-    for (; *s; s++) w += ((unsigned char)*s & 0xC0) != 0x80;
-    return w;
-}
+static int text_width(const char *s) { return (int)wl_utf8_cp_count(s, strlen(s)); }
 
 static int looks_numeric(const char *s)
 {
@@ -91,10 +83,9 @@ static int looks_numeric(const char *s)
 char *wl_table_text(const wl_table *t)
 {
     int nrows = (t->ncells + t->ncols - 1) / t->ncols;
-    int *w = calloc((size_t)t->ncols, sizeof(int));
-    if (!w) abort();
+    int *w = wl_xcalloc((size_t)t->ncols, sizeof(int));
     for (int i = 0; i < t->ncells; i++) {
-        int cw = utf8_width(t->text[i]);
+        int cw = text_width(t->text[i]);
         if (cw > w[i % t->ncols]) w[i % t->ncols] = cw;
     }
     wl_buf b = {0};
@@ -104,7 +95,7 @@ char *wl_table_text(const wl_table *t)
         for (int c = 0; c < t->ncols; c++) {
             int i = r * t->ncols + c;
             const char *s = i < t->ncells ? t->text[i] : "";
-            int pad = w[c] - utf8_width(s);
+            int pad = w[c] - text_width(s);
             int right = r >= t->hrows && c >= t->hcols && looks_numeric(s);
             if (c) wl_buf_puts(&b, "  ");
             if (right) for (int k = 0; k < pad; k++) wl_buf_put(&b, " ", 1);
@@ -213,7 +204,7 @@ char *wl_heatmap_text(const wl_heatmap *h)
     int same = !numbered && h->cols == h->rows && labels_equal(h->col_labels, h->row_labels, h->rows);
     int lw = 0, nw = 1, masked = 0;
     for (int r = 0; r < h->rows; r++) {
-        int w = utf8_width(h->row_labels[r]);
+        int w = text_width(h->row_labels[r]);
         if (w > lw) lw = w;
     }
     if (lw > 16) lw = 16;
@@ -242,7 +233,7 @@ char *wl_heatmap_text(const wl_heatmap *h)
             char label[64];
             snprintf(label, sizeof label, "%s", h->row_labels[r]);
             wl_buf_printf(&b, "%3d %s", r + 1, label);
-            for (int k = utf8_width(label); k < lw + 1; k++) wl_buf_put(&b, " ", 1);
+            for (int k = text_width(label); k < lw + 1; k++) wl_buf_put(&b, " ", 1);
             wl_buf_puts(&b, "│");
             for (int c = c0; c < c1; c++) {
                 double v = h->v[(size_t)r * (size_t)h->cols + (size_t)c];
@@ -253,9 +244,9 @@ char *wl_heatmap_text(const wl_heatmap *h)
     }
     if (!numbered && !same) {
         wl_buf_printf(&b, "%ss:", ca);
-        int at = utf8_width(ca) + 2;
+        int at = text_width(ca) + 2;
         for (int c = 0; c < h->cols; c++) {
-            int w = snprintf(NULL, 0, " %d=", c + 1) + utf8_width(h->col_labels[c]);
+            int w = snprintf(NULL, 0, " %d=", c + 1) + text_width(h->col_labels[c]);
             if (at + w > width && at > 8) wl_buf_puts(&b, "\n     "), at = 5;
             wl_buf_printf(&b, " %d=%s", c + 1, h->col_labels[c]);
             at += w;
@@ -279,7 +270,7 @@ char *wl_heatmap_svg(const wl_heatmap *h)
     int cell = h->cols <= 24 ? 22 : h->cols <= 48 ? 12 : 8;
     int left = 110, top = h->title ? 100 : 80;
     int W = left + cell * h->cols + 20, H = top + cell * h->rows + 20;
-    int title_w = h->title ? 8 * utf8_width(h->title) + 10 : 0;   /* about 8 px per character at 14 px bold */
+    int title_w = h->title ? 8 * text_width(h->title) + 10 : 0;   /* about 8 px per character at 14 px bold */
     if (W < title_w) W = title_w;
     wl_buf b = {0};
     wl_buf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
@@ -410,12 +401,11 @@ static int wrap_lines(const char *s, int width, char lines[][160], int max_lines
                 if (w > width) break;
                 cut = p;
             }
-            w += ((unsigned char)*p & 0xC0) != 0x80;
+            w += (int)wl_utf8_cp_count(p, 1);
         }
         if ((!*p && w <= width) || !cut || n == max_lines - 1) cut = n == max_lines - 1 ? s + strlen(s) : p;
         size_t len = (size_t)(cut - s);
-        if (len > 159) len = 159;
-        while (len && ((unsigned char)s[len] & 0xC0) == 0x80) len--;   /* never half a character */
+        if (len > 159) len = wl_utf8_byte_offset(s, len, wl_utf8_cp_count(s, 160) - 1);   /* whole characters, 159 bytes */
         memcpy(lines[n], s, len);
         lines[n++][len] = 0;
         s = cut;

@@ -88,8 +88,10 @@ int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out)
             return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "api"), "api= must be a URL of printable ASCII");
     if (!cache && !opts->cache_dir)
         return wl_call_fail(c, "RuntimeError", 0, "no cache directory is known here; give one with cache=DIR");
-    char *root;
-    if (cache ? !(root = strdup(cache)) : asprintf(&root, "%s/tinystories", opts->cache_dir) < 0) abort();
+    wl_buf rb = {0};
+    if (cache) wl_buf_puts(&rb, cache);
+    else wl_buf_printf(&rb, "%s/tinystories", opts->cache_dir);
+    char *root = wl_buf_take(&rb);
 
     fetch_ui ui = {.c = c, .profile = prof->name};
     snprintf(ui.id, sizeof ui.id, "wordlab-fetch-%d-%d", (int)(time(NULL) % 100000), ++ui_counter);
@@ -107,8 +109,8 @@ int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out)
         c->errword = wl_call_optword(c, "source");
         return -1;
     }
-    char *shown = wl_path_shown(res.path);
-    if (!shown) abort();
+    char *shown_path = wl_path_shown(res.path);
+    const char *shown = shown_path ? shown_path : res.path;   /* NULL only when memory runs out */
     if (res.cached)
         wl_sink_printf(c->sink, "TinyStories %s subset: %zu stories from the cache %s (SHA-256 %s, verified)\n", prof->name,
                        res.stories, shown, res.sha256);
@@ -124,13 +126,13 @@ int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out)
         wl_sink_printf(c->sink, "warning: this is not the course's dgx subset: the course published SHA-256 %s\n",
                        WL_TS_DGX_SHA256);
     if (wl_corpus_load_file(res.path, prof, lang_interrupt(c), out, c->err)) {
-        free(shown);
+        free(shown_path);
         return -1;
     }
     free(out->source);
-    if (asprintf(&out->source, "TinyStories %.12s, train split, the course's %s subset (%s)", WL_TS_REVISION, prof->name,
-                 shown) < 0)
-        abort();
-    free(shown);
+    wl_buf src = {0};
+    wl_buf_printf(&src, "TinyStories %.12s, train split, the course's %s subset (%s)", WL_TS_REVISION, prof->name, shown);
+    out->source = wl_buf_take(&src);
+    free(shown_path);
     return 0;
 }

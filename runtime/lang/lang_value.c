@@ -120,9 +120,7 @@ void wl_list_push(wl_value *list, wl_value *item)
 {
     if (list->n == list->cap) {
         list->cap = list->cap ? list->cap * 2 : 8;
-        wl_value **ni = realloc(list->items, sizeof(wl_value *) * (size_t)list->cap);
-        if (!ni) abort();
-        list->items = ni;
+        list->items = wl_xrealloc(list->items, sizeof(wl_value *) * (size_t)list->cap);
     }
     list->items[list->n++] = item;
 }
@@ -253,7 +251,7 @@ int wl_value_render(const wl_value *v, wl_mime *out, wl_err *err)
             wl_mime_free(out);
             return -1;
         }
-        if (!out->text_plain) out->text_plain = strdup(v->otype->name);
+        if (!out->text_plain) out->text_plain = wl_xstrdup(v->otype->name);
         if (!out->app_json) {
             wl_buf_puts(&j, "{\"type\":");
             wl_buf_json_str(&j, v->otype->name);

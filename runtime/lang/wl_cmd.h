@@ -57,7 +57,7 @@ struct wl_value {
     void *data;
 };
 
-/* Constructors return a new reference; out of memory aborts (as redis's zmalloc does). */
+/* Constructors return a new reference; a value is bookkeeping memory (wl_buf.h): running out of it aborts. */
 wl_value *wl_num(double x);
 wl_value *wl_int(long long x);
 wl_value *wl_str(const char *s);
@@ -103,9 +103,9 @@ typedef struct wl_command {
     wl_cmd_fn fn;
 } wl_command;
 
-/* Every command, in table order; NULL-name terminated. */
+/* The command called name, or NULL when there is none (cmd_table.c holds the table). */
 const wl_command *wl_command_find(const char *name);
-/* Iterates all commands: call with i = 0, 1, ... until NULL. */
+/* Iterates all commands in table order (`help` order): call with i = 0, 1, ... until NULL. */
 const wl_command *wl_command_at(int i);
 
 /* ---- calling convention ---- */
@@ -123,21 +123,23 @@ struct wl_call {
     const char *ename;       /* set by helpers or handlers: "TypeError", "ArgumentError"...; default RuntimeError */
     int errword;             /* word index (0 = command name, 1.. = words) for the caret; -1: whole line */
     int allow_files;
-    /* private to the evaluator */
+    /* private to the evaluator and the helpers */
     const void *stmt;
     int *argword, *optword;
 };
 
-/* Positional argument i (0-based) as a number, integer in [lo,hi], string (numbers give their text),
- * or object of type t. On mismatch: -1 / NULL with a TypeError naming the argument. */
+/* The helpers (lang_args.c). Positional argument i (0-based) as a number, integer in [lo,hi], string (numbers give
+ * their text), or object of type t. On mismatch: -1 / NULL with a TypeError naming the argument (an ArgumentError
+ * when it is missing or a whole number out of range). */
 int wl_arg_num(wl_call *c, int i, double *out);
 int wl_arg_int(wl_call *c, int i, long long lo, long long hi, long long *out);
 const char *wl_arg_str(wl_call *c, int i);
 void *wl_arg_obj(wl_call *c, int i, const wl_objtype *t);
-/* Flattens positional arguments from..argc-1 (numbers and lists of numbers) into a malloc'd array. */
+/* Flattens positional arguments from..argc-1 (numbers and lists of numbers) into a malloc'd array (an error, not
+ * an abort, when the numbers do not fit in memory). */
 int wl_args_nums(wl_call *c, int from, double **out, int *n);
 
-/* Options: when absent, *out = dflt and 0 is returned. */
+/* Options: when absent, *out = dflt and 0 is returned; a number must be finite. */
 int wl_opt_num(wl_call *c, const char *key, double dflt, double *out);
 int wl_opt_int(wl_call *c, const char *key, long long dflt, long long lo, long long hi, long long *out);
 const char *wl_opt_str(wl_call *c, const char *key, const char *dflt);   /* NULL + error on a non-string */

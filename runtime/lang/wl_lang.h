@@ -3,9 +3,11 @@
  * The files of runtime/lang/:
  *   lang_parse.c     lexer and parser: words, "quotes" with escapes, $var.field, [commands], key=value, # comments
  *   lang_eval.c      evaluator: variables, dispatch through the command table, arity/option/type errors with a caret
+ *   lang_args.c      the command API's argument and option helpers (wl_arg_, wl_opt_, wl_call_fail)
  *   lang_value.c     reference-counted values (number, string, list, object) and their text/JSON rendering
- *   lang_render.c    shared renderers: aligned/shaded tables, heat maps (Unicode, SVG, HTML), line charts (SVG)
+ *   lang_render.c    shared renderers: aligned/shaded tables, heat maps (Unicode, SVG, HTML), line charts (SVG, Vega-Lite)
  *   lang_complete.c  is_complete, tab completion and inspect, all from the command table
+ *   lang_tinystories.c  `corpus source=tinystories`: its options, the live page display, the messages of a fetch
  *   cmd_table.c      the one command table: the per-topic arrays, in `help` order
  *   cmd_<topic>.c    the commands of a topic (core, math, text, corpus, model, train, ...)
  *
@@ -52,6 +54,7 @@ typedef struct wl_lang_error {
 
 void wl_lang_error_clear(wl_lang_error *e);
 
+/* opts NULL: files allowed, nothing else set. NULL when memory runs out. */
 wl_interp *wl_interp_new(const wl_interp_opts *opts);
 void wl_interp_free(wl_interp *in);
 /* The terminal has been resized: later text/plain renderings fit cols columns (0: 80). */
@@ -71,7 +74,7 @@ int wl_interp_eval(wl_interp *in, const char *code, const char *origin, int firs
 int wl_interp_eval_n(wl_interp *in, const char *code, size_t len, const char *origin, int first_line,
                      const wl_sink *sink, wl_mime *result, wl_lang_error *error);
 
-/* "complete", "incomplete" (inside an open quote or bracket) or "invalid". */
+/* "complete", "incomplete" (inside an open quote or bracket, or after a backslash) or "invalid". */
 const char *wl_lang_is_complete(const char *code);
 
 /* Completion at byte offset cursor: fills a malloc'd array of malloc'd strings and the

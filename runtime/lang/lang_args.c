@@ -1,0 +1,189 @@
+/* lang_args.c: the command API's argument and option helpers (wl_cmd.h): typed reads with errors at the word. */
+#include "lang_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int wl_call_fail(wl_call *c, const char *ename, int word, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err->msg, sizeof c->err->msg, fmt, ap);
+    va_end(ap);
+    c->ename = ename;
+    c->errword = word;
+    return -1;
+}
+
+int wl_call_argword(const wl_call *c, int i) { return i >= 0 && i < c->argc ? c->argword[i] : -1; }
+
+int wl_call_optword(const wl_call *c, const char *key)
+{
+    for (int i = 0; i < c->nopts; i++)
+        if (!strcmp(c->optk[i], key)) return c->optword[i];
+    return -1;
+}
+
+static const char *nth(int i)
+{
+    static const char *const n[] = {"first", "second", "third", "fourth", "fifth", "sixth"};
+    return i < 6 ? n[i] : "next";
+}
+
+static int type_fail(wl_call *c, int i, const char *want, const wl_value *got)
+{
+    return wl_call_fail(c, "TypeError", wl_call_argword(c, i), "the %s argument of `%s` must be %s, not %s; usage: %s",
+                        nth(i), c->cmd->name, want, wl_value_kind(got), c->cmd->synopsis);
+}
+
+static int num_of(const wl_value *v, double *out)
+{
+    int is_int;
+    if (v->type == WL_V_NUM) {
+        *out = v->num;
+        return 0;
+    }
+    if (v->type == WL_V_STR && wl_parse_number(v->str, out, &is_int)) return 0;
+    return -1;
+}
+
+int wl_arg_num(wl_call *c, int i, double *out)
+{
+    if (i >= c->argc) return wl_call_fail(c, "ArgumentError", c->argc + 1, "`%s` is missing its %s argument; usage: %s",
+                                          c->cmd->name, nth(i), c->cmd->synopsis);
+    if (num_of(c->argv[i], out)) return type_fail(c, i, "a number", c->argv[i]);
+    return 0;
+}
+
+/* Whether x is a whole number from lo to hi that a long long holds (checked before any conversion: (double)LLONG_MAX
+ * is 2^63, one past it). */
+static int whole_in(double x, long long lo, long long hi)
+{
+    return x == floor(x) && x >= -0x1p63 && x < 0x1p63 && (long long)x >= lo && (long long)x <= hi;
+}
+
+int wl_arg_int(wl_call *c, int i, long long lo, long long hi, long long *out)
+{
+    double x;
+    if (wl_arg_num(c, i, &x)) return -1;
+    if (!whole_in(x, lo, hi))
+        return wl_call_fail(c, "ArgumentError", wl_call_argword(c, i), "the %s argument of `%s` must be a whole number from %lld to %lld",
+                            nth(i), c->cmd->name, lo, hi);
+    *out = (long long)x;
+    return 0;
+}
+
+const char *wl_arg_str(wl_call *c, int i)
+{
+    if (i >= c->argc) {
+        wl_call_fail(c, "ArgumentError", c->argc + 1, "`%s` is missing its %s argument; usage: %s", c->cmd->name, nth(i),
+                     c->cmd->synopsis);
+        return NULL;
+    }
+    wl_value *v = c->argv[i];
+    if (v->type == WL_V_STR) return v->str;
+    if (v->type == WL_V_NUM && v->str) return v->str;
+    if (v->type == WL_V_NUM) {
+        char nb[64];
+        v->str = wl_xstrdup(wl_fmt_num(v->num, v->is_int, nb));
+        v->len = strlen(v->str);
+        return v->str;
+    }
+    type_fail(c, i, "text", v);
+    return NULL;
+}
+
+void *wl_arg_obj(wl_call *c, int i, const wl_objtype *t)
+{
+    if (i >= c->argc) {
+        wl_call_fail(c, "ArgumentError", c->argc + 1, "`%s` is missing its %s argument (a %s); usage: %s", c->cmd->name,
+                     nth(i), t->name, c->cmd->synopsis);
+        return NULL;
+    }
+    void *d = wl_obj_data(c->argv[i], t);
+    if (!d) {
+        char want[80];
+        snprintf(want, sizeof want, "%s %s", strchr("aeiou", t->name[0]) ? "an" : "a", t->name);
+        type_fail(c, i, want, c->argv[i]);
+    }
+    return d;
+}
+
+int wl_args_nums(wl_call *c, int from, double **out, int *n)
+{
+    *out = NULL;
+    *n = 0;
+    int cap = 0;
+    for (int i = from; i < c->argc; i++) {
+        wl_value *v = c->argv[i];
+        int cnt = v->type == WL_V_LIST ? v->n : 1;
+        for (int k = 0; k < cnt; k++) {
+            wl_value *item = v->type == WL_V_LIST ? v->items[k] : v;
+            double x;
+            if (num_of(item, &x)) {
+                free(*out);
+                *out = NULL;
+                return type_fail(c, i, v->type == WL_V_LIST ? "numbers (this list holds something else)" : "a number", item);
+            }
+            if (*n == cap) {
+                cap = cap ? cap * 2 : 16;
+                double *nd = realloc(*out, sizeof(double) * (size_t)cap);
+                if (!nd) {
+                    free(*out);
+                    *out = NULL;
+                    return wl_call_fail(c, "RuntimeError", wl_call_argword(c, i), "`%s`: out of memory for %d numbers",
+                                        c->cmd->name, cap);
+                }
+                *out = nd;
+            }
+            (*out)[(*n)++] = x;
+        }
+    }
+    return 0;
+}
+
+wl_value *wl_opt_val(wl_call *c, const char *key)
+{
+    for (int i = 0; i < c->nopts; i++)
+        if (!strcmp(c->optk[i], key)) return c->optv[i];
+    return NULL;
+}
+
+int wl_opt_has(wl_call *c, const char *key) { return wl_opt_val(c, key) != NULL; }
+
+int wl_opt_num(wl_call *c, const char *key, double dflt, double *out)
+{
+    wl_value *v = wl_opt_val(c, key);
+    *out = dflt;
+    if (!v) return 0;
+    if (num_of(v, out) || !isfinite(*out))
+        return wl_call_fail(c, "TypeError", wl_call_optword(c, key), "option %s= of `%s` must be a number, not %s", key,
+                            c->cmd->name, wl_value_kind(v));
+    return 0;
+}
+
+int wl_opt_int(wl_call *c, const char *key, long long dflt, long long lo, long long hi, long long *out)
+{
+    double x;
+    *out = dflt;
+    if (!wl_opt_has(c, key)) return 0;
+    if (wl_opt_num(c, key, 0, &x)) return -1;
+    if (!whole_in(x, lo, hi))
+        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, key), "option %s= of `%s` must be a whole number from %lld to %lld",
+                            key, c->cmd->name, lo, hi);
+    *out = (long long)x;
+    return 0;
+}
+
+const char *wl_opt_str(wl_call *c, const char *key, const char *dflt)
+{
+    wl_value *v = wl_opt_val(c, key);
+    if (!v) return dflt;
+    if (v->type == WL_V_STR || (v->type == WL_V_NUM && v->str)) return v->str;
+    wl_call_fail(c, "TypeError", wl_call_optword(c, key), "option %s= of `%s` must be text, not %s", key, c->cmd->name,
+                 wl_value_kind(v));
+    return NULL;
+}
