@@ -168,8 +168,25 @@ static void test_lone_cr_is_a_line_break(void)
     lt_free(r);
 }
 
+/* A NUL byte is placed by lines (a lone CR among them) and by code points; the \u escapes encode 1 to 4 bytes. */
+static void test_nul_place_and_escapes(void)
+{
+    static const char code[] = "print 1\rprint \"\xc3\xa9\xe2\x82\xac\"\r\nx\xf0\x9f\x98\x80y\0z";
+    wl_interp *in = wl_interp_new(NULL);
+    wl_mime result;
+    wl_lang_error err;
+    CHECK(wl_interp_eval_n(in, code, sizeof code - 1, "cell", 1, NULL, &result, &err) == -1);
+    CHECK_MSG(!strcmp(err.ename, "ParseError") && err.line == 3 && err.col == 4, "%s at %d:%d", err.ename, err.line, err.col);
+    wl_lang_error_clear(&err);
+    wl_interp_free(in);
+    lt_run *r = lt_eval(NULL, "print \"\\u0041\\u00e9\\u20ac\\u{1F600}\"", NULL);
+    CHECK_MSG(r->rc == 0 && !strcmp(r->out, "A\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\n"), "rc %d, output '%s'", r->rc, r->out);
+    lt_free(r);
+}
+
 void wl_test_main(void)
 {
+    test_nul_place_and_escapes();
     test_whole_numbers_past_long_long();
     test_lone_cr_is_a_line_break();
     test_traceback_has_caret();

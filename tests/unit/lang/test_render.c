@@ -64,6 +64,15 @@ static void test_chart_ticks_title_legend(void)
     CHECK(n == 2);
     CHECK(strstr(t[n - 1], "positions on") != NULL);
     for (int i = 0; i < n; i++) CHECK_MSG(strlen(t[i]) <= 62, "title line %s", t[i]);
+    /* a word longer than a title line's 159 bytes is cut before the character that crosses them */
+    char long_word[201] = "";
+    for (int i = 0; i < 100; i++) strcat(long_word, "\xc3\xa9");
+    wl_chart lw = c;
+    lw.title = long_word;
+    char *lsvg = wl_chart_svg(&lw), want[256];
+    snprintf(want, sizeof want, ">%.158s</text>", long_word);
+    CHECK(svg_texts(lsvg, "title", t, 64) == 1 && strstr(lsvg, want) != NULL);
+    free(lsvg);
     /* a one-point series is drawn as a point, so its legend entry has something to point at */
     CHECK(strstr(svg, "<circle") != NULL);
     free(svg);
