@@ -1,4 +1,4 @@
-/* lang_int.h: the language's internals shared by the parser, evaluator, helpers, completion and help (not for commands). */
+/* lang_int.h: the language's internals, shared by the parser, evaluator, helpers, completion and help (commands use wl_cmd.h). */
 #ifndef WL_LANG_INT_H
 #define WL_LANG_INT_H
 

@@ -121,7 +121,7 @@ struct wl_call {
     const wl_sink *sink;
     wl_err *err;             /* the handler's message on failure */
     const char *ename;       /* set by helpers or handlers: "TypeError", "ArgumentError"...; default RuntimeError */
-    int errword;             /* word index (0 = command name, 1.. = words) for the caret; -1: whole line */
+    int errword;             /* word index (0 = command name, 1.. = words) for the caret; -1: the statement's start */
     int allow_files;
     /* private to the evaluator and the helpers */
     const void *stmt;
@@ -146,7 +146,8 @@ const char *wl_opt_str(wl_call *c, const char *key, const char *dflt);   /* NULL
 wl_value *wl_opt_val(wl_call *c, const char *key);                         /* borrowed; NULL when absent */
 int wl_opt_has(wl_call *c, const char *key);
 
-/* Fails with ename (e.g. "ArgumentError") pointing at word (0 command, k = k-th word after it; -1 none). */
+/* Fails with ename (e.g. "ArgumentError") pointing at word (0 command, k = k-th word after it; past the last word: just
+ * after it; -1: the statement's start). */
 int wl_call_fail(wl_call *c, const char *ename, int word, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Position of positional argument i / option key as a word index for wl_call_fail. */
 int wl_call_argword(const wl_call *c, int i);
