@@ -1,8 +1,13 @@
-/* test_seq.c: the sequence lesson prints every number of seed 002 with the same digits; rounding, repr and errors. */
+/* test_seq.c: the sequence lesson prints every number of seed 002 with the same digits; rounding, repr, exp and errors. */
+/* Before the includes: the vector helpers of wl_seq_exp.h return vectors, but are always inlined (see there). */
+#pragma GCC diagnostic ignored "-Wpsabi"
 #include "wl_seq.h"
 #include "wl_seq_exp.h"
+#include "wl_seq_gen.h"
+#include "wl_seq_pyfloat.h"
 #include "wl_test.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +241,92 @@ static void test_exp_matches_libm(void)
     CHECK(a[0] == 1.0 && isinf(a[1]) && a[2] == exp(-745.2) && isnan(a[3]));
 }
 
+/* Counts a lane of the table path that differs from libm's exp (reporting the first few). */
+static int table_lane_differs(double x, double got)
+{
+    static int reported;
+    double want = exp(x);
+    if (memcmp(&got, &want, sizeof want) == 0) return 0;
+    if (reported++ < 5) CHECK_MSG(0, "table path exp(%a) = %a, libm %a", x, got, want);
+    return 1;
+}
+
+/* The table path, with the table computed at start-up, against libm's exp over the whole domain it serves,
+ * 2^-54 <= |x| < 512: every binade of both signs with its mantissas spread evenly, every table index at
+ * every scale from 2^-30 to 2^30, the points where the rounding of k changes, both ends of the domain, and
+ * the lesson's own arguments (scores minus their maximum, clamped logits) densely. A table tail T[k] off in
+ * its last bits changes no result here: test_seq_reference.py checks every word of the table exactly. */
+static void test_exp_table_whole_domain(void)
+{
+    wl_seq_exp_init();
+    const wl_seq_expdata *e = wl_seq_exp_fast;
+#if defined(__GLIBC__) && defined(__x86_64__)
+    if (__builtin_cpu_supports("fma"))
+        CHECK_MSG(e != NULL, "glibc on a CPU with FMA: the computed table must give its exp bit for bit");
+#endif
+    if (!e) {
+        fprintf(stderr, "note: the table path does not match this libm's exp; every lane uses libm's exp\n");
+        return;
+    }
+    uint64_t tab[2 * WL_SEQ_EXP_N];
+    wl_seq_exptab_build(tab);
+    CHECK(memcmp(tab, e->tab, sizeof tab) == 0);
+    for (int k = 0; k < WL_SEQ_EXP_N; k++) {   /* H(1 + T) is 2^(k/128) far beyond a double's precision */
+        uint64_t hb = tab[2 * k + 1] + ((uint64_t)k << 45);
+        double h, t;
+        memcpy(&h, &hb, sizeof h);
+        memcpy(&t, &tab[2 * k], sizeof t);
+        long double y = (long double)h + (long double)h * t, want = exp2l(k / 128.0L);
+        CHECK_MSG(fabsl(y - want) <= 2 * LDBL_EPSILON * want && fabs(t) <= 0x1p-53, "2^(%d/128): %a (1 + %a)", k, h, t);
+    }
+    wl_seq_gen g;
+    wl_seq_gen_init(&g, 2026);
+    double xs[WL_SEQ_LANES];
+    int n = 0, bad = 0, total = 0;
+#define TRY(v)                                                                                   \
+    do {                                                                                         \
+        xs[n++] = (v);                                                                           \
+        if (n == WL_SEQ_LANES) {                                                                 \
+            wl_seq_vd x = {xs[0], xs[1], xs[2], xs[3]}, a = wl_seq_exp_table(e, x);             \
+            for (int l = 0; l < WL_SEQ_LANES; l++) bad += table_lane_differs(xs[l], a[l]);      \
+            total += WL_SEQ_LANES;                                                               \
+            n = 0;                                                                               \
+        }                                                                                        \
+    } while (0)
+    for (int b = -54; b <= 8; b++)
+        for (int j = 0; j < 4096; j++) {
+            double m = ldexp(1.0 + (j + wl_seq_gen_next(&g)) / 4096, b);
+            TRY(m);
+            TRY(-m);
+        }
+    for (int s = -30; s <= 30; s++)
+        for (int k = 0; k < WL_SEQ_EXP_N; k++)
+            for (int j = 0; j < 8; j++) {
+                double v = ldexp((k + wl_seq_gen_next(&g)) * M_LN2 / 128, s);
+                if (v >= 0x1p-54 && v < 512) {
+                    TRY(v);
+                    TRY(-v);
+                }
+            }
+    for (int k = -65536; k < 65536; k += 7) {   /* around (k + 1/2) ln2/128, where x * 128/ln2 rounds to k or k + 1 */
+        double v = (k + 0.5) * M_LN2 / 128;
+        TRY(nextafter(v, -INFINITY));
+        TRY(v);
+        TRY(nextafter(v, INFINITY));
+        TRY(k * M_LN2 / 128 + 0x1p-40);
+    }
+    TRY(0x1p-54);
+    TRY(-0x1p-54);
+    TRY(nextafter(512, 0));
+    TRY(-nextafter(512, 0));
+    for (int j = 0; j < 400000; j++) {
+        double u = wl_seq_gen_next(&g);
+        TRY(j % 2 ? (u - 1) * 60 : (u - 0.5) * 60);
+    }
+#undef TRY
+    CHECK_MSG(bad == 0, "%d of %d arguments differ", bad, total);
+}
+
 static void test_shuffle(void)
 {
     double x[WL_SEQ_T][WL_SEQ_C], y[WL_SEQ_T][WL_SEQ_C];
@@ -331,6 +422,7 @@ void wl_test_main(void)
     test_round3();
     test_float_repr();
     test_exp_matches_libm();
+    test_exp_table_whole_domain();
     test_shuffle();
     test_errors();
     test_order_only();
