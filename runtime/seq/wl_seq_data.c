@@ -7,16 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The two arrays of a set of n sequences, a[n] and b[n] of the given item sizes: both, or -1 and neither. */
+static int alloc_two(int n, size_t a_size, size_t b_size, void **a, void **b, const char *what, wl_err *err)
+{
+    *a = malloc((size_t)n * a_size);
+    *b = malloc((size_t)n * b_size);
+    if (*a && *b) return 0;
+    free(*a);
+    free(*b);
+    return wl_fail(err, "%s: out of memory for %d sequences", what, n);
+}
+
 int wl_seq_data_build(wl_seq_data *d, int64_t seed, int n, wl_err *err)
 {
     memset(d, 0, sizeof *d);
     if (n < 1) return wl_fail(err, "sequence data: the number of sequences must be at least 1, got %d", n);
-    d->reading = malloc((size_t)n * sizeof *d->reading);
-    d->y = malloc((size_t)n * sizeof *d->y);
-    if (!d->reading || !d->y) {
-        wl_seq_data_free(d);
-        return wl_fail(err, "sequence data: out of memory for %d sequences", n);
-    }
+    void *reading, *y;
+    if (alloc_two(n, sizeof *d->reading, sizeof *d->y, &reading, &y, "sequence data", err)) return -1;
+    d->reading = reading;
+    d->y = y;
     d->n = n;
     for (int i = 0; i < n; i++) {
         wl_seq_gen g;
@@ -52,12 +61,10 @@ int wl_seq_set_build(wl_seq_set *s, const wl_seq_data *d, int from, int count, i
     if (from < 0 || count < 1 || from > d->n - count)
         return wl_fail(err, "sequence inputs: sequences %d..%d are outside the %d sequences", from,
                        from + count - 1, d->n);
-    s->x = malloc((size_t)count * sizeof *s->x);
-    s->y = malloc((size_t)count * sizeof *s->y);
-    if (!s->x || !s->y) {
-        wl_seq_set_free(s);
-        return wl_fail(err, "sequence inputs: out of memory for %d sequences", count);
-    }
+    void *x, *y;
+    if (alloc_two(count, sizeof *s->x, sizeof *s->y, &x, &y, "sequence inputs", err)) return -1;
+    s->x = x;
+    s->y = y;
     s->n = count;
     double ps[WL_SEQ_T], pc[WL_SEQ_T];
     for (int t = 0; t < WL_SEQ_T; t++) {
