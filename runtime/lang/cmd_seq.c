@@ -139,7 +139,7 @@ static int tables_render(const void *d, wl_mime *out, wl_err *err)
                  : t->show == SHOW_CENTERS ? wl_seq_centers_table_text(l)
                  : t->show == SHOW_ORDER   ? wl_seq_order_table_text(l)
                                            : wl_seq_lesson_text(l);
-    if (!text) return wl_fail(err, "sequence lesson: this table holds no %s part", SHOW_NAMES[t->show]);
+    if (!text) return wl_fail(err, "sequence lesson: the %s table was not computed", SHOW_NAMES[t->show]);
     size_t n = strlen(text);
     if (n && text[n - 1] == '\n') text[n - 1] = '\0';   /* the front end ends the display with its own newline */
     wl_buf b = {0};

@@ -52,7 +52,8 @@ WL_SEQ_HOT void wl_seq_attend(const double u[WL_SEQ_C], double scale, const wl_s
 }
 
 /* The rest of head h after its weights a: the weighted input xa[C] and the head output c[d]. */
-WL_SEQ_HOT void wl_seq_head_out(const wl_seq_net *net, int h, const wl_seq_vd a[WL_SEQ_T], const wl_seq_lanes_x x, wl_seq_vd xa[WL_SEQ_C], wl_seq_vd *c)
+WL_SEQ_HOT void wl_seq_head_out(const wl_seq_net *net, int h, const wl_seq_vd a[WL_SEQ_T], const wl_seq_lanes_x x,
+                                wl_seq_vd xa[WL_SEQ_C], wl_seq_vd *c)
 {
     for (int j = 0; j < WL_SEQ_C; j++) {
         wl_seq_vd s = wl_seq_splat(0.0);

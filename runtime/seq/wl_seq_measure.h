@@ -1,4 +1,4 @@
-/* wl_seq_measure.h: what the sequence lesson measures on a trained net: accuracy, weight centers, separation, the order test. */
+/* wl_seq_measure.h: the sequence lesson's measures of a net: accuracy, weight centers, separation, the order test. */
 #ifndef WL_SEQ_MEASURE_H
 #define WL_SEQ_MEASURE_H
 
