@@ -139,7 +139,7 @@ static int tables_render(const void *d, wl_mime *out, wl_err *err)
                  : t->show == SHOW_CENTERS ? wl_seq_centers_table_text(l)
                  : t->show == SHOW_ORDER   ? wl_seq_order_table_text(l)
                                            : wl_seq_lesson_text(l);
-    if (!text) return wl_fail(err, "sequence lesson: out of memory rendering the %s table", SHOW_NAMES[t->show]);
+    if (!text) return wl_fail(err, "sequence lesson: the %s table was not computed", SHOW_NAMES[t->show]);
     size_t n = strlen(text);
     if (n && text[n - 1] == '\n') text[n - 1] = '\0';   /* the front end ends the display with its own newline */
     wl_buf b = {0};
@@ -240,8 +240,7 @@ static int run_tables(wl_call *c, unsigned parts, int show, const char *order_ke
     if (opt_settings(c, &o)) return -1;
     if (order_key && opt_one_heads(c, order_key, 2, &o.order_heads)) return -1;
     if ((!order_key || strcmp(order_key, "heads")) && opt_heads_list(c, &o)) return -1;
-    seq_tables *t = calloc(1, sizeof *t);
-    if (!t) abort();
+    seq_tables *t = wl_xcalloc(1, sizeof *t);
     if (wl_seq_lesson_run(&t->l, &o, parts, seq_interrupt(c), c->err)) {
         free(t);
         return seq_failed(c);
@@ -402,8 +401,7 @@ static wl_value *net_field(wl_value *self, const char *name, wl_err *err)
 /* Trains the net the options describe and measures it on the held-out sequences. */
 static seq_net *train_net(wl_call *c)
 {
-    seq_net *n = calloc(1, sizeof *n);
-    if (!n) abort();
+    seq_net *n = wl_xcalloc(1, sizeof *n);
     long long run, positions;
     if (opt_settings(c, &n->o) || opt_one_heads(c, "heads", 2, &n->r.H) || wl_opt_int(c, "run", 1, 1, 1000000, &run) ||
         wl_opt_int(c, "positions", 1, 0, 1, &positions)) {
@@ -479,8 +477,7 @@ static seq_net *net_from_args(wl_call *c)
         wl_call_fail(c, "ArgumentError", wl_call_optword(c, c->optk[0]), "give either a sequence net or the options that train one, not both");
         return NULL;
     }
-    seq_net *n = malloc(sizeof *n);
-    if (!n) abort();
+    seq_net *n = wl_xmalloc(sizeof *n);
     *n = *src;
     return n;
 }
@@ -540,9 +537,8 @@ static int params_render(const void *d, wl_mime *out, wl_err *err)
                       "this net's folded queries u (reading, sin, cos):",
                   n->r.net.scale, dh, dh, H == 1 ? "c_1" : H == 2 ? "[c_1, c_2]" : "[c_1, c_2, c_3, c_4]");
     for (int h = 0; h < H; h++) {
-        double u[WL_SEQ_C] = {0};
-        for (int j = 0; j < WL_SEQ_C; j++)
-            for (int i = 0; i < dh; i++) u[j] += p[WL_SEQ_Q + h * dh + i] * p[WL_SEQ_WK + (h * dh + i) * WL_SEQ_C + j];
+        double u[WL_SEQ_C];
+        wl_seq_fold_query(&n->r.net, h, u);
         wl_buf_printf(&f, "\n  head %d: u = (%.4f, %.4f, %.4f)", h + 1, u[0], u[1], u[2]);
     }
     wl_buf_printf(&f, "\nand its output: w = (%.4f, %.4f, %.4f, %.4f), b = %.4f", p[WL_SEQ_W], p[WL_SEQ_W + 1], p[WL_SEQ_W + 2],

@@ -1,16 +1,22 @@
 /* wl_seq_exp.h: exp of four doubles at once, bit for bit as this process's libm computes exp (the lesson's numbers must match Python's).
  *
  * glibc (2.28 on) computes exp with a 128-entry table of 2^(k/128) and a degree-5 polynomial; on
- * CPUs with FMA and AVX2 it runs a build whose multiply-adds are fused. wl_seq_exp_init() finds
- * that table and its constants in libm's read-only memory, then checks the table path below
- * against libm's exp on thousands of arguments; only when every one agrees bit for bit is it
- * used, otherwise (another libm, another build) every lane goes to libm's exp. Lanes outside the
- * table path's range (|x| < 2^-54 or >= 512, inf, nan) go to libm too; exp(0) is exactly 1. */
+ * CPUs with FMA and AVX2 it runs a build whose multiply-adds are fused. wl_seq_exp_init() computes
+ * that table (wl_seq_exptab.c), takes the algorithm's constants, then checks the table path below
+ * against libm's exp on thousands of arguments; only when every one agrees bit for bit is it used,
+ * otherwise (another libm, another build) every lane goes to libm's exp. Lanes outside the table
+ * path's range (|x| < 2^-54 or >= 512, inf, nan) go to libm too; exp(0) is exactly 1.
+ *
+ * The helpers take and return 32-byte vectors: a file that calls them outside an AVX build gets GCC's
+ * -Wpsabi warning that such a call's ABI differs without AVX. They are always inlined, so no such call
+ * exists; each calling file turns that warning off for itself. */
 #ifndef WL_SEQ_EXP_H
 #define WL_SEQ_EXP_H
 
 #include <math.h>
 #include <stdint.h>
+
+#include "wl_seq_exptab.h"
 
 /* Four lanes of doubles (and of 64-bit masks): each lane does exactly the scalar operations. Aligned to
  * their 32 bytes explicitly: without AVX enabled for the whole file GCC gives such types only 16-byte
@@ -19,16 +25,14 @@
 typedef double wl_seq_vd __attribute__((vector_size(8 * WL_SEQ_LANES), aligned(8 * WL_SEQ_LANES)));
 typedef long long wl_seq_vm __attribute__((vector_size(8 * WL_SEQ_LANES), aligned(8 * WL_SEQ_LANES)));
 
-/* Always inlined: their 32-byte vector arguments never cross a call, so the AVX calling-convention
- * note does not apply. */
+/* Always inlined: their 32-byte vector arguments never cross a call. */
 #define WL_SEQ_HOT static inline __attribute__((always_inline))
-#pragma GCC diagnostic ignored "-Wpsabi"
 
 typedef struct wl_seq_expdata {
     double invln2n, negln2hin, negln2lon;   /* 128/ln2, -ln2/128 split in a high and a low part */
     double c2, c3, c4, c5;                  /* polynomial coefficients of exp(r) - 1 - r */
     double shift;                           /* 0x1.8p52: rounds to an integer */
-    const uint64_t *tab;                    /* [2*128]: 2^(k/128) ~ asdouble(tab[2k+1] + (k << 45)) * (1 + asdouble(tab[2k])) */
+    uint64_t tab[2 * WL_SEQ_EXP_N];         /* 2^(k/128) ~ asdouble(tab[2k+1] + (k << 45)) * (1 + asdouble(tab[2k])) */
 } wl_seq_expdata;
 
 /* NULL until wl_seq_exp_init() has verified the table path (and if it could not); pthread_once publishes it. */
@@ -61,7 +65,7 @@ WL_SEQ_HOT wl_seq_vd wl_seq_exp_table(const wl_seq_expdata *e, wl_seq_vd x)
     wl_seq_vd r = wl_seq_fma(kd, wl_seq_splat(e->negln2hin), x);
     r = wl_seq_fma(kd, wl_seq_splat(e->negln2lon), r);
     for (int l = 0; l < WL_SEQ_LANES; l++) {
-        uint64_t idx = 2 * ((uint64_t)ki[l] % 128);
+        uint64_t idx = 2 * ((uint64_t)ki[l] % WL_SEQ_EXP_N);
         tail[l] = (long long)e->tab[idx];
         scale[l] = (long long)(e->tab[idx + 1] + ((uint64_t)ki[l] << 45));
     }

@@ -1,5 +1,6 @@
 /* wl_seq_lesson.c: the sequence lesson end to end: options, the trainings (in parallel) and their measures. */
 #include "wl_seq.h"
+#include "wl_buf.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -29,7 +30,7 @@ static int heads_ok(int H)
     return H == 1 || H == 2 || H == 4;
 }
 
-int wl_seq_opts_check(const wl_seq_opts *o, wl_err *err)
+static int opts_check(const wl_seq_opts *o, wl_err *err)
 {
     if (o->n < 1 || o->n > 10000000)
         return wl_fail(err, "sequence lesson: the number of sequences must be in 1..10000000, got %d", o->n);
@@ -137,7 +138,7 @@ int wl_seq_lesson_run(wl_seq_lesson *l, const wl_seq_opts *o, unsigned parts,
                       volatile sig_atomic_t *interrupt, wl_err *err)
 {
     memset(l, 0, sizeof *l);
-    if (wl_seq_opts_check(o, err)) return -1;
+    if (opts_check(o, err)) return -1;
     l->opts = *o;
     l->parts = parts & WL_SEQ_PART_ALL;
     wl_seq_data data;
@@ -155,15 +156,12 @@ int wl_seq_lesson_run(wl_seq_lesson *l, const wl_seq_opts *o, unsigned parts,
     for (int i = 0; want_heads && i < o->nheads; i++)
         if (o->heads[i] == o->order_heads) order_in_heads = i;
     wl_seq_set sets[4] = {{0}};   /* training and held-out, with and without positions */
-    job *jobs = calloc((size_t)(o->nheads + 2) * runs, sizeof *jobs);
-    if (want_heads) l->heads = calloc((size_t)o->nheads * runs, sizeof *l->heads);
+    /* Bookkeeping: at most (8 + 2) * 64 jobs and runs. */
+    job *jobs = wl_xcalloc((size_t)(o->nheads + 2) * runs, sizeof *jobs);
+    if (want_heads) l->heads = wl_xcalloc((size_t)o->nheads * runs, sizeof *l->heads);
     if (want_order) {
-        l->order_pos = calloc((size_t)runs, sizeof *l->order_pos);
-        l->order_nopos = calloc((size_t)runs, sizeof *l->order_nopos);
-    }
-    if (!jobs || (want_heads && !l->heads) || (want_order && (!l->order_pos || !l->order_nopos))) {
-        wl_fail(err, "sequence lesson: out of memory");
-        goto done;
+        l->order_pos = wl_xcalloc((size_t)runs, sizeof *l->order_pos);
+        l->order_nopos = wl_xcalloc((size_t)runs, sizeof *l->order_nopos);
     }
     int test_from = o->n - o->ntest;
     if (wl_seq_set_build(&sets[0], &data, 0, o->ntrain, 1, err) ||

@@ -3,8 +3,10 @@ import json
 import math
 import os
 import random
+import struct
 import subprocess
 import sys
+from fractions import Fraction
 
 import pytest
 
@@ -94,6 +96,36 @@ def test_round_and_repr_match_python():
         got = float.fromhex(hexed)
         assert got == want and math.copysign(1, got) == math.copysign(1, want), f"round({x!r}, 3): {got!r} != {want!r}"
         assert text == repr(want), f"repr({want!r}): {text}"
+
+
+def test_exp_table_is_exact():
+    """The four-lane exp's table, computed in C at start-up, against exact integer arithmetic: H[k] is 2^(k/128)
+    rounded to a double and T[k] the double nearest 2^(k/128) / H[k] - 1, the values glibc's exp holds."""
+    def root(n, r, above):   # floor of the r-th root of n by Newton's method on integers, from above >= it
+        x = above
+        while True:
+            y = ((r - 1) * x + n // x ** (r - 1)) // r
+            if y >= x:
+                return x
+            x = y
+
+    def bits(v):
+        return struct.unpack("<Q", struct.pack("<d", v))[0]
+
+    lines = run_dump(["--exptab"]).split("\n")[:-1]
+    assert len(lines) == 128
+    for k, line in enumerate(lines):
+        n = 2 ** (k + 128 * 400)
+        lo = root(n, 128, int(2 ** (k / 128) * (1 + 2 ** -40) * 2 ** 60) << 340)   # 2^(k/128) is lo / 2^400 exactly, or lies strictly between lo and lo + 1 over 2^400
+        ends = [lo] if lo ** 128 == n else [lo, lo + 1]
+        h, t = set(), set()
+        for y in (Fraction(e, 2 ** 400) for e in ends):   # both ends round alike: so does 2^(k/128)
+            h.add(float(y))
+            t.add(float(y / Fraction(float(y)) - 1))
+        assert len(h) == 1 and len(t) == 1, f"2^({k}/128) needs more than 400 bits"
+        h, t = h.pop(), t.pop()
+        want = f"{k} {bits(t):016x} {(bits(h) - (k << 45)) % 2 ** 64:016x}"
+        assert line == want, f"2^({k}/128): {line} != {want}"
 
 
 def wordlab_run(*args):

@@ -1,6 +1,9 @@
 /* seq_dump.c: runs the sequence lesson with settings from the command line and prints every number as JSON
- * (or the lesson's text with --text, or Python's round(x, 3) of hex floats read from stdin with --round). */
+ * (or the lesson's text with --text, Python's round(x, 3) of hex floats read from stdin with --round, or the
+ * four-lane exp's computed table with --exptab). */
 #include "wl_seq.h"
+#include "wl_seq_exptab.h"
+#include "wl_seq_pyfloat.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +15,8 @@ static void usage(void)
     fprintf(stderr,
             "usage: seq_dump [--seed S] [--n N] [--train N] [--test N] [--epochs E] [--lr X] [--momentum X]\n"
             "                [--heads 1,2,4] [--runs R] [--order-heads H] [--threads T] [--repeat K] [--text]\n"
-            "       seq_dump --round   (reads one %%a float per line, prints round(x,3) as %%a and its repr)\n");
+            "       seq_dump --round   (reads one %%a float per line, prints round(x,3) as %%a and its repr)\n"
+            "       seq_dump --exptab  (prints k and the table's two words for 2^(k/128) in hex, one k per line)\n");
     exit(2);
 }
 
@@ -52,6 +56,15 @@ static int round_mode(void)
     return 0;
 }
 
+static int exptab_mode(void)
+{
+    uint64_t tab[2 * WL_SEQ_EXP_N];
+    wl_seq_exptab_build(tab);
+    for (int k = 0; k < WL_SEQ_EXP_N; k++)
+        printf("%d %016llx %016llx\n", k, (unsigned long long)tab[2 * k], (unsigned long long)tab[2 * k + 1]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     wl_seq_opts o;
@@ -61,6 +74,7 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--text")) { text = 1; continue; }
         if (!strcmp(a, "--round")) return round_mode();
+        if (!strcmp(a, "--exptab")) return exptab_mode();
         if (!v) usage();
         i++;
         if (!strcmp(a, "--seed")) o.seed = strtoll(v, NULL, 10);

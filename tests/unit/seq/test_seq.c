@@ -1,6 +1,10 @@
-/* test_seq.c: the sequence lesson prints every number of seed 002 with the same digits; rounding, repr and errors. */
+/* test_seq.c: the sequence lesson prints every number of seed 002 with the same digits; rounding, repr, exp and errors. */
+/* Before the includes: the vector helpers of wl_seq_exp.h return vectors, but are always inlined (see there). */
+#pragma GCC diagnostic ignored "-Wpsabi"
 #include "wl_seq.h"
 #include "wl_seq_exp.h"
+#include "wl_seq_gen.h"
+#include "wl_seq_pyfloat.h"
 #include "wl_test.h"
 
 #include <math.h>
@@ -236,6 +240,87 @@ static void test_exp_matches_libm(void)
     CHECK(a[0] == 1.0 && isinf(a[1]) && a[2] == exp(-745.2) && isnan(a[3]));
 }
 
+/* Arguments gathered four at a time for the table path; each lane is compared with libm's exp. */
+typedef struct exp_batch {
+    const wl_seq_expdata *e;
+    double x[WL_SEQ_LANES];
+    int n, bad, total;
+} exp_batch;
+
+static void exp_try(exp_batch *b, double x)
+{
+    b->x[b->n++] = x;
+    if (b->n < WL_SEQ_LANES) return;
+    wl_seq_vd v = {b->x[0], b->x[1], b->x[2], b->x[3]}, a = wl_seq_exp_table(b->e, v);
+    for (int l = 0; l < WL_SEQ_LANES; l++) {
+        double got = a[l], want = exp(b->x[l]);
+        if (memcmp(&got, &want, sizeof want) != 0 && b->bad++ < 5)
+            CHECK_MSG(0, "table path exp(%a) = %a, libm %a", b->x[l], got, want);
+    }
+    b->total += WL_SEQ_LANES;
+    b->n = 0;
+}
+
+/* The table path, with the table computed at start-up, against libm's exp over the whole domain it serves,
+ * 2^-54 <= |x| < 512: every binade of both signs with its mantissas spread evenly, every table index at
+ * every scale from 2^-30 to 2^30, the points where the rounding of k changes, both ends of the domain, and
+ * the lesson's own arguments (scores minus their maximum, clamped logits) densely. A table tail T[k] off in
+ * its last bits changes no result here: test_seq_reference.py checks every word of the table exactly. */
+static void test_exp_table_whole_domain(void)
+{
+    wl_seq_exp_init();
+    const wl_seq_expdata *e = wl_seq_exp_fast;
+#if defined(__GLIBC__) && defined(__x86_64__)
+    if (__builtin_cpu_supports("fma"))
+        CHECK_MSG(e != NULL, "glibc on a CPU with FMA: the computed table must give its exp bit for bit");
+#endif
+    if (!e) {
+        fprintf(stderr, "note: the table path does not match this libm's exp; every lane uses libm's exp\n");
+        return;
+    }
+    for (int k = 0; k < WL_SEQ_EXP_N; k++) {   /* H is 2^(k/128) rounded, T a correction below H's last bit */
+        uint64_t hb = e->tab[2 * k + 1] + ((uint64_t)k << 45);
+        double h, t;
+        memcpy(&h, &hb, sizeof h);
+        memcpy(&t, &e->tab[2 * k], sizeof t);
+        CHECK_MSG(h == exp2(k / 128.0) && fabs(h * t) <= 0x1p-53, "2^(%d/128): %a (1 + %a)", k, h, t);
+    }
+    wl_seq_gen g;
+    wl_seq_gen_init(&g, 2026);
+    exp_batch b = {.e = e};
+    for (int p = -54; p <= 8; p++)
+        for (int j = 0; j < 4096; j++) {
+            double m = ldexp(1.0 + (j + wl_seq_gen_next(&g)) / 4096, p);
+            exp_try(&b, m);
+            exp_try(&b, -m);
+        }
+    for (int s = -30; s <= 30; s++)
+        for (int k = 0; k < WL_SEQ_EXP_N; k++)
+            for (int j = 0; j < 8; j++) {
+                double v = ldexp((k + wl_seq_gen_next(&g)) * M_LN2 / 128, s);
+                if (v >= 0x1p-54 && v < 512) {
+                    exp_try(&b, v);
+                    exp_try(&b, -v);
+                }
+            }
+    for (int k = -65536; k < 65536; k += 7) {   /* around (k + 1/2) ln2/128, where x * 128/ln2 rounds to k or k + 1 */
+        double v = (k + 0.5) * M_LN2 / 128;
+        exp_try(&b, nextafter(v, -INFINITY));
+        exp_try(&b, v);
+        exp_try(&b, nextafter(v, INFINITY));
+        exp_try(&b, k * M_LN2 / 128 + 0x1p-40);
+    }
+    exp_try(&b, 0x1p-54);
+    exp_try(&b, -0x1p-54);
+    exp_try(&b, nextafter(512, 0));
+    exp_try(&b, -nextafter(512, 0));
+    for (int j = 0; j < 400000; j++) {
+        double u = wl_seq_gen_next(&g);
+        exp_try(&b, j % 2 ? (u - 1) * 60 : (u - 0.5) * 60);
+    }
+    CHECK_MSG(b.bad == 0, "%d of %d arguments differ", b.bad, b.total);
+}
+
 static void test_shuffle(void)
 {
     double x[WL_SEQ_T][WL_SEQ_C], y[WL_SEQ_T][WL_SEQ_C];
@@ -331,6 +416,7 @@ void wl_test_main(void)
     test_round3();
     test_float_repr();
     test_exp_matches_libm();
+    test_exp_table_whole_domain();
     test_shuffle();
     test_errors();
     test_order_only();
