@@ -128,10 +128,14 @@ static cJSON *interrupt(wl_chan *c, const wl_request *req)
 /* A copy of text cut at a UTF-8 character boundary to at most max bytes plus "…". */
 static char *hist_cut(const char *text, size_t max)
 {
-    size_t n = strlen(text);
-    if (n <= max) return strdup(text);
-    n = max;
-    while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) n--;   /* not inside a character */
+    size_t len = strlen(text), n = 0;
+    if (len <= max) return strdup(text);
+    for (;;) {   /* whole characters while they fit (a byte that is not UTF-8 counts as one) */
+        size_t k = wl_utf8_next(text + n, len - n, NULL);
+        if (!k) k = 1;
+        if (n + k > max) break;
+        n += k;
+    }
     char *s = malloc(n + sizeof "\u2026");
     if (!s) return NULL;
     memcpy(s, text, n);
@@ -329,7 +333,7 @@ void wl_kernel_run(wl_chan *c, const wl_request *req, const char *code, size_t l
     const wl_adapter *a = &c->k->adapter;
     wl_output out;
     wl_sink sink;
-    wl_output_begin(&out, c, req, silent, allow_stdin, &sink);
+    wl_output_begin(&out, c->t, req, silent, allow_stdin, a->interrupted, &c->k->shutdown, &sink);
     wl_mime result = {0}, page = {0};
     wl_lang_error err = {0};
     int rc = a->execute(a->self, code, len, &sink, &result, &page, &err);
