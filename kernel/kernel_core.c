@@ -148,7 +148,7 @@ static size_t hist_size(const wl_hist *h)
     return strlen(h->input) + (h->output ? strlen(h->output) : 0);
 }
 
-static void hist_drop_oldest(wl_core *k)
+static void hist_drop_oldest(wl_kernel *k)
 {
     k->hist_bytes -= hist_size(&k->hist[0]);
     free(k->hist[0].input);
@@ -157,7 +157,7 @@ static void hist_drop_oldest(wl_core *k)
     k->nhist--;
 }
 
-void wl_kernel_history_add(wl_core *k, int line, const char *input, const char *output)
+void wl_kernel_history_add(wl_kernel *k, int line, const char *input, const char *output)
 {
     wl_hist h = {line, hist_cut(input, WL_HIST_INPUT_MAX), output ? hist_cut(output, WL_HIST_OUTPUT_MAX) : NULL};
     if (!h.input) {   /* history is best effort */
@@ -182,7 +182,7 @@ void wl_kernel_history_add(wl_core *k, int line, const char *input, const char *
     k->hist_bytes += size;
 }
 
-void wl_kernel_history_free(wl_core *k)
+void wl_kernel_history_free(wl_kernel *k)
 {
     for (int i = 0; i < k->nhist; i++) {
         free(k->hist[i].input);
@@ -211,7 +211,7 @@ static void hist_entry(cJSON *list, const wl_hist *h, int output)
 }
 
 /* hist_access_type tail (last n), range (session, [start, stop)), search (glob pattern, last n, unique). */
-cJSON *wl_kernel_history_content(const wl_core *k, const cJSON *content)
+cJSON *wl_kernel_history_content(const wl_kernel *k, const cJSON *content)
 {
     const char *type = wl_json_str(content, "hist_access_type");
     int output = wl_json_bool(content, "output", 0);
@@ -360,7 +360,7 @@ void wl_kernel_run(wl_chan *c, const wl_request *req, const char *code, size_t l
  * stop_on_error abort are kept here. */
 static cJSON *execute(wl_chan *c, const wl_request *req)
 {
-    wl_core *k = c->k;
+    wl_kernel *k = c->k;
     const char *code = wl_json_str(req->content, "code");
     if (!code) {
         cJSON *r = wl_json_error_reply("BadRequest", "execute_request needs a \"code\" string.");

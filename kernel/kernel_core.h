@@ -25,7 +25,7 @@ typedef struct wl_hist {
     char *output;        /* text/plain of its result, or NULL */
 } wl_hist;
 
-typedef struct wl_core {
+typedef struct wl_kernel {
     wl_adapter adapter;
     atomic_int shutdown;                /* set by shutdown_request: the shell loop ends */
     /* Shell thread only: */
@@ -34,11 +34,11 @@ typedef struct wl_core {
     int nhist, caphist;
     size_t hist_bytes;   /* of every kept input and output */
     int aborting;        /* an execute failed with stop_on_error: abort the queued executes */
-} wl_core;
+} wl_kernel;
 
 /* The requests one thread serves through its transport. */
 typedef struct wl_chan {
-    wl_core *k;
+    wl_kernel *k;
     const wl_transport *t;
     int is_shell;
 } wl_chan;
@@ -77,10 +77,10 @@ void wl_kernel_status(wl_chan *c, const wl_request *req, const char *state);
 #define WL_HIST_INPUT_MAX (64 * 1024)
 #define WL_HIST_OUTPUT_MAX 4096
 #define WL_HIST_TOTAL_MAX (8 * 1024 * 1024)
-void wl_kernel_history_add(wl_core *k, int line, const char *input, const char *output);
-void wl_kernel_history_free(wl_core *k);
+void wl_kernel_history_add(wl_kernel *k, int line, const char *input, const char *output);
+void wl_kernel_history_free(wl_kernel *k);
 /* The history_reply content for a history_request's content (tail, range or search). */
-cJSON *wl_kernel_history_content(const wl_core *k, const cJSON *content);
+cJSON *wl_kernel_history_content(const wl_kernel *k, const cJSON *content);
 
 #ifdef __cplusplus
 }

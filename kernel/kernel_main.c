@@ -235,7 +235,7 @@ int wl_kernel_main(int argc, char **argv, const wl_interp_opts *opts)
         return 1;
     }
     wl_interp *interp = wl_interp_new(opts);
-    wl_core k = {.adapter = wl_exec_adapter(interp, &interrupted)};
+    wl_kernel k = {.adapter = wl_exec_adapter(interp, &interrupted)};
     if (!interp || !k.adapter.self) {
         fprintf(stderr, "wordlab kernel: cannot create the interpreter\n");
         wl_exec_adapter_free(&k.adapter);

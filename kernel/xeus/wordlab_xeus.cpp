@@ -45,7 +45,7 @@ namespace
     class wordlab_history : public xeus::xhistory_manager
     {
     public:
-        explicit wordlab_history(const wl_core& core) : m_core(core) {}
+        explicit wordlab_history(const wl_kernel& core) : m_core(core) {}
 
     private:
         nl::json query(nl::json content) const
@@ -77,13 +77,13 @@ namespace
                           {"unique", unique}});
         }
 
-        const wl_core& m_core;
+        const wl_kernel& m_core;
     };
 
     class wordlab_interpreter : public xeus::xinterpreter
     {
     public:
-        explicit wordlab_interpreter(wl_core& core) : m_core(core)
+        explicit wordlab_interpreter(wl_kernel& core) : m_core(core)
         {
             m_transport.ud = this;
             m_transport.name = "shell";
@@ -166,7 +166,7 @@ namespace
             m_core.adapter.interrupt(m_core.adapter.self, 1);
         }
 
-        wl_core& m_core;
+        wl_kernel& m_core;
         wl_transport m_transport{};
         wl_chan m_chan{};
     };
@@ -209,7 +209,7 @@ int wl_kernel_xeus_main(int argc, char** argv, const wl_interp_opts* opts)
     std::thread(watch_sigint, set).detach();
 
     wl_interp* interp = wl_interp_new(opts);
-    wl_core core{};
+    wl_kernel core{};
     core.adapter = wl_exec_adapter(interp, &interrupted);
     if (!interp || !core.adapter.self) {
         std::fprintf(stderr, "wordlab-xeus: cannot create the interpreter\n");
