@@ -19,10 +19,10 @@ typedef struct wl_request {
     void *msg;                   /* the transport's own message */
 } wl_request;
 
-/* What the core asks of a transport (kernel_zmq.c over libzmq; a mock in tests/unit/kernel). One transport
- * serves one channel (shell or control) and is used by one thread, the flush timer's publishing aside (the
- * output layer serializes it). Every cJSON content passed in is deleted. Each returns 0, or -1 on a
- * socket error (which the transport logs). */
+/* What the core asks of a transport (kernel_zmq.c over libzmq; xeus's publishing in kernel/xeus, for the output
+ * layer; a mock in tests/unit/kernel). One transport serves one channel (shell or control) and is used by one
+ * thread, the flush timer's publishing aside (the output layer serializes it). Every cJSON content passed in is
+ * deleted. Each returns 0, or -1 on a socket error (which the transport logs). */
 typedef struct wl_transport {
     void *ud;
     const char *name;                   /* "shell", "control": for error messages */
