@@ -11,14 +11,10 @@ typedef struct cli_subcommand {
     int (*run)(int argc, char **argv);   /* argv[0] is the subcommand name */
 } cli_subcommand;
 
-/* The interpreter settings every front end uses (files allowed; $WORDLAB_ARTIFACTS for `artifact`; HTTP and the
- * cache directory for `corpus source=tinystories`). cli_http.c */
+/* The interpreter settings every front end uses (files allowed; $WORDLAB_ARTIFACTS for `artifact`; the HTTP GET
+ * of libcurl and the user's download cache, $XDG_CACHE_HOME/wordlab or ~/.cache/wordlab (none when neither is
+ * set), for `corpus source=tinystories`). cli_http.c */
 wl_interp_opts cli_interp_opts(void);
-
-/* The HTTP GET (libcurl) and the user's download cache, $XDG_CACHE_HOME/wordlab or ~/.cache/wordlab (NULL when
- * neither is set). cli_http.c */
-const struct wl_http *cli_http(void);
-const char *cli_cache_dir(void);
 
 int cli_repl(int argc, char **argv);               /* repl.c: the REPL, or commands from a pipe; --json */
 /* repl.c: the exit status of the program that would return rc: 1, with a message on stderr, when writing its
