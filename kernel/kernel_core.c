@@ -128,10 +128,14 @@ static cJSON *interrupt(wl_chan *c, const wl_request *req)
 /* A copy of text cut at a UTF-8 character boundary to at most max bytes plus "…". */
 static char *hist_cut(const char *text, size_t max)
 {
-    size_t n = strlen(text);
-    if (n <= max) return strdup(text);
-    n = max;
-    while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) n--;   /* not inside a character */
+    size_t len = strlen(text), n = 0;
+    if (len <= max) return strdup(text);
+    for (;;) {   /* whole characters while they fit (a byte that is not UTF-8 counts as one) */
+        size_t k = wl_utf8_next(text + n, len - n, NULL);
+        if (!k) k = 1;
+        if (n + k > max) break;
+        n += k;
+    }
     char *s = malloc(n + sizeof "\u2026");
     if (!s) return NULL;
     memcpy(s, text, n);
@@ -144,7 +148,7 @@ static size_t hist_size(const wl_hist *h)
     return strlen(h->input) + (h->output ? strlen(h->output) : 0);
 }
 
-static void hist_drop_oldest(wl_core *k)
+static void hist_drop_oldest(wl_kernel *k)
 {
     k->hist_bytes -= hist_size(&k->hist[0]);
     free(k->hist[0].input);
@@ -153,7 +157,7 @@ static void hist_drop_oldest(wl_core *k)
     k->nhist--;
 }
 
-void wl_kernel_history_add(wl_core *k, int line, const char *input, const char *output)
+void wl_kernel_history_add(wl_kernel *k, int line, const char *input, const char *output)
 {
     wl_hist h = {line, hist_cut(input, WL_HIST_INPUT_MAX), output ? hist_cut(output, WL_HIST_OUTPUT_MAX) : NULL};
     if (!h.input) {   /* history is best effort */
@@ -178,7 +182,7 @@ void wl_kernel_history_add(wl_core *k, int line, const char *input, const char *
     k->hist_bytes += size;
 }
 
-void wl_kernel_history_free(wl_core *k)
+void wl_kernel_history_free(wl_kernel *k)
 {
     for (int i = 0; i < k->nhist; i++) {
         free(k->hist[i].input);
@@ -207,7 +211,7 @@ static void hist_entry(cJSON *list, const wl_hist *h, int output)
 }
 
 /* hist_access_type tail (last n), range (session, [start, stop)), search (glob pattern, last n, unique). */
-cJSON *wl_kernel_history_content(const wl_core *k, const cJSON *content)
+cJSON *wl_kernel_history_content(const wl_kernel *k, const cJSON *content)
 {
     const char *type = wl_json_str(content, "hist_access_type");
     int output = wl_json_bool(content, "output", 0);
@@ -329,7 +333,7 @@ void wl_kernel_run(wl_chan *c, const wl_request *req, const char *code, size_t l
     const wl_adapter *a = &c->k->adapter;
     wl_output out;
     wl_sink sink;
-    wl_output_begin(&out, c, req, silent, allow_stdin, &sink);
+    wl_output_begin(&out, c->t, req, silent, allow_stdin, a->interrupted, &c->k->shutdown, &sink);
     wl_mime result = {0}, page = {0};
     wl_lang_error err = {0};
     int rc = a->execute(a->self, code, len, &sink, &result, &page, &err);
@@ -356,7 +360,7 @@ void wl_kernel_run(wl_chan *c, const wl_request *req, const char *code, size_t l
  * stop_on_error abort are kept here. */
 static cJSON *execute(wl_chan *c, const wl_request *req)
 {
-    wl_core *k = c->k;
+    wl_kernel *k = c->k;
     const char *code = wl_json_str(req->content, "code");
     if (!code) {
         cJSON *r = wl_json_error_reply("BadRequest", "execute_request needs a \"code\" string.");

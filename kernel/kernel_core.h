@@ -16,38 +16,7 @@ extern "C" {
 
 #include "kernel_adapter.h"
 #include "kernel_json.h"
-
-/* One received request as the core sees it; the transport keeps the message itself behind msg. */
-typedef struct wl_request {
-    const char *type;            /* header.msg_type */
-    const cJSON *content;        /* an object */
-    const char *raw_content;     /* the content's received bytes (a NUL inside "code" is found there) */
-    size_t raw_content_len;
-    void *msg;                   /* the transport's own message */
-} wl_request;
-
-/* What the core asks of a transport (kernel_zmq.c over libzmq; a mock in tests/unit/kernel). One transport
- * serves one channel (shell or control) and is used by one thread, the flush timer's publishing aside (the
- * output layer serializes it). Every cJSON content passed in is deleted. Each returns 0, or -1 on a
- * socket error (which the transport logs). */
-typedef struct wl_transport {
-    void *ud;
-    const char *name;                   /* "shell", "control": for error messages */
-    /* The reply to req on its own channel, to its sender. */
-    int (*reply)(void *ud, const wl_request *req, const char *type, cJSON *content);
-    /* A message on IOPub with parent req (NULL: none). */
-    int (*publish)(void *ud, const wl_request *parent, const char *type, cJSON *content);
-    /* Shell only (NULL on control): sends input_request content on stdin to req's sender and waits for its
-     * input_reply, asking stop(arg) between waits; 0 with the value in out[cap], -1 when stopped or failed. */
-    int (*input)(void *ud, const wl_request *req, cJSON *content, int (*stop)(void *arg), void *arg, char *out,
-                 size_t cap);
-    /* A request already queued on this channel, without waiting: 1 with *out filled (give it back with
-     * release), 0 when there is none. */
-    int (*next_queued)(void *ud, wl_request *out);
-    void (*release)(void *ud, wl_request *req);
-    /* Waits, a bounded time, until someone listens on IOPub (NULL: does not wait). */
-    void (*await_listener)(void *ud);
-} wl_transport;
+#include "kernel_transport.h"
 
 /* One stored cell of this session's history. */
 typedef struct wl_hist {
@@ -56,7 +25,7 @@ typedef struct wl_hist {
     char *output;        /* text/plain of its result, or NULL */
 } wl_hist;
 
-typedef struct wl_core {
+typedef struct wl_kernel {
     wl_adapter adapter;
     atomic_int shutdown;                /* set by shutdown_request: the shell loop ends */
     /* Shell thread only: */
@@ -65,11 +34,11 @@ typedef struct wl_core {
     int nhist, caphist;
     size_t hist_bytes;   /* of every kept input and output */
     int aborting;        /* an execute failed with stop_on_error: abort the queued executes */
-} wl_core;
+} wl_kernel;
 
 /* The requests one thread serves through its transport. */
 typedef struct wl_chan {
-    wl_core *k;
+    wl_kernel *k;
     const wl_transport *t;
     int is_shell;
 } wl_chan;
@@ -108,10 +77,10 @@ void wl_kernel_status(wl_chan *c, const wl_request *req, const char *state);
 #define WL_HIST_INPUT_MAX (64 * 1024)
 #define WL_HIST_OUTPUT_MAX 4096
 #define WL_HIST_TOTAL_MAX (8 * 1024 * 1024)
-void wl_kernel_history_add(wl_core *k, int line, const char *input, const char *output);
-void wl_kernel_history_free(wl_core *k);
+void wl_kernel_history_add(wl_kernel *k, int line, const char *input, const char *output);
+void wl_kernel_history_free(wl_kernel *k);
 /* The history_reply content for a history_request's content (tail, range or search). */
-cJSON *wl_kernel_history_content(const wl_core *k, const cJSON *content);
+cJSON *wl_kernel_history_content(const wl_kernel *k, const cJSON *content);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /* kernel_main.c: `wordlab kernel -f FILE`: binds the five sockets and runs the heartbeat, IOPub, control and shell threads. */
-#include "cli.h"
+#include "kernel.h"
 #include "kernel_conn.h"
 #include "kernel_zmq.h"
 
@@ -202,7 +202,7 @@ static int usage(void)
     return 2;
 }
 
-int wl_cmd_kernel(int argc, char **argv)
+int wl_kernel_main(int argc, char **argv, const wl_interp_opts *opts)
 {
     const char *path = NULL;
     watch_parent();
@@ -234,9 +234,8 @@ int wl_cmd_kernel(int argc, char **argv)
         wl_conn_free(&conn);
         return 1;
     }
-    wl_interp_opts opts = cli_interp_opts();
-    wl_interp *interp = wl_interp_new(&opts);
-    wl_core k = {.adapter = wl_exec_adapter(interp, &interrupted)};
+    wl_interp *interp = wl_interp_new(opts);
+    wl_kernel k = {.adapter = wl_exec_adapter(interp, &interrupted)};
     if (!interp || !k.adapter.self) {
         fprintf(stderr, "wordlab kernel: cannot create the interpreter\n");
         wl_exec_adapter_free(&k.adapter);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernel_json.h"
 #include "wl_utf8.h"
 
 #define STREAM_FLUSH_S 0.05      /* coalesce stream writes and display updates for this long */
@@ -18,16 +19,23 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A message on IOPub (content deleted); a failure is the transport's to log. */
+static void publish(wl_output *o, const char *type, cJSON *content)
+{
+    o->t->publish(o->t->ud, o->req, type, content);
+}
+
 static void flush_stream(wl_output *o)
 {
-    if (o->len) {
+    if (o->buf.len) {
         cJSON *s = cJSON_CreateObject();
         cJSON_AddStringToObject(s, "name", o->stream);
-        char *t = wl_utf8_clean(o->buf, o->len);
+        char *t = wl_utf8_clean(o->buf.s, o->buf.len);
         cJSON_AddStringToObject(s, "text", t ? t : "");
         free(t);
-        wl_kernel_publish(o->c, o->req, "stream", s);
-        o->len = 0;
+        publish(o, "stream", s);
+        free(o->buf.s);
+        o->buf = (wl_buf){0};
     }
     o->last_flush = now_s();
 }
@@ -35,7 +43,7 @@ static void flush_stream(wl_output *o)
 static void flush_update(wl_output *o)
 {
     if (!o->pending) return;
-    wl_kernel_publish(o->c, o->req, "update_display_data", o->pending);
+    publish(o, "update_display_data", o->pending);
     o->pending = NULL;
     o->last_update = now_s();
 }
@@ -50,7 +58,7 @@ static void flush_all(wl_output *o)
 /* When what is buffered must go out (0: nothing is buffered). */
 static double flush_due(const wl_output *o)
 {
-    double due = o->len ? o->last_flush + STREAM_FLUSH_S : 0;
+    double due = o->buf.len ? o->last_flush + STREAM_FLUSH_S : 0;
     double due_update = o->pending ? o->last_update + STREAM_FLUSH_S : 0;
     return !due || (due_update && due_update < due) ? due_update : due;
 }
@@ -90,23 +98,11 @@ static void sink_write(void *ud, const char *stream, const char *s, size_t n)
     if (o->silent || !n) return;
     pthread_mutex_lock(&o->mu);
     const char *name = stream && !strcmp(stream, "stderr") ? "stderr" : "stdout";
-    if (o->len && strcmp(o->stream, name)) flush_stream(o);
+    if (o->buf.len && strcmp(o->stream, name)) flush_stream(o);
     flush_update(o);
-    if (o->len + n > o->cap) {
-        size_t cap = o->cap ? o->cap : 4096;
-        while (cap < o->len + n) cap *= 2;
-        char *b = realloc(o->buf, cap);
-        if (!b) {
-            pthread_mutex_unlock(&o->mu);
-            return;
-        }
-        o->buf = b;
-        o->cap = cap;
-    }
-    memcpy(o->buf + o->len, s, n);
-    o->len += n;
+    wl_buf_put(&o->buf, s, n);
     snprintf(o->stream, sizeof o->stream, "%s", name);
-    if (o->len >= STREAM_MAX || now_s() - o->last_flush >= STREAM_FLUSH_S)
+    if (o->buf.len >= STREAM_MAX || now_s() - o->last_flush >= STREAM_FLUSH_S)
         flush_stream(o);
     else
         arm_timer(o);
@@ -125,7 +121,7 @@ static void sink_display(void *ud, const char *display_id, const wl_mime *bundle
     flush_stream(o);
     if (!update) {
         flush_update(o);
-        wl_kernel_publish(o->c, o->req, "display_data", d);
+        publish(o, "display_data", d);
     } else {
         /* Updates of one display faster than STREAM_FLUSH_S are coalesced: only the latest goes out. */
         if (o->pending) {
@@ -150,7 +146,7 @@ static void sink_clear(void *ud, int wait)
     cJSON_AddBoolToObject(d, "wait", wait);
     pthread_mutex_lock(&o->mu);
     flush_all(o);
-    wl_kernel_publish(o->c, o->req, "clear_output", d);
+    publish(o, "clear_output", d);
     pthread_mutex_unlock(&o->mu);
 }
 
@@ -158,14 +154,14 @@ static void sink_clear(void *ud, int wait)
 static int input_stop(void *arg)
 {
     wl_output *o = arg;
-    return *o->c->k->adapter.interrupted || atomic_load(&o->c->k->shutdown);
+    return *o->interrupted || atomic_load(o->shutdown);
 }
 
 /* input_request on stdin to the shell request's sender, then its input_reply (the transport waits). */
 static int sink_input(void *ud, const char *prompt, int password, char *out, size_t cap)
 {
     wl_output *o = ud;
-    const wl_transport *t = o->c->t;
+    const wl_transport *t = o->t;
     if (!o->allow_stdin || !t->input) return -1;
     pthread_mutex_lock(&o->mu);
     flush_all(o);
@@ -176,13 +172,16 @@ static int sink_input(void *ud, const char *prompt, int password, char *out, siz
     return t->input(t->ud, o->req, req, input_stop, o, out, cap);
 }
 
-void wl_output_begin(wl_output *o, wl_chan *c, const wl_request *req, int silent, int allow_stdin, wl_sink *sink)
+void wl_output_begin(wl_output *o, const wl_transport *t, const wl_request *req, int silent, int allow_stdin,
+                     volatile sig_atomic_t *interrupted, atomic_int *shutdown, wl_sink *sink)
 {
     memset(o, 0, sizeof *o);
-    o->c = c;
+    o->t = t;
     o->req = req;
     o->silent = silent;
     o->allow_stdin = allow_stdin;
+    o->interrupted = interrupted;
+    o->shutdown = shutdown;
     pthread_condattr_t a;
     pthread_condattr_init(&a);
     pthread_condattr_setclock(&a, CLOCK_MONOTONIC);   /* the clock of now_s */
@@ -195,7 +194,7 @@ void wl_output_begin(wl_output *o, wl_chan *c, const wl_request *req, int silent
                       .display = sink_display,
                       .clear = sink_clear,
                       .input = sink_input,
-                      .interrupt = c->k->adapter.interrupted};
+                      .interrupt = interrupted};
 }
 
 void wl_output_end(wl_output *o)
@@ -206,7 +205,7 @@ void wl_output_end(wl_output *o)
     pthread_mutex_unlock(&o->mu);
     if (o->timer_on) pthread_join(o->timer, NULL);
     flush_all(o);
-    free(o->buf);
+    free(o->buf.s);
     pthread_cond_destroy(&o->wake);
     pthread_mutex_destroy(&o->mu);
 }

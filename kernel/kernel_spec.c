@@ -1,5 +1,5 @@
 /* kernel_spec.c: `wordlab install-kernel`: writes the Jupyter kernel specs that run this binary and wordlab-xeus. */
-#include "cli.h"
+#include "kernel.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -98,7 +98,7 @@ static int install_spec(const char *base, const char *name, const char *display,
     return 0;
 }
 
-int wl_cmd_install_kernel(int argc, char **argv)
+int wl_kernel_spec_install(int argc, char **argv)
 {
     const char *prefix = NULL, *name = NULL, *mode = "signal", *kernel = "wordlab";
     for (int i = 1; i < argc; i++) {

@@ -13,6 +13,9 @@
 #include <openssl/params.h>
 #include <openssl/rand.h>
 
+#include "kernel_json.h"
+#include "wl_utf8.h"
+
 #define DELIM "<IDS|MSG>"
 #define SIG_HEX 64              /* HMAC-SHA256 as lowercase hex */
 #define SEEN_CAP WL_WIRE_REPLAY_WINDOW   /* signatures per generation; a set holds twice as many slots */

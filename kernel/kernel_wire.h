@@ -10,9 +10,6 @@
 #include <openssl/evp.h>
 #include <zmq.h>
 
-#include "kernel_json.h"
-#include "wl_utf8.h"
-
 /* What one message may hold. libzmq receives a multipart message whole before the kernel sees any of it, and
  * bounds only each frame (ZMQ_MAXMSGSIZE: a bigger frame disconnects its peer, which connects again by itself);
  * the kernel drops, and logs, a message whose frames together pass WL_WIRE_MESSAGE_MAX. */
@@ -36,8 +33,8 @@ typedef struct wl_wire {
     size_t seen_n;             /* entries in seen[0] */
 } wl_wire;
 
-/* One socket with the per-thread state needed to sign and check messages on it.
- * A port is used only by the thread that owns its socket. */
+/* One socket with the per-thread state needed to sign and check messages on it. A port is used by one thread
+ * at a time: the thread that serves its channel, or the flush timer while the output layer holds its lock. */
 typedef struct wl_port {
     void *sock;
     const char *name;          /* "shell", "control", "stdin", "iopub": for log lines */
@@ -63,9 +60,11 @@ void wl_port_free(wl_port *p);
 /* Sets ZMQ_MAXMSGSIZE (bytes of one received frame) on a socket that peers connect to. Returns 0 / -1. */
 int wl_wire_limit(void *sock, int64_t max);
 
-/* Receives one message (flags: 0 or ZMQ_DONTWAIT). Returns 1 with *m filled (free it with
- * wl_msg_free), 0 when a message arrived but was dropped (over WL_WIRE_MESSAGE_MAX, bad frames,
- * signature or JSON; logged on stderr), -1 on a socket error (errno: EAGAIN, EINTR, ETERM). */
+/* Receives one message (flags: 0 or ZMQ_DONTWAIT). Returns 1 with *m filled (free it with wl_msg_free); 0 when a
+ * message arrived but was dropped, and logged on stderr: over WL_WIRE_MESSAGE_MAX, no delimiter or too few frames,
+ * a bad, missing or replayed signature, a header that is not a JSON object with msg_type and msg_id strings, or no
+ * memory (a parent_header, metadata or content that is not a JSON object is logged and read as {}); -1 when none
+ * was received (errno: EAGAIN with ZMQ_DONTWAIT or after the socket's receive timeout, EINTR, ETERM). */
 int wl_wire_recv(wl_port *p, wl_msg *m, int flags);
 void wl_msg_free(wl_msg *m);
 

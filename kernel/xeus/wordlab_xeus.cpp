@@ -1,4 +1,5 @@
 // wordlab_xeus.cpp: `wordlab-xeus -f FILE`: xeus's protocol core and zmq server over wordlab's C language adapter.
+// cli/xeus_main.c is the program's main, which gives it the interpreter settings of every front end.
 // Every method turns the adapter's results (through the C core's shared helpers) into xeus's messages; xeus does
 // busy/idle, execute_input, the execution count and stop_on_error on its own. History is the C core's: xeus 2.4's
 // in-memory history lists every cell as line 1, with an output field jupyter_kernel_test's schema refuses.
@@ -18,7 +19,7 @@
 #include <xeus/xserver_zmq.hpp>
 #include <zmq.hpp>
 
-#include "cli.h"
+#include "kernel.h"
 #include "kernel_core.h"
 
 namespace nl = nlohmann;
@@ -44,7 +45,7 @@ namespace
     class wordlab_history : public xeus::xhistory_manager
     {
     public:
-        explicit wordlab_history(const wl_core& core) : m_core(core) {}
+        explicit wordlab_history(const wl_kernel& core) : m_core(core) {}
 
     private:
         nl::json query(nl::json content) const
@@ -76,13 +77,13 @@ namespace
                           {"unique", unique}});
         }
 
-        const wl_core& m_core;
+        const wl_kernel& m_core;
     };
 
     class wordlab_interpreter : public xeus::xinterpreter
     {
     public:
-        explicit wordlab_interpreter(wl_core& core) : m_core(core)
+        explicit wordlab_interpreter(wl_kernel& core) : m_core(core)
         {
             m_transport.ud = this;
             m_transport.name = "shell";
@@ -165,7 +166,7 @@ namespace
             m_core.adapter.interrupt(m_core.adapter.self, 1);
         }
 
-        wl_core& m_core;
+        wl_kernel& m_core;
         wl_transport m_transport{};
         wl_chan m_chan{};
     };
@@ -189,7 +190,7 @@ namespace
     }
 }
 
-int main(int argc, char* argv[])
+int wl_kernel_xeus_main(int argc, char** argv, const wl_interp_opts* opts)
 {
     std::string file = xeus::extract_filename(argc, argv);
     if (file.empty()) {
@@ -207,9 +208,8 @@ int main(int argc, char* argv[])
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
     std::thread(watch_sigint, set).detach();
 
-    wl_interp_opts opts = cli_interp_opts();
-    wl_interp* interp = wl_interp_new(&opts);
-    wl_core core{};
+    wl_interp* interp = wl_interp_new(opts);
+    wl_kernel core{};
     core.adapter = wl_exec_adapter(interp, &interrupted);
     if (!interp || !core.adapter.self) {
         std::fprintf(stderr, "wordlab-xeus: cannot create the interpreter\n");

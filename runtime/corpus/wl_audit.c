@@ -1,43 +1,12 @@
 /* wl_audit.c: the corpus audit rendered as aligned text for display and as JSON for result files. */
 #include "wl_corpus.h"
 
+#include "wl_buf.h"
+
 #include <cjson/cJSON.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A growing malloc'd string; a failed allocation sets failed and stops appending. */
-typedef struct {
-    char *s;
-    size_t len, cap;
-    int failed;
-} strbuf;
-
-static void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_printf(strbuf *b, const char *fmt, ...)
-{
-    if (b->failed) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = 2 * (b->len + (size_t)n + 1);
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->failed = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
 
 /* n with thousands separators: 964338 -> "964,338". */
 static const char *grouped(size_t n, char buf[32])
@@ -55,32 +24,32 @@ static const char *grouped(size_t n, char buf[32])
 typedef enum { COL_COUNT, COL_RATE, COL_MEDIAN } col_kind;
 
 /* One table row: a label and the three splits' values of one field. */
-static void row(strbuf *b, const char *label, const wl_audit *a, size_t off, col_kind kind)
+static void row(wl_buf *b, const char *label, const wl_audit *a, size_t off, col_kind kind)
 {
-    sb_printf(b, "%-22s", label);
+    wl_buf_printf(b, "%-22s", label);
     for (int s = 0; s < WL_NSPLITS; s++) {
         const char *field = (const char *)&a->split[s] + off;
         char cell[40], g[32];
         if (kind == COL_COUNT) snprintf(cell, sizeof cell, "%s", grouped(*(const size_t *)field, g));
         else if (kind == COL_RATE) snprintf(cell, sizeof cell, "%.2f%%", 100.0 * *(const double *)field);
         else snprintf(cell, sizeof cell, "%.1f", *(const double *)field);
-        sb_printf(b, " %12s", cell);
+        wl_buf_printf(b, " %12s", cell);
     }
-    sb_printf(b, "\n");
+    wl_buf_printf(b, "\n");
 }
 
 char *wl_corpus_audit_text(const wl_corpus *c)
 {
     const wl_audit *a = &c->audit;
-    strbuf b = {0};
+    wl_buf b = {0};
     char g1[32], g2[32];
     size_t docs = a->split[WL_TRAIN].documents + a->split[WL_VALIDATION].documents + a->split[WL_TEST].documents;
-    sb_printf(&b, "corpus: %s stories from %s\n", grouped(docs, g1), c->source);
-    sb_printf(&b, "profile: %s (max_vocab %s, min_freq %zu)\n\n", c->profile.name ? c->profile.name : "?",
+    wl_buf_printf(&b, "corpus: %s stories from %s\n", grouped(docs, g1), c->source);
+    wl_buf_printf(&b, "profile: %s (max_vocab %s, min_freq %zu)\n\n", c->profile.name ? c->profile.name : "?",
               grouped(c->profile.max_vocab, g2), c->profile.min_freq);
-    sb_printf(&b, "%-22s", "");
-    for (int s = 0; s < WL_NSPLITS; s++) sb_printf(&b, " %12s", wl_split_name((wl_split)s));
-    sb_printf(&b, "\n");
+    wl_buf_printf(&b, "%-22s", "");
+    for (int s = 0; s < WL_NSPLITS; s++) wl_buf_printf(&b, " %12s", wl_split_name((wl_split)s));
+    wl_buf_printf(&b, "\n");
     row(&b, "documents", a, offsetof(wl_split_audit, documents), COL_COUNT);
     row(&b, "tokens", a, offsetof(wl_split_audit, tokens), COL_COUNT);
     row(&b, "targets (windows)", a, offsetof(wl_split_audit, targets), COL_COUNT);
@@ -89,15 +58,11 @@ char *wl_corpus_audit_text(const wl_corpus *c)
     row(&b, "story length min", a, offsetof(wl_split_audit, len_min), COL_COUNT);
     row(&b, "story length median", a, offsetof(wl_split_audit, len_median), COL_MEDIAN);
     row(&b, "story length max", a, offsetof(wl_split_audit, len_max), COL_COUNT);
-    sb_printf(&b, "\ntexts read %s, duplicates removed %zu, empty texts %zu, documents in more than one split %zu\n",
+    wl_buf_printf(&b, "\ntexts read %s, duplicates removed %zu, empty texts %zu, documents in more than one split %zu\n",
               grouped(a->texts_read, g1), a->duplicates, a->empty, a->overlap);
-    sb_printf(&b, "vocabulary: %s tokens, fit on train only (4 special tokens included)\n",
+    wl_buf_printf(&b, "vocabulary: %s tokens, fit on train only (4 special tokens included)\n",
               grouped(a->vocab_size, g2));
-    if (b.failed) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    return wl_buf_take(&b);
 }
 
 char *wl_corpus_audit_json(const wl_corpus *c)

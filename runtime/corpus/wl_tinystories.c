@@ -1,5 +1,6 @@
 /* wl_tinystories.c: the course's TinyStories subset: revision check, offsets, pages with retries, cache and manifest. */
 #include "wl_tinystories.h"
+#include "wl_buf.h"
 #include "wl_corpus.h"
 #include "wl_pyrand.h"
 #include "wl_text.h"
@@ -7,7 +8,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,65 +15,25 @@
 #include <time.h>
 #include <unistd.h>
 
-/* --- a growable byte string --------------------------------------------------------------- */
+/* --- JSON as Python's json.dumps writes it ---------------------------------------------------- */
 
-typedef struct ts_buf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} ts_buf;
-
-static void buf_put(ts_buf *b, const char *s, size_t n)
+/* Writes s[0..n) at out + *k when out is not NULL; counts it in *k either way. */
+static void put(char *out, size_t *k, const char *s, size_t n)
 {
-    if (b->oom) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (b->len + n + 1 > cap) cap *= 2;
-        char *s2 = realloc(b->s, cap);
-        if (!s2) {
-            b->oom = 1;
-            return;
-        }
-        b->s = s2, b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = 0;
-}
-
-static void buf_puts(ts_buf *b, const char *s) { buf_put(b, s, strlen(s)); }
-
-/* The string (its length in *len when len is not NULL), or NULL when out of memory. */
-static char *buf_take(ts_buf *b, size_t *len)
-{
-    if (b->oom) {
-        free(b->s);
-        return NULL;
-    }
-    if (len) *len = b->len;
-    return b->s;
-}
-
-static void buf_printf(ts_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_printf(ts_buf *b, const char *fmt, ...)
-{
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    buf_put(b, tmp, n < 0 ? 0 : (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    if (out) memcpy(out + *k, s, n);
+    *k += n;
 }
 
 /* A JSON string as Python's json.dumps(..., ensure_ascii=False) writes it: ", \ and the control characters
- * escaped (\n \r \t \b \f, else \u00XX in lower-case hex), everything else as it is. */
-static void buf_json_str(ts_buf *b, const char *s)
+ * escaped (\n \r \t \b \f, else \u00XX in lower-case hex), everything else as it is. Written at out + *k when
+ * out is not NULL; *k grows by its length either way. */
+static void json_str(char *out, size_t *k, const char *s)
 {
-    buf_put(b, "\"", 1);
+    put(out, k, "\"", 1);
     for (const char *p = s, *run = s;; p++) {
         unsigned char c = (unsigned char)*p;
         if (c >= 0x20 && c != '"' && c != '\\') continue;
-        buf_put(b, run, (size_t)(p - run));
+        put(out, k, run, (size_t)(p - run));
         run = p + 1;
         if (!c) break;
         static const char short_esc[] = {['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't', ['\b'] = 'b', ['\f'] = 'f',
@@ -81,18 +41,32 @@ static void buf_json_str(ts_buf *b, const char *s)
         char e[8];
         if (c < sizeof short_esc && short_esc[c]) snprintf(e, sizeof e, "\\%c", short_esc[c]);
         else snprintf(e, sizeof e, "\\u%04x", c);
-        buf_puts(b, e);
+        put(out, k, e, strlen(e));
     }
-    buf_put(b, "\"", 1);
+    put(out, k, "\"", 1);
+}
+
+/* The JSON line of one row (see wl_ts_json_line) at out + *k when out is not NULL; *k grows by its length. */
+static void json_line(char *out, size_t *k, long row_idx, const char *text)
+{
+    char head[64];
+    snprintf(head, sizeof head, "{\"row_idx\": %ld, \"text\": ", row_idx);
+    put(out, k, head, strlen(head));
+    json_str(out, k, text);
+    put(out, k, "}\n", 2);
 }
 
 char *wl_ts_json_line(long row_idx, const char *text, size_t *len)
 {
-    ts_buf b = {0};
-    buf_printf(&b, "{\"row_idx\": %ld, \"text\": ", row_idx);
-    buf_json_str(&b, text);
-    buf_puts(&b, "}\n");
-    return buf_take(&b, len);
+    size_t n = 0;
+    json_line(NULL, &n, row_idx, text);
+    char *out = malloc(n + 1);
+    if (!out) return NULL;
+    n = 0;
+    json_line(out, &n, row_idx, text);
+    out[n] = 0;
+    if (len) *len = n;
+    return out;
 }
 
 /* --- offsets ------------------------------------------------------------------------------ */
@@ -302,8 +276,9 @@ static int truthy(const cJSON *v)
 }
 
 /* The JSON lines of one rows-API page (checked: an object, not partial, 100 rows, each with an integer
- * row_idx, a text string of valid UTF-8 and no truncated cell); has_nul: the page's JSON has a \u0000 escape. */
-static int page_lines(const cJSON *page, int has_nul, uint64_t offset, ts_buf *out, wl_err *err)
+ * row_idx, a text string of valid UTF-8 and no truncated cell) into *out (malloc'd, *len bytes); has_nul: the
+ * page's JSON has a \u0000 escape. */
+static int page_lines(const cJSON *page, int has_nul, uint64_t offset, char **out, size_t *len, wl_err *err)
 {
     unsigned long long o = (unsigned long long)offset;
     if (!cJSON_IsObject(page)) return wl_fail(err, "the rows API's page at offset %llu is not a JSON object", o);
@@ -314,6 +289,7 @@ static int page_lines(const cJSON *page, int has_nul, uint64_t offset, ts_buf *o
     if (has_nul)   /* cJSON cannot tell a NUL inside a string from its end */
         return wl_fail(err, "the rows API's page at offset %llu has a text with \\u0000 (NUL), which a story cannot hold", o);
     int n = 0;
+    size_t total = 0;
     for (const cJSON *row = rows->child; row; row = row->next, n++) {
         const cJSON *idx = cJSON_GetObjectItemCaseSensitive(row, "row_idx");
         const cJSON *cells = cJSON_GetObjectItemCaseSensitive(row, "row");
@@ -325,17 +301,19 @@ static int page_lines(const cJSON *page, int has_nul, uint64_t offset, ts_buf *o
         if (truthy(cJSON_GetObjectItemCaseSensitive(row, "truncated_cells")))
             return wl_fail(err, "the rows API truncated row %ld (page at offset %llu)", r, o);
         if (!cJSON_IsString(text)) return wl_fail(err, "row %ld (page at offset %llu) has no \"text\" string", r, o);
-        size_t bad, len;
+        size_t bad;
         if (wl_text_utf8_check(text->valuestring, strlen(text->valuestring), &bad))
             return wl_fail(err, "the text of row %ld (page at offset %llu) is not valid Unicode (byte %zu)", r, o, bad + 1);
-        char *line = wl_ts_json_line(r, text->valuestring, &len);
-        if (!line) return wl_fail(err, "out of memory");
-        buf_put(out, line, len);
-        free(line);
+        json_line(NULL, &total, r, text->valuestring);
     }
     if (n != WL_TS_PAGE_ROWS)
         return wl_fail(err, "the rows API's page at offset %llu has %d rows, not %d", o, n, WL_TS_PAGE_ROWS);
-    return out->oom ? wl_fail(err, "out of memory") : 0;
+    if (!(*out = malloc(total + 1))) return wl_fail(err, "out of memory");
+    *len = 0;
+    for (const cJSON *row = rows->child; row; row = row->next)   /* checked above */
+        json_line(*out, len, (long)cJSON_GetObjectItemCaseSensitive(row, "row_idx")->valuedouble,
+                  cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(row, "row"), "text")->valuestring);
+    return 0;
 }
 
 static int fetch_page(const wl_ts_config *cfg, uint64_t offset, const char *path, wl_err *err)
@@ -347,11 +325,12 @@ static int fetch_page(const wl_ts_config *cfg, uint64_t offset, const char *path
     int nul;
     cJSON *page = get_json(cfg, url, what, &nul, err);
     if (!page) return -1;
-    ts_buf lines = {0};
-    int rc = page_lines(page, nul, offset, &lines, err);
+    char *lines = NULL;
+    size_t len = 0;
+    int rc = page_lines(page, nul, offset, &lines, &len, err);
     cJSON_Delete(page);
-    if (rc == 0) rc = wl_write_atomic(path, lines.s ? lines.s : "", lines.len, err);
-    free(lines.s);
+    if (rc == 0) rc = wl_write_atomic(path, lines, len, err);
+    free(lines);
     return rc;
 }
 
@@ -359,32 +338,44 @@ static int fetch_page(const wl_ts_config *cfg, uint64_t offset, const char *path
 
 static const char SELECTION[] = "deterministic non-overlapping 100-row pages, then truncate";
 
+/* A JSON string (json_str) appended to b. */
+static void buf_json_str(wl_buf *b, const char *s)
+{
+    size_t n = 0;
+    json_str(NULL, &n, s);
+    char *e = wl_xmalloc(n);
+    n = 0;
+    json_str(e, &n, s);
+    wl_buf_put(b, e, n);
+    free(e);
+}
+
 /* source_manifest.json as the course writes it: json.dumps(manifest, indent=2) + "\n". */
 static char *manifest_text(const wl_ts_config *cfg, const uint64_t *offsets, size_t pages, size_t rows,
                            const char *sha, const char *api)
 {
-    ts_buf b = {0};
+    wl_buf b = {0};
     char when[32];
     time_t now = time(NULL);
     struct tm tm;
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
     const char *keys[] = {"dataset", "dataset_revision", "license", "source_split", "selection", "profile"};
     const char *vals[] = {WL_TS_DATASET, WL_TS_REVISION, WL_TS_LICENSE, "train", SELECTION, cfg->profile};
-    buf_puts(&b, "{\n");
+    wl_buf_puts(&b, "{\n");
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        buf_printf(&b, "  \"%s\": ", keys[i]);
+        wl_buf_printf(&b, "  \"%s\": ", keys[i]);
         buf_json_str(&b, vals[i]);
-        buf_puts(&b, ",\n");
+        wl_buf_puts(&b, ",\n");
     }
-    buf_printf(&b, "  \"requested_stories\": %zu,\n  \"downloaded_stories\": %zu,\n  \"offset_seed\": %d,\n",
-               cfg->stories, rows, WL_TS_OFFSET_SEED);
-    buf_puts(&b, pages ? "  \"page_offsets\": [\n" : "  \"page_offsets\": [],\n");
+    wl_buf_printf(&b, "  \"requested_stories\": %zu,\n  \"downloaded_stories\": %zu,\n  \"offset_seed\": %d,\n",
+                  cfg->stories, rows, WL_TS_OFFSET_SEED);
+    wl_buf_puts(&b, pages ? "  \"page_offsets\": [\n" : "  \"page_offsets\": [],\n");
     for (size_t i = 0; i < pages; i++)
-        buf_printf(&b, "    %llu%s\n", (unsigned long long)offsets[i], i + 1 < pages ? "," : "\n  ],");
-    buf_printf(&b, "  \"raw_sha256\": \"%s\",\n  \"retrieved_utc\": \"%s\",\n  \"api\": ", sha, when);
+        wl_buf_printf(&b, "    %llu%s\n", (unsigned long long)offsets[i], i + 1 < pages ? "," : "\n  ],");
+    wl_buf_printf(&b, "  \"raw_sha256\": \"%s\",\n  \"retrieved_utc\": \"%s\",\n  \"api\": ", sha, when);
     buf_json_str(&b, api);
-    buf_puts(&b, "\n}\n");
-    return buf_take(&b, NULL);
+    wl_buf_puts(&b, "\n}\n");
+    return wl_buf_take(&b);
 }
 
 static void course_match(const wl_ts_config *cfg, wl_ts_result *res)
@@ -433,25 +424,35 @@ static int verify_cached(const wl_ts_config *cfg, const char *dir, const char *m
     return rc;
 }
 
-/* Concatenates the pages in offset order, truncated to the story count. */
-static int assemble(const wl_ts_config *cfg, char (*page_path)[PATH_MAX], size_t pages, ts_buf *out, size_t *rows,
-                    wl_err *err)
+/* Concatenates the pages in offset order, truncated to the story count, into *out (malloc'd, *len bytes). */
+static int assemble(const wl_ts_config *cfg, char (*page_path)[PATH_MAX], size_t pages, char **out, size_t *len,
+                    size_t *rows, wl_err *err)
 {
+    char **data = calloc(pages ? pages : 1, sizeof *data);   /* the pages read, each used up to used[i] */
+    size_t *used = calloc(pages ? pages : 1, sizeof *used), n = 0, total = 0;
+    int rc = data && used ? 0 : wl_fail(err, "out of memory assembling the subset");
     *rows = 0;
-    for (size_t i = 0; i < pages && *rows < cfg->stories; i++) {
-        char *data;
-        size_t len, at = 0;
-        if (wl_read_file(page_path[i], &data, &len, err)) return -1;
-        while (at < len && *rows < cfg->stories) {
-            char *nl = memchr(data + at, '\n', len - at);
+    for (; rc == 0 && n < pages && *rows < cfg->stories; n++) {
+        size_t dlen, at = 0;
+        if ((rc = wl_read_file(page_path[n], &data[n], &dlen, err))) break;
+        while (at < dlen && *rows < cfg->stories) {
+            char *nl = memchr(data[n] + at, '\n', dlen - at);
             if (!nl) break;
-            at = (size_t)(nl - data) + 1;
+            at = (size_t)(nl - data[n]) + 1;
             ++*rows;
         }
-        buf_put(out, data, at);
-        free(data);
+        used[n] = at;
+        total += at;
     }
-    return out->oom ? wl_fail(err, "out of memory assembling the subset") : 0;
+    if (rc == 0 && !(*out = malloc(total + 1))) rc = wl_fail(err, "out of memory assembling the subset");
+    *len = 0;
+    for (size_t i = 0; data && i < n; i++) {
+        if (rc == 0) put(*out, len, data[i], used[i]);
+        free(data[i]);
+    }
+    free(data);
+    free(used);
+    return rc;
 }
 
 /* Pages kept from an earlier fetch hold WL_TS_PAGE_ROWS lines (they were written atomically once checked). */
@@ -494,19 +495,18 @@ static int fetch_all(const wl_ts_config *cfg, const char *dir, const char *mpath
         ev = (wl_ts_event){.kind = WL_TS_EV_PAGE, .done = i + 1, .pages = pages, .resumed = res->resumed};
         emit(cfg, &ev);
     }
-    ts_buf all = {0};
-    size_t rows;
+    char *all = NULL;
+    size_t len, rows;
     char api[1100];
     snprintf(api, sizeof api, "%s/rows", cfg->rows_base);
-    int rc = assemble(cfg, page_path, pages, &all, &rows, err);
-    if (rc == 0) rc = sha256_hex(all.s ? all.s : "", all.len, res->sha256, err);
+    int rc = assemble(cfg, page_path, pages, &all, &len, &rows, err);
+    if (rc == 0) rc = sha256_hex(all, len, res->sha256, err);
     char *man = rc ? NULL : manifest_text(cfg, offsets, pages, rows, res->sha256, api);
-    if (rc == 0 && !man) rc = wl_fail(err, "out of memory writing the manifest");
     /* the data first: a manifest always describes a complete file */
-    if (rc == 0) rc = wl_write_atomic(res->path, all.s ? all.s : "", all.len, err);
+    if (rc == 0) rc = wl_write_atomic(res->path, all, len, err);
     if (rc == 0) rc = wl_write_atomic(mpath, man, strlen(man), err);
     free(man);
-    free(all.s);
+    free(all);
     if (rc) return -1;
     for (size_t i = 0; i < pages; i++) unlink(page_path[i]);
     rmdir(pdir);

@@ -1,6 +1,7 @@
 /* wl_npz.c: .npy members (format 1.0/2.0/3.0 headers) inside .npz archives, and 0-d unicode strings.
  * The runtime assumes a little-endian host, like the "<" dtypes it reads and writes. */
 #include "wl_npz.h"
+#include "wl_utf8.h"
 #include "wl_zip.h"
 
 #include <stdarg.h>
@@ -177,7 +178,7 @@ static int parse_header(const char *s, size_t n, wl_npy *a, size_t *itemsize, co
     if (strncmp(descr, "<U", 2) == 0 && descr[2]) {
         size_t chars = 0;
         for (const char *p = descr + 2; *p; p++) {
-            if (*p < '0' || *p > '9' || chars > (WL_NPZ_MAX_MEMBER / 4)) {
+            if (*p < '0' || *p > '9' || chars > (WL_ZIP_MAX_MEMBER / 4)) {
                 *why = "unsupported dtype";
                 return -1;
             }
@@ -493,11 +494,10 @@ int wl_npz_write(const char *path, const wl_npy *arrays, size_t n, int compress,
 int wl_npy_set_string(wl_npy *a, const char *name, const char *utf8, wl_err *err)
 {
     memset(a, 0, sizeof *a);
-    const unsigned char *s = (const unsigned char *)utf8;
-    size_t chars = 0;
+    size_t n = strlen(utf8), chars = 0;
     uint32_t cp;
-    for (size_t i = 0, k; s[i]; i += k, chars++)
-        if (!(k = wl_zip_utf8_decode(s + i, &cp)))
+    for (size_t i = 0, k; i < n; i += k, chars++)
+        if (!(k = wl_utf8_next(utf8 + i, n - i, &cp)))
             return wl_fail(err, "string '%s': text is not valid UTF-8 at byte offset %zu", name, i);
     size_t cells = chars ? chars : 1; /* NumPy stores "" as one NUL code point */
     unsigned char *d = calloc(cells, 4);
@@ -508,8 +508,8 @@ int wl_npy_set_string(wl_npy *a, const char *name, const char *utf8, wl_err *err
         a->name = NULL;
         return wl_fail(err, "string '%s': out of memory", name);
     }
-    for (size_t i = 0, k, j = 0; s[i]; i += k, j++) {
-        k = wl_zip_utf8_decode(s + i, &cp);
+    for (size_t i = 0, k, j = 0; i < n; i += k, j++) {
+        k = wl_utf8_next(utf8 + i, n - i, &cp);
         for (int b = 0; b < 4; b++) d[4 * j + (size_t)b] = (unsigned char)(cp >> (8 * b));
     }
     strcpy(a->dtype, "<U");
@@ -539,21 +539,7 @@ int wl_npy_get_string(const wl_npy *a, char **utf8, wl_err *err)
             free(o);
             return wl_fail(err, "array '%s' holds an invalid code point U+%04X at character %zu", a->name, cp, i);
         }
-        if (cp < 0x80) {
-            o[k++] = (char)cp;
-        } else if (cp < 0x800) {
-            o[k++] = (char)(0xC0 | cp >> 6);
-            o[k++] = (char)(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            o[k++] = (char)(0xE0 | cp >> 12);
-            o[k++] = (char)(0x80 | (cp >> 6 & 0x3F));
-            o[k++] = (char)(0x80 | (cp & 0x3F));
-        } else {
-            o[k++] = (char)(0xF0 | cp >> 18);
-            o[k++] = (char)(0x80 | (cp >> 12 & 0x3F));
-            o[k++] = (char)(0x80 | (cp >> 6 & 0x3F));
-            o[k++] = (char)(0x80 | (cp & 0x3F));
-        }
+        k += wl_utf8_put(cp, o + k);
     }
 #undef CP
     o[k] = 0;

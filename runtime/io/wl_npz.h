@@ -28,13 +28,8 @@ typedef struct wl_npz {
     char *label;             /* the path or label given when read (for error messages) */
 } wl_npz;
 
-/* Limits on what a reader accepts: a member may not inflate to more than
- * WL_NPZ_MAX_MEMBER bytes, nor to more than WL_NPZ_MAX_RATIO times its compressed size
- * (plus a little slack for tiny members). */
-#define WL_NPZ_MAX_MEMBER ((size_t)1 << 31)
-#define WL_NPZ_MAX_RATIO 1032
-/* The default bound on all members together, from the sizes their .npy headers declare (checked before any data
- * is inflated). */
+/* A member is bounded as wl_zip.h says (WL_ZIP_MAX_MEMBER, WL_ZIP_MAX_RATIO). The default bound on all members
+ * together, from the sizes their .npy headers declare (checked before any data is inflated): */
 #define WL_NPZ_MAX_TOTAL ((size_t)1 << 31)
 
 /* Reads an .npz file (members stored or deflated, ZIP64 extras and data descriptors

@@ -1,6 +1,6 @@
 /* wl_zip.c: the ZIP container under .npz: reads what Python's zipfile writes, writes what it reads. */
 #include "wl_zip.h"
-#include "wl_npz.h"
+#include "wl_utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,31 +28,12 @@ static uint32_t rd16(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t
 static uint32_t rd32(const unsigned char *p) { return rd16(p) | rd16(p + 2) << 16; }
 static uint64_t rd64(const unsigned char *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 
-size_t wl_zip_utf8_decode(const unsigned char *s, uint32_t *cp)
-{
-    if (s[0] < 0x80) {
-        *cp = s[0];
-        return 1;
-    }
-    size_t n = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
-    if (!n || s[0] > 0xF4) return 0;
-    uint32_t c = s[0] & (0x7F >> n);
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        c = c << 6 | (s[i] & 0x3F);
-    }
-    static const uint32_t min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
-    if (c < min[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return 0;
-    *cp = c;
-    return n;
-}
-
 /* Names must be UTF-8 without control characters, so that messages and callers can show them. */
 static int printable_utf8(const char *s)
 {
     uint32_t cp;
-    for (size_t k; *s; s += k)
-        if (!(k = wl_zip_utf8_decode((const unsigned char *)s, &cp)) || cp < 0x20 || cp == 0x7F) return 0;
+    for (size_t n = strlen(s), k; n; s += k, n -= k)
+        if (!(k = wl_utf8_next(s, n, &cp)) || cp < 0x20 || cp == 0x7F) return 0;
     return 1;
 }
 
@@ -178,10 +159,10 @@ static int check_member(const unsigned char *buf, size_t cd_off, const char *lab
     if (e->header_off > cd_off || cd_off - e->header_off < LOCAL_LEN)
         return member_fail(err, label, nm, e->header_off, "local header lies outside the file's data area (which ends at byte offset %zu)",
                            cd_off);
-    if (e->method == 8 && e->usize / WL_NPZ_MAX_RATIO > e->csize + 1)
+    if (e->method == 8 && e->usize / WL_ZIP_MAX_RATIO > e->csize + 1)
         return member_fail(err, label, nm, e->header_off,
                            "claims %zu bytes from %zu compressed, beyond the %dx ratio any deflate stream can reach",
-                           e->usize, e->csize, WL_NPZ_MAX_RATIO);
+                           e->usize, e->csize, WL_ZIP_MAX_RATIO);
     const unsigned char *l = buf + e->header_off;
     if (rd32(l) != SIG_LOCAL) return member_fail(err, label, nm, e->header_off, "no local file header signature there");
     if ((int)rd16(l + 8) != e->method)
@@ -266,9 +247,9 @@ int wl_zip_list(const unsigned char *buf, size_t len, const char *label,
         }
         uint64_t usize = rd32(c + 24), csize = rd32(c + 20), hoff = rd32(c + 42);
         if (read_zip64_extra(c + CDIR_LEN + nlen, xlen, &usize, &csize, &hoff, label, e[i].name, p, err)) break;
-        if (usize > WL_NPZ_MAX_MEMBER) {
+        if (usize > WL_ZIP_MAX_MEMBER) {
             wl_fail(err, "%s: member '%s' (central directory record at byte offset %zu) claims %llu bytes uncompressed, more than the %zu allowed",
-                    label, e[i].name, p, (unsigned long long)usize, WL_NPZ_MAX_MEMBER);
+                    label, e[i].name, p, (unsigned long long)usize, WL_ZIP_MAX_MEMBER);
             break;
         }
         if (csize > len || hoff > len) {
@@ -447,8 +428,8 @@ int wl_zip_add(wl_zip_writer *w, const char *name, const void *const *parts,
     if (w->count >= U16_MAX) return wl_fail(err, "member '%s': more than %u members", name, U16_MAX - 1);
     uint32_t crc = (uint32_t)crc32_z(0, NULL, 0);
     for (int i = 0; i < nparts; i++) {
-        if (sizes[i] > WL_NPZ_MAX_MEMBER - usize)
-            return wl_fail(err, "member '%s' exceeds the %zu-byte limit", name, WL_NPZ_MAX_MEMBER);
+        if (sizes[i] > WL_ZIP_MAX_MEMBER - usize)
+            return wl_fail(err, "member '%s' exceeds the %zu-byte limit", name, WL_ZIP_MAX_MEMBER);
         usize += sizes[i];
         if (sizes[i]) crc = (uint32_t)crc32_z(crc, parts[i], sizes[i]); /* zlib restarts on a NULL buffer */
     }

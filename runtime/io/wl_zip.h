@@ -7,6 +7,11 @@
 
 #include "wl_core.h"
 
+/* Limits on what a reader accepts: a member may not inflate to more than WL_ZIP_MAX_MEMBER bytes, nor to more
+ * than WL_ZIP_MAX_RATIO times its compressed size (plus a little slack for tiny members). */
+#define WL_ZIP_MAX_MEMBER ((size_t)1 << 31)
+#define WL_ZIP_MAX_RATIO 1032
+
 /* One member as the central directory describes it, checked against its local header. */
 typedef struct wl_zip_entry {
     char *name;          /* NUL-terminated copy of the member name */
@@ -19,7 +24,7 @@ typedef struct wl_zip_entry {
 
 /* Parses the archive in buf: end record (ZIP64 too), central directory (ZIP64 extras),
  * local headers; checks that members lie inside the file without overlapping, that names
- * are unique, and that sizes respect the limits of wl_npz.h. Fills a malloc'd array. */
+ * are unique, and that sizes respect the limits above. Fills a malloc'd array. */
 int wl_zip_list(const unsigned char *buf, size_t len, const char *label,
                 wl_zip_entry **entries, size_t *n, wl_err *err);
 
@@ -53,9 +58,5 @@ int wl_zip_finish(wl_zip_writer *w, void **buf, size_t *len, wl_err *err);
 
 /* Frees whatever the writer holds (after an error). */
 void wl_zip_writer_free(wl_zip_writer *w);
-
-/* Decodes one UTF-8 sequence at s (NUL-terminated) into *cp; returns its length in bytes, or 0
- * if it is not valid UTF-8 (overlong forms, surrogates and code points past U+10FFFF included). */
-size_t wl_zip_utf8_decode(const unsigned char *s, uint32_t *cp);
 
 #endif

@@ -1,5 +1,6 @@
 /* wl_text.c: normalize (NFKC, str.lower(), whitespace), tokenize and detokenize with Python's Unicode rules. */
 #include "wl_text.h"
+#include "wl_utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,38 +20,19 @@ void wl_tokens_free(wl_tokens *t)
 
 int wl_text_utf8_check(const char *s, size_t n, size_t *bad_offset)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = p[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t len;
-        uint32_t cp, min;
-        if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F, min = 0x80;
-        else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F, min = 0x800;
-        else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07, min = 0x10000;
-        else break;
-        if (len > n - i) break;
-        size_t k = 1;
-        for (; k < len && (p[i + k] & 0xC0) == 0x80; k++) cp = cp << 6 | (p[i + k] & 0x3F);
-        if (k < len || cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) break;
-        i += len;
-    }
+    size_t i = 0, k;
+    while (i < n && (k = (unsigned char)s[i] < 0x80 ? 1 : wl_utf8_next(s + i, n - i, NULL))) i += k;   /* ASCII inline */
     if (i == n) return 0;
     if (bad_offset) *bad_offset = i;
     return -1;
 }
 
-/* Decodes one code point of valid UTF-8; *len gets its byte length. */
-static int32_t utf8_decode(const unsigned char *p, size_t *len)
+/* The code point at p in valid UTF-8 (n bytes left); *len gets its byte length. */
+static int32_t utf8_decode(const unsigned char *p, size_t n, size_t *len)
 {
-    if (p[0] < 0x80) return *len = 1, p[0];
-    if (p[0] < 0xE0) return *len = 2, (p[0] & 0x1F) << 6 | (p[1] & 0x3F);
-    if (p[0] < 0xF0) return *len = 3, (p[0] & 0x0F) << 12 | (p[1] & 0x3F) << 6 | (p[2] & 0x3F);
-    return *len = 4, (p[0] & 0x07) << 18 | (p[1] & 0x3F) << 12 | (p[2] & 0x3F) << 6 | (p[3] & 0x3F);
+    uint32_t cp = p[0];
+    *len = cp < 0x80 ? 1 : wl_utf8_next((const char *)p, n, &cp);   /* ASCII inline */
+    return (int32_t)cp;
 }
 
 int wl_text_is_space(int32_t c)
@@ -172,7 +154,7 @@ static int nfkc(const char *s, size_t n, int32_t **cps, size_t *ncp, wl_err *err
 
 static size_t put_cp(char *o, int32_t c)
 {
-    return (size_t)utf8proc_encode_char(c, (utf8proc_uint8_t *)o);
+    return wl_utf8_put((uint32_t)c, o);
 }
 
 int wl_text_normalize(const char *s, size_t n, char **out, size_t *out_len, wl_err *err)
@@ -226,7 +208,7 @@ static int is_letter(int32_t c)
 static size_t letter_run(const unsigned char *p, size_t n, size_t i)
 {
     size_t len;
-    while (i < n && is_letter(utf8_decode(p + i, &len))) i += len;
+    while (i < n && is_letter(utf8_decode(p + i, n - i, &len))) i += len;
     return i;
 }
 
@@ -247,11 +229,11 @@ int wl_text_tokenize_normalized(const char *norm, size_t n, wl_tokens *out, wl_e
     const unsigned char *p = (const unsigned char *)norm;
     size_t i = 0, b = 0, len;
     while (i < n) {
-        int32_t c = utf8_decode(p + i, &len);
+        int32_t c = utf8_decode(p + i, n - i, &len);
         size_t end;
         if (is_letter(c)) {
             end = letter_run(p, n, i);
-            if (end + 1 < n && p[end] == '\'' && is_letter(utf8_decode(p + end + 1, &len)))
+            if (end + 1 < n && p[end] == '\'' && is_letter(utf8_decode(p + end + 1, n - end - 1, &len)))
                 end = letter_run(p, n, end + 1);
         } else if (c >= '0' && c <= '9') {
             for (end = i + 1; end < n && p[end] >= '0' && p[end] <= '9'; end++) {}

@@ -9,8 +9,10 @@
  * signed, and carries the request's header bytes as its parent_header; wl_utf8_clean gives valid UTF-8. */
 // wl-fuzz-extra: kernel/kernel_wire.c kernel/kernel_json.c
 // wl-fuzz-libs: -lzmq -lssl -lcrypto
+#include "kernel_json.h"
 #include "kernel_wire.h"
 #include "wl_text.h"
+#include "wl_utf8.h"
 
 #include <stdint.h>
 #include <stdlib.h>

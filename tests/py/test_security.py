@@ -147,18 +147,18 @@ SHELL = ["system", "popen", "execl", "execlp", "execle", "execv", "execvp", "exe
          "posix_spawn", "posix_spawnp", "wordexp"]
 ENV = ["getenv", "secure_getenv", "putenv", "setenv", "unsetenv", "clearenv"]
 
-# The only places that read the environment, all in front ends (kernel/), each for one stated reason.
+# The only places that read the environment, all in front ends (kernel/, cli/), each for one stated reason.
 FRONT_END_ENV = {
     ("kernel/kernel_main.c", "JPY_PARENT_PID"): "jupyter_client names its pid: the kernel exits when its client is gone",
     ("kernel/kernel_spec.c", "JUPYTER_DATA_DIR"): "install-kernel --user: the user's Jupyter data directory",
     ("kernel/kernel_spec.c", "XDG_DATA_HOME"): "install-kernel --user: the same, as jupyter_core finds it",
     ("kernel/kernel_spec.c", "HOME"): "install-kernel --user: the same, the last fallback",
-    ("kernel/repl.c", "NO_COLOR"): "the REPL honours the no-colour convention",
-    ("kernel/repl.c", "TERM"): "the REPL draws no colour on a dumb terminal",
-    ("kernel/repl.c", "HOME"): "the REPL's history file ~/.wordlab_history",
-    ("kernel/cli_http.c", "WORDLAB_ARTIFACTS"): "where `artifact` looks first for the bundled files, passed to the interpreter",
-    ("kernel/cli_http.c", "XDG_CACHE_HOME"): "the user's cache directory for `corpus source=tinystories`, passed to the interpreter",
-    ("kernel/cli_http.c", "HOME"): "the same, ~/.cache without XDG_CACHE_HOME",
+    ("cli/repl.c", "NO_COLOR"): "the REPL honours the no-colour convention",
+    ("cli/repl.c", "TERM"): "the REPL draws no colour on a dumb terminal",
+    ("cli/repl.c", "HOME"): "the REPL's history file ~/.wordlab_history",
+    ("cli/cli_http.c", "WORDLAB_ARTIFACTS"): "where `artifact` looks first for the bundled files, passed to the interpreter",
+    ("cli/cli_http.c", "XDG_CACHE_HOME"): "the user's cache directory for `corpus source=tinystories`, passed to the interpreter",
+    ("cli/cli_http.c", "HOME"): "the same, ~/.cache without XDG_CACHE_HOME",
 }
 
 
@@ -174,7 +174,7 @@ def test_the_runtime_reads_no_environment():
 
 def test_front_ends_run_no_shell_and_read_only_the_listed_variables():
     seen = set()
-    for path, text in c_sources("kernel"):
+    for path, text in [*c_sources("kernel"), *c_sources("cli")]:
         assert calls(text, SHELL) == [], path
         for fn, line in calls(text, ENV):
             src_line = text.splitlines()[line - 1]

@@ -163,7 +163,7 @@ typedef struct fixture {
     mock_lang lang;
     mock_transport t;
     wl_transport tr, tr_control;
-    wl_core k;
+    wl_kernel k;
     wl_chan shell, control;
 } fixture;
 

@@ -1,6 +1,8 @@
 /* repl.c: the terminal front ends: the readline REPL, `wordlab run FILE`, `wordlab -c CODE` and `--json` output. */
 #include "cli.h"
+#include "wl_buf.h"
 #include "wl_lang.h"
+#include "wl_utf8.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -66,19 +68,17 @@ static int screen_cols(void)
     return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
 }
 
-/* Terminal rows the text takes (long lines wrap). */
+/* Terminal rows the text takes (long lines wrap; a code point takes a column). */
 static int screen_rows(const char *s)
 {
     int cols = screen_cols();
-    int rows = 0, w = 0;
+    int rows = 0;
     for (;; s++) {
-        if (*s == '\n' || !*s) {
-            rows += w ? (w - 1) / cols + 1 : 1;
-            w = 0;
-            if (!*s) return rows;
-        } else if (((unsigned char)*s & 0xC0) != 0x80) {
-            w++;
-        }
+        size_t n = strcspn(s, "\n");
+        long w = wl_utf8_cp_count(s, n);
+        rows += w ? (int)((w - 1) / cols + 1) : 1;
+        s += n;
+        if (!*s) return rows;
     }
 }
 
@@ -154,7 +154,7 @@ static void term_display(void *ud, const char *display_id, const wl_mime *m, int
     }
     if (update && !t->tty) {   /* a log keeps the first and the last state of a live display */
         free(t->held);
-        t->held = strdup(m->text_plain);
+        t->held = wl_xstrdup(m->text_plain);
         return;
     }
     clear_if_pending(t);
@@ -165,7 +165,7 @@ static void term_display(void *ud, const char *display_id, const wl_mime *m, int
     free(t->live);
     t->live = NULL;
     if (t->tty && display_id) {
-        t->live = strdup(m->text_plain);
+        t->live = wl_xstrdup(m->text_plain);
         snprintf(t->live_id, sizeof t->live_id, "%s", display_id);
     }
 }
@@ -272,7 +272,7 @@ static char *match_gen(const char *text, int state)
     static int i;
     (void)text;
     if (!state) i = 0;
-    return i < g_nmatches ? strdup(g_matches[i++]) : NULL;
+    return i < g_nmatches ? wl_xstrdup(g_matches[i++]) : NULL;
 }
 
 /* Completes from the command table; the matches are made to replace readline's [start, end). */
@@ -285,17 +285,15 @@ static char **repl_complete(const char *text, int start, int end)
     int n = wl_interp_complete(g_in, rl_line_buffer, (size_t)end, &m, &s, &e);
     for (int i = 0; i < n; i++) {
         char *adj;
-        if (s < (size_t)start) adj = strdup(strlen(m[i]) >= (size_t)start - s ? m[i] + ((size_t)start - s) : "");
+        if (s < (size_t)start) adj = wl_xstrdup(strlen(m[i]) >= (size_t)start - s ? m[i] + ((size_t)start - s) : "");
         else {
             size_t k = s - (size_t)start, ml = strlen(m[i]);
-            adj = malloc(k + ml + 1);
-            if (adj) {
-                memcpy(adj, rl_line_buffer + start, k);
-                memcpy(adj + k, m[i], ml + 1);
-            }
+            adj = wl_xmalloc(k + ml + 1);
+            memcpy(adj, rl_line_buffer + start, k);
+            memcpy(adj + k, m[i], ml + 1);
         }
         free(m[i]);
-        m[i] = adj ? adj : strdup("");
+        m[i] = adj;
     }
     g_matches = m;
     g_nmatches = n;
@@ -312,8 +310,7 @@ typedef struct repl_state {
     wl_interp *in;
     term *t;
     char *hist;          /* the history file (NULL when there is no home directory) */
-    char *cell;
-    size_t len;
+    wl_buf cell;
     int eof;
 } repl_state;
 
@@ -323,20 +320,14 @@ static const char PROMPT[] = "wordlab> ", PROMPT2[] = "     ...> ";
 
 static void append_cell(const char *line)
 {
-    size_t n = strlen(line);
-    char *nc = realloc(g_rs.cell, g_rs.len + n + 2);
-    if (!nc) abort();
-    g_rs.cell = nc;
-    if (g_rs.len) g_rs.cell[g_rs.len++] = '\n';
-    memcpy(g_rs.cell + g_rs.len, line, n + 1);
-    g_rs.len += n;
+    if (g_rs.cell.len) wl_buf_put(&g_rs.cell, "\n", 1);
+    wl_buf_puts(&g_rs.cell, line);
 }
 
 static void drop_cell(void)
 {
-    free(g_rs.cell);
-    g_rs.cell = NULL;
-    g_rs.len = 0;
+    free(g_rs.cell.s);
+    g_rs.cell = (wl_buf){0};
 }
 
 static void on_line(char *line)
@@ -348,23 +339,24 @@ static void on_line(char *line)
     }
     append_cell(line);
     free(line);
-    if (!strcmp(wl_lang_is_complete(g_rs.cell), "incomplete")) {
+    const char *cell = g_rs.cell.s;
+    if (!strcmp(wl_lang_is_complete(cell), "incomplete")) {
         rl_set_prompt(PROMPT2);   /* readline shows it when this handler returns */
         return;
     }
     rl_callback_handler_remove();
-    const char *p = g_rs.cell;
+    const char *p = cell;
     while (*p == ' ' || *p == '\t' || *p == '\n') p++;
     char word[256];
     wl_mime help = {0};
     if (*p) {
-        add_history(g_rs.cell);
+        add_history(cell);
         if (g_rs.hist) append_history(1, g_rs.hist);
         /* `?NAME` and `NAME?` show NAME's help, as the notebook's pager does */
-        if (wl_lang_help_request(g_rs.cell, word, sizeof word) && wl_interp_inspect(g_rs.in, word, strlen(word), &help))
+        if (wl_lang_help_request(cell, word, sizeof word) && wl_interp_inspect(g_rs.in, word, strlen(word), &help))
             term_display(g_rs.t, NULL, &help, 0);
         else
-            run_code(g_rs.in, g_rs.t, g_rs.cell, g_rs.len, "input", 1);
+            run_code(g_rs.in, g_rs.t, cell, g_rs.cell.len, "input", 1);
         wl_mime_free(&help);
     }
     drop_cell();

@@ -163,9 +163,8 @@ static int http_get(void *ud, const char *url, double timeout_s, volatile sig_at
 
 static const wl_http CLI_HTTP = {.get = http_get};
 
-const wl_http *cli_http(void) { return &CLI_HTTP; }
-
-const char *cli_cache_dir(void)
+/* $XDG_CACHE_HOME/wordlab or ~/.cache/wordlab; NULL when neither is set. */
+static const char *cache_dir(void)
 {
     static char dir[PATH_MAX];
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -178,6 +177,6 @@ const char *cli_cache_dir(void)
 
 wl_interp_opts cli_interp_opts(void)
 {
-    return (wl_interp_opts){.allow_files = 1, .artifacts_dir = getenv("WORDLAB_ARTIFACTS"), .http = cli_http(),
-                            .cache_dir = cli_cache_dir()};
+    return (wl_interp_opts){.allow_files = 1, .artifacts_dir = getenv("WORDLAB_ARTIFACTS"), .http = &CLI_HTTP,
+                            .cache_dir = cache_dir()};
 }

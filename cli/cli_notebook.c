@@ -22,6 +22,8 @@
  * is written atomically, in Jupyter's own layout (sorted keys, one-space indent), so that a notebook
  * rebuilt from an unchanged lesson differs only where outputs changed. */
 #include "cli.h"
+#include "kernel_json.h"
+#include "wl_buf.h"
 #include "wl_utf8.h"
 #include "wl_lang.h"
 
@@ -64,16 +66,14 @@ static void add_cell(nb_lesson *l, int markdown, int marker_line, char **lines, 
 {
     while (from < to && !lines[from][0]) from++;
     while (to > from && !lines[to - 1][0]) to--;
-    size_t len = 0;
-    for (int i = from; i < to; i++) len += strlen(lines[i]) + 1;
-    char *src = malloc(len + 1), *p = src;
-    if (!src) abort();
-    for (int i = from; i < to; i++) p += sprintf(p, "%s%s", lines[i], i + 1 < to ? "\n" : "");
-    *p = 0;
-    l->cells = realloc(l->cells, (size_t)(l->n + 1) * sizeof *l->cells);
-    if (!l->cells) abort();
+    wl_buf src = {0};
+    for (int i = from; i < to; i++) {
+        wl_buf_puts(&src, lines[i]);
+        if (i + 1 < to) wl_buf_put(&src, "\n", 1);
+    }
+    l->cells = wl_xrealloc(l->cells, (size_t)(l->n + 1) * sizeof *l->cells);
     l->cells[l->n++] = (nb_cell){.markdown = markdown, .line = from < to ? lineno[from] : marker_line + 1,
-                                 .src = src};
+                                 .src = wl_buf_take(&src)};
 }
 
 /* Splits a lesson into cells. Returns 0, or -1 with a "PATH:LINE: ..." message in err. */
@@ -81,9 +81,8 @@ static int lesson_parse(const char *path, char *text, nb_lesson *l, char *err, s
 {
     memset(l, 0, sizeof *l);
     int cap = 16, n = 0;
-    char **lines = malloc((size_t)cap * sizeof *lines);
-    int *lineno = malloc((size_t)cap * sizeof *lineno);
-    if (!lines || !lineno) abort();
+    char **lines = wl_xmalloc((size_t)cap * sizeof *lines);
+    int *lineno = wl_xmalloc((size_t)cap * sizeof *lineno);
     int markdown = -1, start = 0, rc = 0;   /* markdown: -1 before the first marker */
     int ln = 0, marker = 0;   /* marker: the line of the current cell's marker */
     for (char *p = text; *p && !rc; ln++) {
@@ -122,9 +121,8 @@ static int lesson_parse(const char *path, char *text, nb_lesson *l, char *err, s
         }
         if (n == cap) {
             cap *= 2;
-            lines = realloc(lines, (size_t)cap * sizeof *lines);
-            lineno = realloc(lineno, (size_t)cap * sizeof *lineno);
-            if (!lines || !lineno) abort();
+            lines = wl_xrealloc(lines, (size_t)cap * sizeof *lines);
+            lineno = wl_xrealloc(lineno, (size_t)cap * sizeof *lineno);
         }
         lines[n] = line;
         lineno[n++] = ln + 1;
@@ -161,19 +159,15 @@ static cJSON *nb_lines(const char *s, size_t n)
     return a;
 }
 
+/* A MIME bundle as a notebook stores it: the kernel's "data" object, each of its strings as a list of lines. */
 static cJSON *nb_mime(const wl_mime *m)
 {
-    cJSON *d = cJSON_CreateObject();
-    if (m->app_json) {
-        cJSON *j = cJSON_Parse(m->app_json);
-        if (j) cJSON_AddItemToObject(d, "application/json", j);
+    cJSON *d = wl_json_mime(m);
+    for (cJSON *v = d->child, *next; v; v = next) {
+        next = v->next;
+        if (cJSON_IsString(v))
+            cJSON_ReplaceItemInObjectCaseSensitive(d, v->string, nb_lines(v->valuestring, strlen(v->valuestring)));
     }
-    cJSON *vl = m->vegalite ? cJSON_Parse(m->vegalite) : NULL;
-    if (vl) cJSON_AddItemToObject(d, "application/vnd.vegalite.v5+json", vl);
-    if (m->image_svg) cJSON_AddItemToObject(d, "image/svg+xml", nb_lines(m->image_svg, strlen(m->image_svg)));
-    if (m->text_html) cJSON_AddItemToObject(d, "text/html", nb_lines(m->text_html, strlen(m->text_html)));
-    const char *plain = m->text_plain ? m->text_plain : "";
-    cJSON_AddItemToObject(d, "text/plain", nb_lines(plain, strlen(plain)));
     return d;
 }
 
@@ -200,10 +194,9 @@ static void out_push(nb_out *o, cJSON *item, const char *display_id)
     cJSON_AddItemToArray(o->outputs, item);
     if (o->nids == o->capids) {
         o->capids = o->capids ? 2 * o->capids : 8;
-        o->ids = realloc(o->ids, (size_t)o->capids * sizeof *o->ids);
-        if (!o->ids) abort();
+        o->ids = wl_xrealloc(o->ids, (size_t)o->capids * sizeof *o->ids);
     }
-    o->ids[o->nids++] = display_id ? strdup(display_id) : NULL;
+    o->ids[o->nids++] = display_id ? wl_xstrdup(display_id) : NULL;
 }
 
 static void nb_write(void *ud, const char *stream, const char *s, size_t n)
@@ -216,15 +209,11 @@ static void nb_write(void *ud, const char *stream, const char *s, size_t n)
     if (prev && !strcmp(cJSON_GetObjectItem(prev, "output_type")->valuestring, "stream") &&
         !strcmp(cJSON_GetObjectItem(prev, "name")->valuestring, name)) {
         /* the same stream continues: join the text, then split it into lines again */
-        cJSON *text = cJSON_GetObjectItem(prev, "text");
-        size_t len = 0;
-        for (cJSON *l = text->child; l; l = l->next) len += strlen(l->valuestring);
-        char *all = malloc(len + n + 1), *p = all;
-        if (!all) abort();
-        for (cJSON *l = text->child; l; l = l->next) p += sprintf(p, "%s", l->valuestring);
-        memcpy(p, s, n);
-        cJSON_ReplaceItemInObject(prev, "text", nb_lines(all, len + n));
-        free(all);
+        wl_buf all = {0};
+        for (cJSON *l = cJSON_GetObjectItem(prev, "text")->child; l; l = l->next) wl_buf_puts(&all, l->valuestring);
+        wl_buf_put(&all, s, n);
+        cJSON_ReplaceItemInObject(prev, "text", nb_lines(all.s, all.len));
+        free(all.s);
         return;
     }
     cJSON *item = cJSON_CreateObject();
@@ -282,8 +271,7 @@ static void json_put(FILE *f, const cJSON *j, int depth)
         fputs(isobj ? "{}" : "[]", f);
         return;
     }
-    cJSON **items = malloc((size_t)n * sizeof *items);
-    if (!items) abort();
+    cJSON **items = wl_xmalloc((size_t)n * sizeof *items);
     int k = 0;
     for (cJSON *c = j->child; c; c = c->next) items[k++] = c;
     if (isobj) qsort(items, (size_t)n, sizeof *items, key_cmp);

@@ -1,5 +1,6 @@
 /* main.c: the `wordlab` program: dispatches to the REPL (default) and the subcommands. */
 #include "cli.h"
+#include "kernel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,15 +8,22 @@
 
 static int cli_help(int argc, char **argv);
 
-static const wl_subcommand SUBCOMMANDS[] = {
+/* The Jupyter kernel, with the interpreter settings of every front end. */
+static int cli_kernel(int argc, char **argv)
+{
+    wl_interp_opts opts = cli_interp_opts();
+    return wl_kernel_main(argc, argv, &opts);
+}
+
+static const cli_subcommand SUBCOMMANDS[] = {
     {"help", "help", "this text", cli_help},
-    {"kernel", "kernel -f FILE", "run the Jupyter kernel on a connection file", wl_cmd_kernel},
+    {"kernel", "kernel -f FILE", "run the Jupyter kernel on a connection file", cli_kernel},
     {"run", "run FILE.wlab", "run a script; stops at the first error (FILE:LINE)", cli_run},
     {"-c", "-c 'COMMANDS'", "run the commands given on the command line", cli_code},
     {"--json", "--json [run|-c] ...", "show each command's value as one JSON line", cli_repl},
     {"tokenize", "tokenize --jsonl", "tokenize JSON lines with \"text\" from stdin", cli_tokenize},
     {"notebook", "notebook LESSON -o NB", "run a .wlab lesson, write an .ipynb with outputs", cli_notebook},
-    {"install-kernel", "install-kernel [--user|--prefix DIR]", "install the Jupyter kernel spec", wl_cmd_install_kernel},
+    {"install-kernel", "install-kernel [--user|--prefix DIR]", "install the Jupyter kernel spec", wl_kernel_spec_install},
 };
 
 static void usage(FILE *out)

@@ -2,30 +2,20 @@
 #ifndef WL_CLI_H
 #define WL_CLI_H
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 #include "wl_lang.h"
 
-typedef struct wl_subcommand {
+typedef struct cli_subcommand {
     const char *name;
     const char *synopsis;
     const char *summary;
     int (*run)(int argc, char **argv);   /* argv[0] is the subcommand name */
-} wl_subcommand;
+} cli_subcommand;
 
-/* The interpreter settings every front end uses (files allowed; $WORDLAB_ARTIFACTS for `artifact`; HTTP and the
- * cache directory for `corpus source=tinystories`). cli_http.c */
+/* The interpreter settings every front end uses (files allowed; $WORDLAB_ARTIFACTS for `artifact`; the HTTP GET
+ * of libcurl and the user's download cache, $XDG_CACHE_HOME/wordlab or ~/.cache/wordlab (none when neither is
+ * set), for `corpus source=tinystories`). cli_http.c */
 wl_interp_opts cli_interp_opts(void);
 
-/* The HTTP GET (libcurl) and the user's download cache, $XDG_CACHE_HOME/wordlab or ~/.cache/wordlab (NULL when
- * neither is set). cli_http.c */
-const struct wl_http *cli_http(void);
-const char *cli_cache_dir(void);
-
-int wl_cmd_kernel(int argc, char **argv);          /* kernel_main.c */
-int wl_cmd_install_kernel(int argc, char **argv);  /* kernel_spec.c */
 int cli_repl(int argc, char **argv);               /* repl.c: the REPL, or commands from a pipe; --json */
 /* repl.c: the exit status of the program that would return rc: 1, with a message on stderr, when writing its
  * output (stdout, flushed here) failed. */
@@ -34,9 +24,5 @@ int cli_run(int argc, char **argv);                /* repl.c: wordlab run FILE.w
 int cli_code(int argc, char **argv);               /* repl.c: wordlab -c 'COMMANDS' */
 int cli_tokenize(int argc, char **argv);           /* cli_tokenize.c: wordlab tokenize --jsonl */
 int cli_notebook(int argc, char **argv);           /* cli_notebook.c: wordlab notebook LESSON.wlab -o NB.ipynb */
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif
