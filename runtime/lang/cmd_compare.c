@@ -3,7 +3,6 @@
 
 #include "wl_compare.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 static int cmd_results(wl_call *c, wl_value **out)

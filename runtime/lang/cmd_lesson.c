@@ -4,7 +4,6 @@
 #include "wl_context.h"
 
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

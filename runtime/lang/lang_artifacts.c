@@ -1,7 +1,6 @@
 /* lang_artifacts.c: where the bundled vocab.json, checkpoints and comparison.json live, and how saved outputs name them. */
 #include "lang_objs.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -5,7 +5,6 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
