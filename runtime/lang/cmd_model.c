@@ -1,242 +1,14 @@
-/* cmd_model.c: models and what they compute: model (new, load, save, info), details, heads, attention; tensor values. */
+/* cmd_model.c: models and what they compute: model (new, load, save, info), details, forward, maxdiff, heads, attention. */
 #include "lang_objs.h"
 
 #include "wl_checkpoint.h"
+#include "wl_context.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *grouped(size_t n, char *buf)
-{
-    char tmp[32];
-    int len = snprintf(tmp, sizeof tmp, "%zu", n), k = 0;
-    for (int i = 0; i < len; i++) {
-        if (i && (len - i) % 3 == 0) buf[k++] = ',';
-        buf[k++] = tmp[i];
-    }
-    buf[k] = 0;
-    return buf;
-}
-
-/* ---- tensors ---- */
-
-static void tensor_free(void *d)
-{
-    lang_tensor *t = d;
-    free(t->data);
-    free(t);
-}
-
-static void shape_text(wl_buf *b, const int *shape, int ndim)
-{
-    wl_buf_put(b, "[", 1);
-    for (int i = 0; i < ndim; i++) wl_buf_printf(b, "%s%d", i ? "," : "", shape[i]);
-    wl_buf_put(b, "]", 1);
-}
-
-static int tensor_render(const void *d, wl_mime *out, wl_err *err)
-{
-    (void)err;
-    const lang_tensor *t = d;
-    double lo = INFINITY, hi = -INFINITY, sum = 0;
-    size_t finite = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        double x = t->data[i];
-        if (!isfinite(x)) continue;
-        lo = fmin(lo, x);
-        hi = fmax(hi, x);
-        sum += x;
-        finite++;
-    }
-    wl_buf b = {0};
-    wl_buf_printf(&b, "%s ", t->name);
-    shape_text(&b, t->shape, t->ndim);
-    if (finite) wl_buf_printf(&b, " float32: min %.4g, max %.4g, mean %.4g", lo, hi, sum / (double)finite);
-    if (finite < t->n) wl_buf_printf(&b, " (%zu masked entries are -inf)", t->n - finite);
-    /* a preview of the first matrix (leading indices 0) */
-    int rows = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1, cols = t->shape[t->ndim - 1];
-    int showr = rows < 6 ? rows : 6, showc = cols < 8 ? cols : 8;
-    if (t->ndim > 2) {
-        wl_buf_puts(&b, "\nfirst matrix [");
-        for (int i = 0; i < t->ndim - 2; i++) wl_buf_puts(&b, "0,");
-        wl_buf_puts(&b, ":,:]");
-    }
-    for (int r = 0; r < showr; r++) {
-        wl_buf_puts(&b, "\n ");
-        for (int c = 0; c < showc; c++) wl_buf_printf(&b, " %9.4f", t->data[(size_t)r * (size_t)cols + (size_t)c]);
-        if (showc < cols) wl_buf_puts(&b, "  …");
-    }
-    if (showr < rows) wl_buf_puts(&b, "\n  …");
-    out->text_plain = wl_buf_take(&b);
-    wl_buf_puts(&b, "{\"type\":\"tensor\",\"name\":");
-    wl_buf_json_str(&b, t->name);
-    wl_buf_puts(&b, ",\"shape\":");
-    shape_text(&b, t->shape, t->ndim);
-    wl_buf_puts(&b, ",\"data\":[");
-    for (size_t i = 0; i < t->n; i++) {
-        if (i) wl_buf_put(&b, ",", 1);
-        wl_buf_json_num(&b, t->data[i]);
-    }
-    wl_buf_puts(&b, "]}");
-    out->app_json = wl_buf_take(&b);
-    return 0;
-}
-
-static wl_value *tensor_field(wl_value *self, const char *name, wl_err *err)
-{
-    const lang_tensor *t = self->data;
-    if (!strcmp(name, "shape")) {
-        wl_value *l = wl_list();
-        for (int i = 0; i < t->ndim; i++) wl_list_push(l, wl_int(t->shape[i]));
-        return l;
-    }
-    if (!strcmp(name, "values")) {
-        if (t->n > (1 << 20)) {
-            wl_fail(err, "%s has %zu values, too many for a list; index it first (.0)", t->name, t->n);
-            return NULL;
-        }
-        wl_value *l = wl_list();
-        for (size_t i = 0; i < t->n; i++) wl_list_push(l, wl_num(t->data[i]));
-        return l;
-    }
-    char *end;
-    long i = strtol(name, &end, 10);
-    if (*end || name[0] < '0' || name[0] > '9') {
-        wl_fail(err, "a tensor has no field .%s; use .shape, .values or an index like .0", name);
-        return NULL;
-    }
-    if (i >= t->shape[0]) {
-        wl_fail(err, "index %ld is past the end of the first axis (size %d; indices count from 0)", i, t->shape[0]);
-        return NULL;
-    }
-    if (t->ndim == 1) return wl_num(t->data[i]);
-    size_t inner = t->n / (size_t)t->shape[0];
-    char nm[48];
-    snprintf(nm, sizeof nm, "%.20s.%d", t->name, (int)i);
-    return lang_tensor_value(nm, t->data + (size_t)i * inner, t->ndim - 1, t->shape + 1);
-}
-
-const wl_objtype lang_tensor_type = {.name = "tensor", .fields = "shape values", .free = tensor_free,
-                                     .render = tensor_render, .field = tensor_field};
-
-wl_value *lang_tensor_value(const char *name, const float *data, int ndim, const int *shape)
-{
-    lang_tensor *t = calloc(1, sizeof *t);
-    if (!t) abort();
-    snprintf(t->name, sizeof t->name, "%.31s", name);
-    t->ndim = ndim;
-    t->n = 1;
-    for (int i = 0; i < ndim; i++) {
-        t->shape[i] = shape[i];
-        t->n *= (size_t)shape[i];
-    }
-    t->data = malloc(sizeof(float) * t->n);
-    if (!t->data) abort();
-    memcpy(t->data, data, sizeof(float) * t->n);
-    return wl_obj(&lang_tensor_type, t);
-}
-
-/* ---- models ---- */
-
-static void model_free(void *d)
-{
-    lang_model *lm = d;
-    wl_model_free(&lm->m);
-    wl_unref(lm->vocab);
-    free(lm->source);
-    free(lm);
-}
-
-static int model_render(const void *d, wl_mime *out, wl_err *err)
-{
-    (void)err;
-    const lang_model *lm = d;
-    const wl_model *m = &lm->m;
-    char g[32];
-    wl_buf b = {0};
-    wl_buf_printf(&b, "model %s", m->kind_name);
-    if (m->kind == WL_KIND_ATTENTION)
-        wl_buf_printf(&b, ": %d head%s of width %d", m->H, m->H == 1 ? "" : "s", WL_D / m->H);
-    wl_buf_printf(&b, ", vocabulary %d, %s parameters\n", m->V, grouped(m->nparams, g));
-    wl_buf_printf(&b, "seed %llu; ", (unsigned long long)lm->seed);
-    if (lm->steps_trained) wl_buf_printf(&b, "trained %ld steps here, ", lm->steps_trained);
-    if (lm->selected_step) wl_buf_printf(&b, "selected step %d", lm->selected_step);
-    else wl_buf_puts(&b, lm->steps_trained ? "initial weights kept" : "untrained");
-    if (isfinite(lm->test_loss)) wl_buf_printf(&b, ", test loss %.4f", lm->test_loss);
-    wl_buf_printf(&b, "; from %s\n", lm->source);
-    if (lm->vocab) wl_buf_printf(&b, "vocabulary attached (%s)\n", lm->vocab_from[0] ? lm->vocab_from : "given with vocab=");
-    else wl_buf_puts(&b, "no vocabulary attached (only its size): give one with model load PATH vocab=V\n");
-    wl_table *t = wl_table_new(3);
-    wl_table_header_rows(t, 1);
-    wl_table_cell(t, "parameter", -1);
-    wl_table_cell(t, "shape", -1);
-    wl_table_cell(t, "count", -1);
-    for (int i = 0; i < m->nviews; i++) {
-        const wl_param_view *v = &m->views[i];
-        wl_table_cell(t, v->name, -1);
-        if (v->ndim == 2) wl_table_cellf(t, -1, "[%d, %d]", v->shape[0], v->shape[1]);
-        else wl_table_cellf(t, -1, "[%d]", v->shape[0]);
-        wl_table_cell(t, grouped(v->size, g), -1);
-    }
-    char *tt = wl_table_text(t), *th = wl_table_html(t);
-    wl_table_free(t);
-    size_t head_len = b.len;
-    wl_buf_puts(&b, tt);
-    out->text_plain = wl_buf_take(&b);
-    wl_buf_puts(&b, "<p>");
-    char *head = strndup(out->text_plain, head_len);
-    wl_buf_html(&b, head);
-    free(head);
-    wl_buf_printf(&b, "</p>%s", th);
-    out->text_html = wl_buf_take(&b);
-    free(tt);
-    free(th);
-    wl_buf_printf(&b, "{\"type\":\"model\",\"kind\":\"%s\",\"heads\":%d,\"vocab_size\":%d,\"parameters\":%zu,\"seed\":%llu,"
-                      "\"selected_step\":%d,\"test_loss\":",
-                  m->kind_name, m->H, m->V, m->nparams, (unsigned long long)lm->seed, lm->selected_step);
-    wl_buf_json_num(&b, lm->test_loss);
-    wl_buf_puts(&b, ",\"shapes\":{");
-    for (int i = 0; i < m->nviews; i++) {
-        const wl_param_view *v = &m->views[i];
-        wl_buf_printf(&b, "%s\"%s\":", i ? "," : "", v->name);
-        shape_text(&b, v->shape, v->ndim);
-    }
-    wl_buf_puts(&b, "}}");
-    out->app_json = wl_buf_take(&b);
-    return 0;
-}
-
-static wl_value *model_field(wl_value *self, const char *name, wl_err *err)
-{
-    const lang_model *lm = self->data;
-    if (!strcmp(name, "kind")) return wl_str(lm->m.kind_name);
-    if (!strcmp(name, "heads")) return wl_int(lm->m.H);
-    if (!strcmp(name, "parameters")) return wl_int((long long)lm->m.nparams);
-    if (!strcmp(name, "seed")) return wl_int((long long)lm->seed);
-    if (!strcmp(name, "selected_step")) return wl_int(lm->selected_step);
-    if (!strcmp(name, "test_loss")) return wl_num(lm->test_loss);
-    if (!strcmp(name, "vocab")) {
-        if (lm->vocab) return wl_ref(lm->vocab);
-        wl_fail(err, LANG_NO_VOCAB);
-        return NULL;
-    }
-    wl_fail(err, "a model has no field .%s; its fields are %s", name, lang_model_type.fields);
-    return NULL;
-}
-
-const wl_objtype lang_model_type = {.name = "model", .fields = "kind heads parameters seed selected_step test_loss vocab",
-                                    .free = model_free, .render = model_render, .field = model_field};
-
-static lang_model *new_lang_model(void)
-{
-    lang_model *lm = calloc(1, sizeof *lm);
-    if (!lm) abort();
-    lm->test_loss = NAN;
-    return lm;
-}
 
 static int model_new(wl_call *c, wl_value **out)
 {
@@ -259,7 +31,7 @@ static int model_new(wl_call *c, wl_value **out)
         return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "heads"), "kind=%s has one head; use kind=multihead for %lld",
                             kind, heads);
     }
-    lang_model *lm = new_lang_model();
+    lang_model *lm = lang_model_new();
     if (wl_model_init(&lm->m, kind, (int)vsize, (int)heads, (uint64_t)seed, c->err)) {
         free(lm);
         wl_unref(vv);
@@ -269,27 +41,9 @@ static int model_new(wl_call *c, wl_value **out)
     }
     lm->seed = (uint64_t)seed;
     lm->vocab = vv;
-    lm->source = strdup("model new");
-    if (!lm->source) abort();
+    lm->source = wl_xstrdup("model new");
     *out = wl_obj(&lang_model_type, lm);
     return 0;
-}
-
-wl_value *lang_model_vocab(wl_call *c, const lang_model *lm)
-{
-    if (!wl_opt_has(c, "vocab")) {
-        if (!lm->vocab) wl_call_fail(c, "ArgumentError", c->argc + 1, LANG_NO_VOCAB " or to this command with vocab=V");
-        return lm->vocab ? wl_ref(lm->vocab) : NULL;
-    }
-    int word = wl_call_optword(c, "vocab");
-    wl_value *vv = lang_vocab_from(c, wl_opt_val(c, "vocab"), word);
-    if (vv && lang_vocab_get(vv)->n != (size_t)lm->m.V) {
-        wl_call_fail(c, "ArgumentError", word, "the model has a vocabulary of %d tokens, this vocab %zu", lm->m.V,
-                     lang_vocab_get(vv)->n);
-        wl_unref(vv);
-        return NULL;
-    }
-    return vv;
 }
 
 /* The vocabulary a checkpoint brings into *out: the "vocab" member of its metadata (what `model save` writes;
@@ -339,10 +93,9 @@ static int model_load(wl_call *c, wl_value **out)
     if (!c->allow_files) return wl_call_fail(c, "PermissionError", wl_call_argword(c, 1), "reading files is disabled here");
     wl_value *vv = NULL;
     if (wl_opt_has(c, "vocab") && !(vv = lang_vocab_from(c, wl_opt_val(c, "vocab"), wl_call_optword(c, "vocab")))) return -1;
-    lang_model *lm = new_lang_model();
+    lang_model *lm = lang_model_new();
     wl_ckpt_meta meta;
-    volatile sig_atomic_t *interrupt = c->sink ? c->sink->interrupt : NULL;
-    if (wl_checkpoint_load(path, vv ? (int)lang_vocab_get(vv)->n : 0, interrupt, &lm->m, &meta, c->err)) {
+    if (wl_checkpoint_load(path, vv ? (int)lang_vocab_get(vv)->n : 0, lang_interrupt(c), &lm->m, &meta, c->err)) {
         free(lm);
         wl_unref(vv);
         c->errword = wl_call_argword(c, 1);
@@ -354,7 +107,8 @@ static int model_load(wl_call *c, wl_value **out)
     const char *from = "given with vocab=";
     if (!vv && checkpoint_vocab(path, &meta, lm->m.V, &vv, &from, c->err)) {
         wl_ckpt_meta_free(&meta);
-        model_free(lm);
+        wl_model_free(&lm->m);
+        free(lm);
         c->errword = wl_call_argword(c, 1);
         return -1;
     }
@@ -409,108 +163,6 @@ static int cmd_model(wl_call *c, wl_value **out)
     return 0;
 }
 
-/* ---- forward_details ---- */
-
-typedef struct lang_details {
-    wl_details d;
-    int32_t ids[WL_T];
-    int nreal;
-    wl_value *vocab;
-    char kind[16];
-} lang_details;
-
-static void details_free(void *p)
-{
-    lang_details *ld = p;
-    wl_details_free(&ld->d);
-    wl_unref(ld->vocab);
-    free(ld);
-}
-
-typedef struct tensor_ref {
-    const char *name;
-    const float *data;
-    int ndim, shape[4];
-} tensor_ref;
-
-/* The intermediates in the order forward_details computes them. */
-static int details_tensors(const lang_details *ld, tensor_ref *out)
-{
-    const wl_details *d = &ld->d;
-    int n = 0;
-    if (d->E) {
-        out[n++] = (tensor_ref){"E", d->E, 3, {d->B, d->T, d->D}};
-        out[n++] = (tensor_ref){"Q", d->Q, 4, {d->B, d->H, d->T, d->d}};
-        out[n++] = (tensor_ref){"K", d->K, 4, {d->B, d->H, d->T, d->d}};
-        out[n++] = (tensor_ref){"V", d->Vv, 4, {d->B, d->H, d->T, d->d}};
-        out[n++] = (tensor_ref){"scores", d->scores, 4, {d->B, d->H, d->T, d->T}};
-        out[n++] = (tensor_ref){"weights", d->weights, 4, {d->B, d->H, d->T, d->T}};
-        out[n++] = (tensor_ref){"messages", d->messages, 3, {d->B, d->T, d->D}};
-        out[n++] = (tensor_ref){"contextual", d->contextual, 3, {d->B, d->T, d->D}};
-        out[n++] = (tensor_ref){"logits_all", d->logits_all, 3, {d->B, d->T, d->V}};
-    }
-    out[n++] = (tensor_ref){"logits", d->logits, 2, {d->B, d->V}};
-    return n;
-}
-
-static int details_render(const void *p, wl_mime *out, wl_err *err)
-{
-    (void)err;
-    const lang_details *ld = p;
-    const wl_details *d = &ld->d;
-    tensor_ref tr[10];
-    int n = details_tensors(ld, tr);
-    wl_table *t = wl_table_new(2);
-    wl_table_header_rows(t, 1);
-    wl_table_cell(t, "tensor", -1);
-    wl_table_cell(t, "shape", -1);
-    wl_buf b = {0};
-    for (int i = 0; i < n; i++) {
-        wl_table_cell(t, tr[i].name, -1);
-        shape_text(&b, tr[i].shape, tr[i].ndim);
-        wl_table_cell(t, b.s, -1);
-        free(wl_buf_take(&b));
-    }
-    wl_buf_printf(&b, "forward_details of the %s model on %d real ids in %d slots:", ld->kind, ld->nreal, d->T);
-    char *title = wl_buf_take(&b);
-    wl_table_title(t, title);
-    char *tt = wl_table_text(t), *th = wl_table_html(t);
-    wl_table_free(t);
-    wl_buf_puts(&b, tt);
-    if (d->E)
-        wl_buf_printf(&b, "\nB = %d example, T = %d slots, D = %d, H = %d heads, d = %d per head, V = %d words.\n"
-                          "Fields: $x.E $x.Q ... $x.weights (tensors; .0 indexes the first axis).",
-                      d->B, d->T, d->D, d->H, d->d, d->V);
-    out->text_plain = wl_buf_take(&b);
-    out->text_html = th;
-    free(tt);
-    free(title);
-    wl_buf_printf(&b, "{\"type\":\"details\",\"kind\":\"%s\",\"real\":%d,\"shapes\":{", ld->kind, ld->nreal);
-    for (int i = 0; i < n; i++) {
-        wl_buf_printf(&b, "%s\"%s\":", i ? "," : "", tr[i].name);
-        shape_text(&b, tr[i].shape, tr[i].ndim);
-    }
-    wl_buf_puts(&b, "}}");
-    out->app_json = wl_buf_take(&b);
-    return 0;
-}
-
-static wl_value *details_field(wl_value *self, const char *name, wl_err *err)
-{
-    const lang_details *ld = self->data;
-    tensor_ref tr[10];
-    int n = details_tensors(ld, tr);
-    for (int i = 0; i < n; i++)
-        if (!strcmp(tr[i].name, name)) return lang_tensor_value(name, tr[i].data, tr[i].ndim, tr[i].shape);
-    if (!strcmp(name, "ids")) return lang_ids_value(ld->ids + (WL_T - ld->nreal), ld->nreal, WL_T, ld->vocab);
-    wl_fail(err, "%s has no field .%s (fields: ids%s)", ld->d.E ? "a forward_details" : "an mlp's forward_details", name,
-            ld->d.E ? " E Q K V scores weights messages contextual logits_all logits" : " logits");
-    return NULL;
-}
-
-static const wl_objtype DETAILS_T = {.name = "forward_details", .fields = "E Q K V scores weights messages contextual logits_all logits ids",
-                                     .free = details_free, .render = details_render, .field = details_field};
-
 /* The context a command runs model lm on: argument 1 as ids (from `encode`), or text encoded with the model's
  * vocabulary (or vocab=), checked against the model. *li is borrowed or lives in *enc; *vv is the vocabulary
  * used for text or given with vocab= (a new reference or NULL). Returns 0, or -1 with nothing to release. */
@@ -523,18 +175,14 @@ static int read_context(wl_call *c, const lang_model *lm, lang_ids **li, wl_valu
     int rc = 0;
     if (!*li) { /* text: encode with the vocabulary */
         wl_tokens toks;
-        memset(&toks, 0, sizeof toks);
+        int32_t *hist;
         const char *s = idv->type == WL_V_STR ? idv->str : NULL;
         if (!s)
             rc = wl_call_fail(c, "TypeError", wl_call_argword(c, 1), "the second argument of `%s` must be ids (from `encode`) or text, not %s",
                               c->cmd->name, wl_value_kind(idv));
-        else if (wl_text_tokenize(s, strlen(s), &toks, c->err))
+        else if (wl_context_encode(lang_vocab_get(*vv), s, strlen(s), &toks, &hist, c->err))
             rc = -1;
         if (!rc) {
-            int32_t *hist = malloc(sizeof(int32_t) * (toks.n + 1));
-            if (!hist) abort();
-            hist[0] = WL_BOS;
-            wl_vocab_encode(lang_vocab_get(*vv), (const char *const *)toks.tok, toks.n, hist + 1);
             *enc = lang_ids_value(hist, (int)toks.n + 1, WL_T, *vv);
             free(hist);
             wl_tokens_free(&toks);
@@ -562,21 +210,10 @@ static int cmd_details(wl_call *c, wl_value **out)
     lang_ids *li;
     wl_value *enc, *vv;
     if (!lm || read_context(c, lm, &li, &enc, &vv)) return -1;
-    lang_details *ld = calloc(1, sizeof *ld);
-    if (!ld) abort();
-    int rc = wl_model_details(&lm->m, li->ids, 1, &ld->d, c->err);
-    if (!rc) {
-        memcpy(ld->ids, li->ids, sizeof ld->ids);
-        ld->nreal = li->nreal;
-        ld->vocab = wl_ref(vv ? vv : li->vocab ? li->vocab : lm->vocab);
-        snprintf(ld->kind, sizeof ld->kind, "%s", lm->m.kind_name);
-        *out = wl_obj(&DETAILS_T, ld);
-    } else {
-        free(ld);
-    }
+    *out = lang_details_value(&lm->m, li, vv ? vv : li->vocab ? li->vocab : lm->vocab, c->err);
     wl_unref(enc);
     wl_unref(vv);
-    return rc;
+    return *out ? 0 : -1;
 }
 
 /* ---- forward: the final row only, as training and evaluation compute it ---- */
@@ -589,9 +226,9 @@ static int cmd_forward(wl_call *c, wl_value **out)
     if (!lm || read_context(c, lm, &li, &enc, &vv)) return -1;
     wl_model_ws *ws = wl_model_ws_new(&lm->m, 1);
     float *logits = malloc(sizeof(float) * (size_t)lm->m.V);
-    if (!ws || !logits) abort();
-    int rc = wl_model_forward(&lm->m, ws, li->ids, 1, logits, c->err);
-    if (!rc) *out = lang_tensor_value("logits", logits, 2, (const int[]){1, lm->m.V});
+    int rc = ws && logits ? wl_model_forward(&lm->m, ws, li->ids, 1, logits, c->err)
+                          : wl_fail(c->err, "out of memory for a forward pass of the %s model", lm->m.kind_name);
+    if (!rc && !(*out = lang_tensor_value("logits", logits, 2, (const int[]){1, lm->m.V}, c->err))) rc = -1;
     free(logits);
     wl_model_ws_free(ws);
     wl_unref(enc);
@@ -616,111 +253,9 @@ static int cmd_maxdiff(wl_call *c, wl_value **out)
 
 /* ---- heads and attention: the weights over the real tokens ---- */
 
-/* Labels of the real slots: their tokens, or their ids when no vocabulary is known. */
-static char **real_labels(const lang_details *ld)
-{
-    char **l = calloc((size_t)ld->nreal, sizeof(char *));
-    if (!l) abort();
-    const wl_vocab *v = ld->vocab ? lang_vocab_get(ld->vocab) : NULL;
-    for (int i = 0; i < ld->nreal; i++) {
-        int32_t id = ld->ids[WL_T - ld->nreal + i];
-        char buf[32];
-        snprintf(buf, sizeof buf, "%d", id);
-        l[i] = strdup(v ? lang_token(v, id) : buf);
-    }
-    return l;
-}
-
-static void free_labels(char **l, int n)
-{
-    for (int i = 0; i < n; i++) free(l[i]);
-    free(l);
-}
-
-typedef struct lang_heads {
-    int H, n, query;      /* query: 0-based real slot whose row is shown */
-    char **labels;        /* [n] */
-    double *w;            /* [H, n] */
-} lang_heads;
-
-static void heads_free(void *p)
-{
-    lang_heads *h = p;
-    free_labels(h->labels, h->n);
-    free(h->w);
-    free(h);
-}
-
-static int heads_render(const void *p, wl_mime *out, wl_err *err)
-{
-    (void)err;
-    const lang_heads *h = p;
-    wl_table *t = wl_table_new(h->n + 1);
-    wl_table_header_rows(t, 1);
-    wl_table_header_cols(t, 1);
-    wl_buf b = {0};
-    wl_buf_printf(&b, "weights of query %d (%s) over the real tokens, per head:", h->query + 1, h->labels[h->query]);
-    char *title = wl_buf_take(&b);
-    wl_table_title(t, title);
-    free(title);
-    wl_table_cell(t, "Head", -1);
-    for (int i = 0; i < h->n; i++) wl_table_cell(t, h->labels[i], -1);
-    for (int k = 0; k < h->H; k++) {
-        wl_table_cellf(t, -1, "%d", k + 1);
-        for (int i = 0; i < h->n; i++) {
-            double w = h->w[(size_t)k * (size_t)h->n + (size_t)i];
-            wl_table_cellf(t, w, "%.3f", w);
-        }
-    }
-    out->text_plain = wl_table_text(t);
-    out->text_html = wl_table_html(t);
-    wl_table_free(t);
-    wl_buf_printf(&b, "{\"type\":\"heads\",\"query\":%d,\"tokens\":[", h->query);
-    for (int i = 0; i < h->n; i++) {
-        if (i) wl_buf_put(&b, ",", 1);
-        wl_buf_json_str(&b, h->labels[i]);
-    }
-    wl_buf_puts(&b, "],\"weights\":[");
-    for (int k = 0; k < h->H; k++) {
-        wl_buf_puts(&b, k ? ",[" : "[");
-        for (int i = 0; i < h->n; i++) {
-            if (i) wl_buf_put(&b, ",", 1);
-            wl_buf_json_num(&b, h->w[(size_t)k * (size_t)h->n + (size_t)i]);
-        }
-        wl_buf_put(&b, "]", 1);
-    }
-    wl_buf_puts(&b, "]}");
-    out->app_json = wl_buf_take(&b);
-    return 0;
-}
-
-static wl_value *heads_field(wl_value *self, const char *name, wl_err *err)
-{
-    const lang_heads *h = self->data;
-    if (!strcmp(name, "tokens")) {
-        wl_value *l = wl_list();
-        for (int i = 0; i < h->n; i++) wl_list_push(l, wl_str(h->labels[i]));
-        return l;
-    }
-    if (!strcmp(name, "weights")) {
-        wl_value *l = wl_list();
-        for (int k = 0; k < h->H; k++) {
-            wl_value *row = wl_list();
-            for (int i = 0; i < h->n; i++) wl_list_push(row, wl_num(h->w[(size_t)k * (size_t)h->n + (size_t)i]));
-            wl_list_push(l, row);
-        }
-        return l;
-    }
-    wl_fail(err, "a head table has no field .%s; its fields are tokens weights", name);
-    return NULL;
-}
-
-static const wl_objtype HEADS_T = {.name = "head table", .fields = "tokens weights", .free = heads_free,
-                                   .render = heads_render, .field = heads_field};
-
 static const lang_details *attention_details(wl_call *c)
 {
-    const lang_details *ld = wl_arg_obj(c, 0, &DETAILS_T);
+    const lang_details *ld = wl_arg_obj(c, 0, &lang_details_type);
     if (ld && !ld->d.weights) {
         wl_call_fail(c, "ArgumentError", wl_call_argword(c, 0), "an mlp has no attention weights; use an attention or multihead model");
         return NULL;
@@ -728,135 +263,21 @@ static const lang_details *attention_details(wl_call *c)
     return ld;
 }
 
-/* weights[0, head, row, key] */
-static double weight_at(const lang_details *ld, int head, int row, int key)
-{
-    const wl_details *d = &ld->d;
-    return d->weights[(((size_t)head * (size_t)d->T) + (size_t)row) * (size_t)d->T + (size_t)key];
-}
-
 static int cmd_heads(wl_call *c, wl_value **out)
 {
     const lang_details *ld = attention_details(c);
     long long q;
     if (!ld || wl_opt_int(c, "query", ld->nreal, 1, ld->nreal, &q)) return -1;
-    lang_heads *h = calloc(1, sizeof *h);
-    if (!h) abort();
-    h->H = ld->d.H;
-    h->n = ld->nreal;
-    h->query = (int)q - 1;
-    h->labels = real_labels(ld);
-    h->w = malloc(sizeof(double) * (size_t)h->H * (size_t)h->n);
-    if (!h->w) abort();
-    int pad = WL_T - ld->nreal;
-    for (int k = 0; k < h->H; k++)
-        for (int i = 0; i < h->n; i++) h->w[(size_t)k * (size_t)h->n + (size_t)i] = weight_at(ld, k, pad + h->query, pad + i);
-    *out = wl_obj(&HEADS_T, h);
+    *out = lang_heads_value(ld, (int)q - 1);
     return 0;
 }
-
-typedef struct lang_attn {
-    int nheads, first_head, n, from; /* n rows and keys, starting at slot from */
-    char **labels;
-    double *w;                       /* [nheads, n, n]; NaN where masked (above the diagonal) */
-    int width;                       /* text columns */
-} lang_attn;
-
-static void attn_free(void *p)
-{
-    lang_attn *a = p;
-    free_labels(a->labels, a->n);
-    free(a->w);
-    free(a);
-}
-
-static wl_heatmap attn_map(const lang_attn *a, int k, char *title, size_t cap)
-{
-    snprintf(title, cap, "head %d: each row is a query, each column a key (rows sum to 1)", a->first_head + k + 1);
-    return (wl_heatmap){.title = title, .rows = a->n, .cols = a->n, .v = a->w + (size_t)k * (size_t)a->n * (size_t)a->n,
-                        .row_labels = (const char *const *)a->labels, .col_labels = (const char *const *)a->labels,
-                        .row_axis = "query", .col_axis = "key", .width = a->width};
-}
-
-static int attn_render(const void *p, wl_mime *out, wl_err *err)
-{
-    (void)err;
-    const lang_attn *a = p;
-    wl_buf t = {0}, s = {0}, h = {0}, j = {0};
-    int y = 0, width = 0;
-    char title[128];
-    wl_buf_puts(&j, "{\"type\":\"attention\",\"tokens\":[");
-    for (int i = 0; i < a->n; i++) {
-        if (i) wl_buf_put(&j, ",", 1);
-        wl_buf_json_str(&j, a->labels[i]);
-    }
-    wl_buf_puts(&j, "],\"heads\":[");
-    for (int k = 0; k < a->nheads; k++) {
-        wl_heatmap m = attn_map(a, k, title, sizeof title);
-        char *mt = wl_heatmap_text(&m), *ms = wl_heatmap_svg(&m), *mh = wl_heatmap_html(&m);
-        wl_buf_printf(&t, "%s%s", k ? "\n\n" : "", mt);
-        int w = 0, hh = 0;
-        sscanf(ms, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\"", &w, &hh);
-        wl_buf_printf(&s, "<svg x=\"0\" y=\"%d\"%s", y, ms + 4);
-        y += hh;
-        if (w > width) width = w;
-        wl_buf_puts(&h, mh);
-        wl_buf_printf(&j, "%s{\"head\":%d,\"weights\":[", k ? "," : "", a->first_head + k + 1);
-        for (int r = 0; r < a->n; r++) {
-            wl_buf_puts(&j, r ? ",[" : "[");
-            for (int col = 0; col < a->n; col++) {
-                double v = m.v[(size_t)r * (size_t)a->n + (size_t)col];
-                if (col) wl_buf_put(&j, ",", 1);
-                wl_buf_json_num(&j, isnan(v) ? 0.0 : v);
-            }
-            wl_buf_put(&j, "]", 1);
-        }
-        wl_buf_puts(&j, "]}");
-        free(mt);
-        free(ms);
-        free(mh);
-    }
-    wl_buf_puts(&j, "]}");
-    out->text_plain = wl_buf_take(&t);
-    wl_buf_printf(&t, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">%s</svg>",
-                  width, y, width, y, s.s ? s.s : "");
-    out->image_svg = wl_buf_take(&t);
-    out->text_html = wl_buf_take(&h);
-    out->app_json = wl_buf_take(&j);
-    free(s.s);
-    return 0;
-}
-
-static const wl_objtype ATTN_T = {.name = "attention map", .fields = "", .free = attn_free, .render = attn_render};
 
 static int cmd_attention(wl_call *c, wl_value **out)
 {
     const lang_details *ld = attention_details(c);
     long long head, pad;
     if (!ld || wl_opt_int(c, "head", 0, 0, ld->d.H, &head) || wl_opt_int(c, "pad", 0, 0, 1, &pad)) return -1;
-    lang_attn *a = calloc(1, sizeof *a);
-    if (!a) abort();
-    a->first_head = head ? (int)head - 1 : 0;
-    a->nheads = head ? 1 : ld->d.H;
-    a->n = pad ? WL_T : ld->nreal;
-    a->from = WL_T - a->n;
-    a->width = wl_interp_options(c->in)->text_width;
-    if (pad) {
-        a->labels = calloc(WL_T, sizeof(char *));
-        if (!a->labels) abort();
-        const wl_vocab *v = ld->vocab ? lang_vocab_get(ld->vocab) : NULL;
-        for (int i = 0; i < WL_T; i++) a->labels[i] = strdup(v ? lang_token(v, ld->ids[i]) : "?");
-    } else {
-        a->labels = real_labels(ld);
-    }
-    a->w = malloc(sizeof(double) * (size_t)a->nheads * (size_t)a->n * (size_t)a->n);
-    if (!a->w) abort();
-    for (int k = 0; k < a->nheads; k++)
-        for (int r = 0; r < a->n; r++)
-            for (int col = 0; col < a->n; col++)
-                a->w[((size_t)k * (size_t)a->n + (size_t)r) * (size_t)a->n + (size_t)col] =
-                    col > r ? NAN : weight_at(ld, a->first_head + k, a->from + r, a->from + col);
-    *out = wl_obj(&ATTN_T, a);
+    *out = lang_attention_value(ld, head ? (int)head - 1 : 0, head ? 1 : ld->d.H, (int)pad, wl_interp_options(c->in)->text_width);
     return 0;
 }
 

@@ -1,12 +1,15 @@
-/* lang_objs.h: the value types of the runtime commands (vocab, corpus, model, ids, tensor), shared by the cmd_*.c files. */
+/* lang_objs.h: the language's value types (lang_<type>.c) and the helpers the cmd_*.c files share. */
 #ifndef WL_LANG_OBJS_H
 #define WL_LANG_OBJS_H
 
-/* wl_corpus.h before wl_model.h: the first declares WL_PAD... as enum constants, the second as macros. */
 #include "wl_corpus.h"
+#include "wl_generate.h"
 #include "wl_model.h"
+#include "wl_train.h"
 
 #include "wl_cmd.h"
+
+/* ---- vocab values (lang_vocab.c) ---- */
 
 /* A vocabulary: either its own (loaded from vocab.json) or borrowed from the corpus value that owns it. */
 typedef struct lang_vocab {
@@ -15,6 +18,35 @@ typedef struct lang_vocab {
     wl_vocab own;
 } lang_vocab;
 
+extern const wl_objtype lang_vocab_type;
+
+/* A vocab value over v kept alive by owner (a new reference is taken), or owning *own (moved). */
+wl_value *lang_vocab_value(wl_value *owner, const wl_vocab *v);
+wl_value *lang_vocab_value_own(wl_vocab *own);
+/* The vocab value reachable from v (a vocab, a corpus, a model that has one, or a path to vocab.json):
+ * a new reference, or NULL with an error on c naming word. */
+wl_value *lang_vocab_from(wl_call *c, wl_value *v, int word);
+/* The wl_vocab inside a vocab value. */
+const wl_vocab *lang_vocab_get(const wl_value *vocab_value);
+/* Token text of id, or "?" when out of range. */
+const char *lang_token(const wl_vocab *v, int32_t id);
+
+/* ---- ids values (lang_ids.c) ---- */
+
+typedef struct lang_ids {
+    int32_t *ids;         /* [T] */
+    int T, nreal;         /* nreal: ids after the left padding */
+    int cropped;          /* ids dropped from the left to fit T */
+    wl_value *vocab;      /* vocab value or NULL */
+} lang_ids;
+
+extern const wl_objtype lang_ids_type;
+
+/* The context of T ids that ends history [nhistory] (wl_context_window: cropped from the left, left-padded). */
+wl_value *lang_ids_value(const int32_t *history, int nhistory, int T, wl_value *vocab);
+
+/* ---- corpus values (lang_corpus.c) ---- */
+
 typedef struct lang_corpus {
     wl_corpus c;
     uint64_t seed;        /* generator seed (0 for a file) */
@@ -22,6 +54,21 @@ typedef struct lang_corpus {
     wl_windows win[WL_NSPLITS];
     int have_win[WL_NSPLITS];
 } lang_corpus;
+
+extern const wl_objtype lang_corpus_type;
+
+/* The split that option split= names (def when it is absent): 0, or -1 with an ArgumentError on the option. */
+int lang_opt_split(wl_call *c, const char *def, wl_split *s);
+/* The story that split= (default test) and story=N (1-based, default 1) choose in lc; NULL with an error. */
+const wl_story *lang_corpus_story(wl_call *c, const lang_corpus *lc, wl_split *split);
+/* The windows of split s of lc, made on first use and kept in lc. */
+int lang_corpus_windows(wl_call *c, lang_corpus *lc, wl_split s, wl_window_set *out);
+
+/* `corpus source=tinystories [cache=DIR]`: the course's TinyStories subset for profile prof (fetched or from the
+ * cache, with a live page display) built into *c. lang_tinystories.c */
+int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out);
+
+/* ---- model values (lang_model.c) ---- */
 
 typedef struct lang_model {
     wl_model m;
@@ -34,12 +81,20 @@ typedef struct lang_model {
     char vocab_from[64];  /* where a loaded model's vocabulary came from ("" when it was given with the model) */
 } lang_model;
 
-typedef struct lang_ids {
-    int32_t *ids;         /* [T] */
-    int T, nreal;         /* nreal: ids after the left padding */
-    int cropped;          /* ids dropped from the left to fit T */
-    wl_value *vocab;      /* vocab value or NULL */
-} lang_ids;
+extern const wl_objtype lang_model_type;
+
+/* An empty model record (test_loss NaN) for wl_model_init or wl_checkpoint_load to fill. */
+lang_model *lang_model_new(void);
+/* What every error about a model without a vocabulary says. */
+#define LANG_NO_VOCAB "this model has no vocabulary: give one when loading it (model load PATH vocab=V, where V is a " \
+                      "vocab.json path, a vocab or a corpus)"
+/* The vocabulary a command reads text with for model lm: its vocab= option when given (the size must be the
+ * model's), else the model's own. A new reference, or NULL with an error that says how to give one. */
+wl_value *lang_model_vocab(wl_call *c, const lang_model *lm);
+/* The model and the corpus arguments (0 and 1), checked to agree on the vocabulary size. */
+int lang_model_and_corpus(wl_call *c, lang_model **lm, lang_corpus **lc);
+
+/* ---- tensor values (lang_tensor.c) ---- */
 
 #define LANG_TENSOR_MAXDIM 4
 typedef struct lang_tensor {
@@ -50,45 +105,104 @@ typedef struct lang_tensor {
     float *data;
 } lang_tensor;
 
-extern const wl_objtype lang_vocab_type, lang_corpus_type, lang_model_type, lang_ids_type, lang_tensor_type;
+extern const wl_objtype lang_tensor_type;
 
-/* The split that option split= names (def when it is absent): 0, or -1 with an ArgumentError on the option. */
-int lang_opt_split(wl_call *c, const char *def, wl_split *s);
+/* A tensor value copying data [prod(shape)], or NULL with err when memory runs out. */
+wl_value *lang_tensor_value(const char *name, const float *data, int ndim, const int *shape, wl_err *err);
+/* Appends "[d0,d1,...]". */
+void lang_shape_text(wl_buf *b, const int *shape, int ndim);
 
-/* A vocab value over v kept alive by owner (a new reference is taken), or owning *own (moved). */
-wl_value *lang_vocab_value(wl_value *owner, const wl_vocab *v);
-wl_value *lang_vocab_value_own(wl_vocab *own);
-/* The vocab value reachable from v (a vocab, a corpus, a model that has one, or a path to vocab.json):
- * a new reference, or NULL with an error on c naming word. */
-wl_value *lang_vocab_from(wl_call *c, wl_value *v, int word);
-/* The wl_vocab inside a vocab value. */
-const wl_vocab *lang_vocab_get(const wl_value *vocab_value);
+/* ---- forward_details and its views: the head table, the attention maps (lang_details.c) ---- */
+
+typedef struct lang_details {
+    wl_details d;
+    int32_t ids[WL_T];
+    int nreal;
+    wl_value *vocab;
+    char kind[16];
+} lang_details;
+
+extern const wl_objtype lang_details_type;
+
+/* forward_details of model m on the context li (WL_T ids), naming tokens with vocab (may be NULL). */
+wl_value *lang_details_value(const wl_model *m, const lang_ids *li, wl_value *vocab, wl_err *err);
+/* The weights that the real slot query (0-based) gives every real slot, per head. */
+wl_value *lang_heads_value(const lang_details *ld, int query);
+/* Heat maps of heads first_head .. first_head + nheads - 1 (0-based) over the real slots, or all WL_T slots with
+ * pad; width: text columns. */
+wl_value *lang_attention_value(const lang_details *ld, int first_head, int nheads, int pad, int width);
+
+/* ---- training and evaluation results (lang_training.c) ---- */
+
+/* The result of `train` with its settings; r is moved in (*r is left empty). */
+wl_value *lang_run_value(const char *kind, int steps, int batch, double lr, double wd, wl_train_result *r);
+/* The loss chart of a trace [n] as SVG (and, with vegalite non-NULL, as Vega-Lite), with the live curve
+ * xs, ys [nlive] when nlive > 0; NULL when memory runs out. */
+char *lang_trace_chart(const wl_trace_row *rows, int n, const double *xs, const double *ys, int nlive, char **vegalite);
+/* The result of `evaluate`: loss and perplexity over targets windows of split. */
+wl_value *lang_evaluation_value(wl_split split, size_t targets, double loss, double ppl);
+
+/* ---- the live display of a training run (lang_progress.c) ---- */
+
+typedef struct lang_progress {
+    wl_call *c;
+    char id[48];
+    double last;
+    int best_step;
+    double best;
+    int shown;             /* the live display exists */
+    double *xs, *ys;       /* [cap] every step's batch loss, for the live curve */
+    int n, cap;
+    wl_trace_row trace[64];
+    int ntrace;
+} lang_progress;
+
+/* Room for the curve of runs of up to steps steps: 0, or -1 with an error on c (the size is the user's). */
+int lang_progress_init(lang_progress *ui, wl_call *c, int steps);
+/* Starts a new run: an empty curve and a new display "wordlab-<what>-<tag>-<counter>". */
+void lang_progress_start(lang_progress *ui, const char *what, int tag);
+/* wl_train's progress callback (ud: a lang_progress): records the step and updates the display. */
+void lang_progress_step(void *ud, const wl_train_progress *p);
+void lang_progress_free(lang_progress *ui);
+
+/* ---- generation (lang_generation.c) ---- */
+
+/* The value of `generate`: the prompt's tokens and the result, named with v; NULL with err on failure. */
+wl_value *lang_generation_value(const wl_vocab *v, const wl_tokens *prompt, const wl_gen_result *res, wl_err *err);
+
+/* ---- comparison.json (lang_comparison.c) ---- */
+
+/* The comparison.json in directory where (or the file where itself) as a value; errors name word. */
+int lang_comparison_load(wl_call *c, const char *where, int word, wl_value **out);
+
+/* ---- per-token losses (lang_losses.c) ---- */
+
+/* Scores the targets hist[1..n] of history hist [n + 1] (hist[0] is <BOS>; the last target is <EOS>) under lm,
+ * each from the last WL_CONTEXT ids before it; tokens [n - 1] are the targets as written (the <EOS> is named with
+ * v). title heads the value. Returns 0, or -1 with an error on c (interrupted, out of memory). */
+int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int n, char *const *tokens, const wl_vocab *v,
+                      const char *title, wl_value **out);
+
+/* ---- heat maps of a tensor (lang_heatmap.c) ---- */
+
+/* The last `last` rows and up to cols columns of matrix head (1-based) of batch 0 of t, as a heat map; labels
+ * (a list of `last` strings or numbers, or NULL) name the rows; width: text columns. */
+wl_value *lang_heatmap_value(const lang_tensor *t, int head, int last, int cols, const wl_value *labels, int width);
+
+/* ---- the bundled artifacts (lang_artifacts.c) ---- */
+
+/* The directories searched for bundled files, in order: the interpreter's artifacts_dir (the front ends pass
+ * $WORDLAB_ARTIFACTS), <dir of the program>/../share/artifacts (an installed or build-tree program), the source
+ * tree's share/artifacts. Fills dirs with malloc'd paths (free them with lang_artifact_dirs_free); returns how many. */
+int lang_artifact_dirs(const wl_interp *in, char *dirs[3]);
+void lang_artifact_dirs_free(char *dirs[3], int n);
 /* path as saved outputs show it: a bundled file as share/artifacts/NAME (the project's own place for it, not the
  * machine's absolute path), anything else as given; malloc'd. */
 char *lang_path_shown(const wl_interp *in, const char *path);
-/* The story that split= (default test) and story=N (1-based, default 1) choose in lc; NULL with an error. */
-const wl_story *lang_corpus_story(wl_call *c, const lang_corpus *lc, wl_split *split);
-/* What every error about a model without a vocabulary says. */
-#define LANG_NO_VOCAB "this model has no vocabulary: give one when loading it (model load PATH vocab=V, where V is a " \
-                      "vocab.json path, a vocab or a corpus)"
-/* The vocabulary a command reads text with for model lm: its vocab= option when given (the size must be the
- * model's), else the model's own. A new reference, or NULL with an error that says how to give one. */
-wl_value *lang_model_vocab(wl_call *c, const lang_model *lm);
 
-/* A tensor value copying data [prod(shape)]. */
-wl_value *lang_tensor_value(const char *name, const float *data, int ndim, const int *shape);
-
-/* Encodes tokens into a left-padded context of T ids that starts with BOS (cropped from the left). */
-wl_value *lang_ids_value(const int32_t *history, int nhistory, int T, wl_value *vocab);
-
-/* `corpus source=tinystories [cache=DIR]`: the course's TinyStories subset for profile prof (fetched or from the
- * cache, with a live page display) built into *c. lang_tinystories.c */
-int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out);
+/* ---- calls ---- */
 
 /* The interrupt flag of the call's sink (NULL when there is none). */
-volatile sig_atomic_t *lang_interrupt(wl_call *c);
-
-/* Token text of id, or "?" when out of range. */
-const char *lang_token(const wl_vocab *v, int32_t id);
+static inline volatile sig_atomic_t *lang_interrupt(wl_call *c) { return c->sink ? c->sink->interrupt : NULL; }
 
 #endif

@@ -257,6 +257,17 @@ HOT void crossentropy_forward(float *losses, float *dlogitsT, const float *logit
     for (int n = 0; n < N; n++) dlogitsT[(size_t)tgt[n] * ld + n] -= scale;
 }
 
+void wl_layers_token_losses(double *losses, const float *logits, const int32_t *tgt, int N, int V)
+{
+    for (int n = 0; n < N; n++) {
+        const float *z = logits + (size_t)n * (size_t)V;
+        double mx = -INFINITY, se = 0;
+        for (int v = 0; v < V; v++) mx = fmax(mx, z[v]);
+        for (int v = 0; v < V; v++) se += exp((double)z[v] - mx);
+        losses[n] = mx + log(se) - (double)z[tgt[n]];
+    }
+}
+
 /* Softmax of s [T] in place over the entries with keep[t] != 0; the others become exactly 0. T % 8 == 0. */
 static inline void masked_softmax(float *s, const int32_t *keep, int T)
 {

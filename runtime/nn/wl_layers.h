@@ -51,6 +51,10 @@ void relu_backward(float *dinp, const float *dout, const float *out, size_t n);
  * (softmax - onehot(tgt)) * scale. Scratch stats [2N]. */
 void crossentropy_forward(float *losses, float *dlogitsT, const float *logitsT, const int32_t *tgt, float scale,
                           float *stats, int N, int V, int ld);
+/* Per row, in double: losses[n] = -ln softmax(logits[n,:])[tgt[n]] = max + ln sum exp(logits[n,:] - max)
+ * - logits[n,tgt[n]], for logits [N,V] row-major (as wl_model_forward writes them), tgt [N], losses [N]: each
+ * target's loss as the lessons show it (the training loss above is float32 and feature-major). */
+void wl_layers_token_losses(double *losses, const float *logits, const int32_t *tgt, int N, int V);
 
 /* The final query row of causal attention with H heads, folded through W_K and W_V so that K and V are never
  * formed. With x = X[b,T-1] and q = W_Q x, head h uses u_h = W_K_h^T q_h / sqrt(d) (scores_h = X u_h),

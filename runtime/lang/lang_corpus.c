@@ -1,0 +1,109 @@
+/* lang_corpus.c: the corpus value: stories, split, vocabulary and audit, the windows of each split made once; split= and story=. */
+#include "lang_objs.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void corpus_free(void *d)
+{
+    lang_corpus *lc = d;
+    wl_corpus_free(&lc->c);
+    for (int s = 0; s < WL_NSPLITS; s++)
+        if (lc->have_win[s]) wl_windows_free(&lc->win[s]);
+    free(lc);
+}
+
+static int corpus_render(const void *d, wl_mime *out, wl_err *err)
+{
+    const lang_corpus *lc = d;
+    char *audit = wl_corpus_audit_text(&lc->c);
+    char *json = wl_corpus_audit_json(&lc->c);
+    if (!audit || !json) {
+        free(audit);
+        free(json);
+        return wl_fail(err, "out of memory rendering the corpus audit");
+    }
+    wl_buf b = {0};
+    wl_buf_puts(&b, audit);
+    while (b.len && b.s[b.len - 1] == '\n') b.s[--b.len] = 0;
+    out->text_plain = wl_buf_take(&b);
+    wl_buf_puts(&b, "<pre class=\"wordlab-audit\">");
+    wl_buf_html(&b, out->text_plain);
+    wl_buf_puts(&b, "</pre>");
+    out->text_html = wl_buf_take(&b);
+    wl_buf_puts(&b, "{\"type\":\"corpus\",\"source\":");
+    wl_buf_json_str(&b, lc->c.source);
+    wl_buf_puts(&b, ",\"profile\":");
+    wl_buf_json_str(&b, lc->c.profile.name);
+    wl_buf_printf(&b, ",\"audit\":%s}", json);
+    out->app_json = wl_buf_take(&b);
+    free(audit);
+    free(json);
+    return 0;
+}
+
+static wl_value *corpus_field(wl_value *self, const char *name, wl_err *err)
+{
+    lang_corpus *lc = self->data;
+    if (!strcmp(name, "vocab")) return lang_vocab_value(self, &lc->c.vocab);
+    for (int s = 0; s < WL_NSPLITS; s++)
+        if (!strcmp(name, wl_split_name((wl_split)s))) return wl_int((long long)lc->c.n[s]);
+    if (!strcmp(name, "audit")) {
+        char *a = wl_corpus_audit_text(&lc->c);
+        if (!a) {
+            wl_fail(err, "out of memory");
+            return NULL;
+        }
+        wl_value *v = wl_str(a);
+        free(a);
+        return v;
+    }
+    if (!strcmp(name, "story")) {
+        if (!lc->c.n[WL_TRAIN]) {
+            wl_fail(err, "the corpus has no training story");
+            return NULL;
+        }
+        return wl_str(lc->c.stories[WL_TRAIN][0].text);
+    }
+    wl_fail(err, "a corpus has no field .%s; its fields are %s", name, lang_corpus_type.fields);
+    return NULL;
+}
+
+const wl_objtype lang_corpus_type = {.name = "corpus", .fields = "vocab train validation test audit story",
+                                     .free = corpus_free, .render = corpus_render, .field = corpus_field};
+
+int lang_opt_split(wl_call *c, const char *def, wl_split *s)
+{
+    const char *name = wl_opt_str(c, "split", def);
+    if (!name) return -1;
+    for (int k = 0; k < WL_NSPLITS; k++)
+        if (!strcmp(name, wl_split_name((wl_split)k))) {
+            *s = (wl_split)k;
+            return 0;
+        }
+    return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "split"), "split is train, validation or test, not %s", name);
+}
+
+const wl_story *lang_corpus_story(wl_call *c, const lang_corpus *lc, wl_split *split)
+{
+    long long story;
+    if (lang_opt_split(c, "test", split) || wl_opt_int(c, "story", 1, 1, LLONG_MAX, &story)) return NULL;
+    if ((size_t)story > lc->c.n[*split]) {
+        wl_call_fail(c, "ArgumentError", wl_call_optword(c, "story"), "the %s split has %zu stories", wl_split_name(*split),
+                     lc->c.n[*split]);
+        return NULL;
+    }
+    return &lc->c.stories[*split][story - 1];
+}
+
+
+int lang_corpus_windows(wl_call *c, lang_corpus *lc, wl_split s, wl_window_set *out)
+{
+    if (!lc->have_win[s]) {
+        if (wl_corpus_windows(&lc->c, s, lang_interrupt(c), &lc->win[s], c->err)) return -1;
+        lc->have_win[s] = 1;
+    }
+    *out = (wl_window_set){lc->win[s].ctx, lc->win[s].tgt, lc->win[s].n};
+    return 0;
+}

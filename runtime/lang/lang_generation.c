@@ -1,0 +1,95 @@
+/* lang_generation.c: the generation value: prompt, continuation, its tokens, why it stopped and the time per model call. */
+#include "lang_objs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct lang_gen {
+    char *prompt, *continuation;
+    wl_value *tokens;      /* list of the new tokens */
+    int n_new, calls;
+    char stop[16];
+    double seconds, ms_per_call, warmup_ms;
+} lang_gen;
+
+static void gen_free(void *p)
+{
+    lang_gen *g = p;
+    free(g->prompt);
+    free(g->continuation);
+    wl_unref(g->tokens);
+    free(g);
+}
+
+static int gen_render(const void *p, wl_mime *out, wl_err *err)
+{
+    (void)err;
+    const lang_gen *g = p;
+    wl_buf b = {0};
+    wl_buf_printf(&b, "%s ⟶ %s\n%d new tokens, %d model calls, stopped by %s, %.3f s (%.2f ms per call); "
+                  "warm-up call before them %.2f ms, not counted", g->prompt, g->continuation, g->n_new, g->calls, g->stop,
+                  g->seconds, g->ms_per_call, g->warmup_ms);
+    out->text_plain = wl_buf_take(&b);
+    wl_buf_puts(&b, "<p>");
+    wl_buf_html(&b, g->prompt);
+    wl_buf_puts(&b, " <b>");
+    wl_buf_html(&b, g->continuation);
+    wl_buf_printf(&b, "</b></p><p><small>%d new tokens, %d model calls, stopped by %s, %.3f s (%.2f ms per call); "
+                  "warm-up call before them %.2f ms, not counted</small></p>",
+                  g->n_new, g->calls, g->stop, g->seconds, g->ms_per_call, g->warmup_ms);
+    out->text_html = wl_buf_take(&b);
+    wl_buf_puts(&b, "{\"type\":\"generation\",\"prompt\":");
+    wl_buf_json_str(&b, g->prompt);
+    wl_buf_puts(&b, ",\"continuation\":");
+    wl_buf_json_str(&b, g->continuation);
+    wl_buf_printf(&b, ",\"new_tokens\":%d,\"calls\":%d,\"stop\":\"%s\",\"seconds\":", g->n_new, g->calls, g->stop);
+    wl_buf_json_num(&b, g->seconds);
+    wl_buf_puts(&b, ",\"ms_per_call\":");
+    wl_buf_json_num(&b, g->ms_per_call);
+    wl_buf_puts(&b, ",\"warmup_ms\":");
+    wl_buf_json_num(&b, g->warmup_ms);
+    wl_buf_puts(&b, "}");
+    out->app_json = wl_buf_take(&b);
+    return 0;
+}
+
+static wl_value *gen_field(wl_value *self, const char *name, wl_err *err)
+{
+    const lang_gen *g = self->data;
+    if (!strcmp(name, "text")) return wl_str(g->continuation);
+    if (!strcmp(name, "tokens")) return wl_ref(g->tokens);
+    if (!strcmp(name, "count")) return wl_int(g->n_new);
+    if (!strcmp(name, "stop")) return wl_str(g->stop);
+    if (!strcmp(name, "seconds")) return wl_num(g->seconds);
+    wl_fail(err, "a generation has no field .%s; its fields are text tokens count stop seconds", name);
+    return NULL;
+}
+
+static const wl_objtype GEN_T = {.name = "generation", .fields = "text tokens count stop seconds", .free = gen_free,
+                                 .render = gen_render, .field = gen_field};
+
+wl_value *lang_generation_value(const wl_vocab *v, const wl_tokens *prompt, const wl_gen_result *res, wl_err *err)
+{
+    lang_gen *g = wl_xcalloc(1, sizeof *g);
+    const char **words = wl_xcalloc((size_t)res->n_new + 1, sizeof(char *));   /* tokens= is at most 10000 */
+    g->tokens = wl_list();
+    for (int i = 0; i < res->n_new; i++) {
+        words[i] = lang_token(v, res->ids[i]);
+        wl_list_push(g->tokens, wl_str(words[i]));
+    }
+    int rc = wl_text_detokenize((const char *const *)prompt->tok, prompt->n, &g->prompt, err) ||
+             wl_text_detokenize(words, (size_t)res->n_new, &g->continuation, err);
+    free(words);
+    if (rc) {
+        gen_free(g);
+        return NULL;
+    }
+    g->n_new = res->n_new;
+    g->calls = res->calls;
+    snprintf(g->stop, sizeof g->stop, "%s", wl_gen_stop_name(res->stop));
+    g->seconds = res->seconds;
+    g->ms_per_call = res->ms_per_call;
+    g->warmup_ms = res->warmup_ms;
+    return wl_obj(&GEN_T, g);
+}

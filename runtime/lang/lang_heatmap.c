@@ -1,0 +1,99 @@
+/* lang_heatmap.c: the heat map value: one matrix of a tensor, scaled to 0..1, with row and column labels. */
+#include "lang_objs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct lang_hm {
+    int rows, cols;
+    double *v;             /* [rows, cols] in [0,1], NaN blank */
+    char **rlab, **clab;
+    char title[256];
+    char row_axis[64], col_axis[64];
+    double lo, hi;         /* what 0 and 1 of v stand for; equal: v as it is */
+    int width;             /* text columns */
+} lang_hm;
+
+static void hm_free(void *d)
+{
+    lang_hm *h = d;
+    for (int i = 0; i < h->rows; i++) free(h->rlab[i]);
+    for (int i = 0; i < h->cols; i++) free(h->clab[i]);
+    free(h->rlab);
+    free(h->clab);
+    free(h->v);
+    free(h);
+}
+
+static int hm_render(const void *d, wl_mime *out, wl_err *err)
+{
+    (void)err;
+    const lang_hm *h = d;
+    wl_heatmap m = {.title = h->title, .rows = h->rows, .cols = h->cols, .v = h->v,
+                    .row_labels = (const char *const *)h->rlab, .col_labels = (const char *const *)h->clab,
+                    .row_axis = h->row_axis, .col_axis = h->col_axis, .lo = h->lo, .hi = h->hi, .width = h->width};
+    out->text_plain = wl_heatmap_text(&m);
+    out->image_svg = wl_heatmap_svg(&m);
+    return 0;
+}
+
+static const wl_objtype HM_T = {.name = "heat map", .fields = "", .free = hm_free, .render = hm_render};
+
+wl_value *lang_heatmap_value(const lang_tensor *t, int head, int last, int cols, const wl_value *labels, int width)
+{
+    int R = t->shape[t->ndim - 2], C = t->shape[t->ndim - 1];
+    /* scores and weights are [.., T, T]: their columns are the same slots as the rows */
+    int square = R == C && (!strcmp(t->name, "scores") || !strcmp(t->name, "weights")), c0 = square ? C - last : 0;
+    int nc = square ? last : (C < cols ? C : cols);
+    const float *m = t->data + (size_t)(head - 1) * (size_t)R * (size_t)C;   /* batch 0, head `head` */
+    lang_hm *h = wl_xcalloc(1, sizeof *h);
+    h->rows = last;
+    h->cols = nc;
+    h->v = wl_xmalloc(sizeof(double) * (size_t)h->rows * (size_t)nc);   /* a slice of a tensor already held, cols <= 256 */
+    h->rlab = wl_xcalloc((size_t)h->rows, sizeof(char *));
+    h->clab = wl_xcalloc((size_t)nc, sizeof(char *));
+    double lo = INFINITY, hi = -INFINITY;
+    for (int r = 0; r < h->rows; r++)
+        for (int k = 0; k < nc; k++) {
+            double x = m[(size_t)(R - h->rows + r) * (size_t)C + (size_t)(c0 + k)];
+            if (isfinite(x)) lo = fmin(lo, x), hi = fmax(hi, x);
+        }
+    int unit = lo >= 0 && hi <= 1;   /* weights: shown as they are */
+    if (!unit && isfinite(lo)) h->lo = lo, h->hi = hi;
+    h->width = width;
+    if (square) snprintf(h->row_axis, sizeof h->row_axis, "query"), snprintf(h->col_axis, sizeof h->col_axis, "key");
+    else {
+        snprintf(h->row_axis, sizeof h->row_axis, "slot%s", labels ? " (its token)" : "");
+        if (t->ndim == 4) snprintf(h->col_axis, sizeof h->col_axis, "dimension of head %d", head);
+        else snprintf(h->col_axis, sizeof h->col_axis, "%s", strncmp(t->name, "logits", 6) ? "dimension" : "word id");
+    }
+    for (int r = 0; r < h->rows; r++)
+        for (int k = 0; k < nc; k++) {
+            double x = m[(size_t)(R - h->rows + r) * (size_t)C + (size_t)(c0 + k)];
+            h->v[(size_t)r * (size_t)nc + (size_t)k] = !isfinite(x) ? NAN : unit ? x : hi > lo ? (x - lo) / (hi - lo) : 0.5;
+        }
+    char buf[64];
+    for (int r = 0; r < h->rows; r++) {
+        const wl_value *lab = labels ? labels->items[r] : NULL;
+        if (lab && lab->type == WL_V_STR) h->rlab[r] = wl_xstrdup(lab->str);
+        else if (lab) h->rlab[r] = wl_xstrdup(wl_fmt_num(lab->num, lab->is_int, buf));
+        else snprintf(buf, sizeof buf, "%d", R - h->rows + r), h->rlab[r] = wl_xstrdup(buf);
+    }
+    for (int k = 0; k < nc; k++) {
+        if (square) h->clab[k] = wl_xstrdup(h->rlab[k]);
+        else snprintf(buf, sizeof buf, "%d", k), h->clab[k] = wl_xstrdup(buf);
+    }
+    /* short enough for the SVG's width at 8 columns; the shapes are shown by `details` */
+    wl_buf b = {0};
+    wl_buf_puts(&b, t->name);
+    if (t->ndim == 4) wl_buf_printf(&b, " head %d", head);
+    if (!square && nc < C) wl_buf_printf(&b, " (%d of %d columns)", nc, C);
+    if (unit) wl_buf_puts(&b, ": 0 .. 1");
+    else if (isfinite(lo)) wl_buf_printf(&b, ": %.3g .. %.3g", lo, hi);
+    char *title = wl_buf_take(&b);
+    snprintf(h->title, sizeof h->title, "%s", title);
+    free(title);
+    return wl_obj(&HM_T, h);
+}

@@ -1,0 +1,195 @@
+/* lang_losses.c: the losses value: every target of one story with its probability and its loss under a model. */
+#include "lang_objs.h"
+
+#include "wl_context.h"
+#include "wl_layers.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct lang_losses {
+    int n;             /* targets: the story's tokens, then <EOS> */
+    char **tokens;     /* [n] the target as written (<EOS> last) */
+    int *unknown;      /* [n] 1 when the target was scored as <UNK> */
+    double *p, *loss;  /* [n] */
+    double mean, ppl;
+    char title[160];
+    int color;         /* the text form shades each token's background (a terminal with colour) */
+} lang_losses;
+
+static void losses_free(void *d)
+{
+    lang_losses *l = d;
+    for (int i = 0; i < l->n; i++) free(l->tokens[i]);
+    free(l->tokens);
+    free(l->unknown);
+    free(l->p);
+    free(l->loss);
+    free(l);
+}
+
+#define LOSS_TOP 8.0   /* the loss that gets the darkest shade (p = 0.00034) */
+
+static int losses_render(const void *d, wl_mime *out, wl_err *err)
+{
+    (void)err;
+    const lang_losses *l = d;
+    char a[64], b2[64];
+    wl_buf t = {0}, h = {0}, j = {0};
+    wl_buf_printf(&t, "%s\n", l->title);
+    if (l->color) wl_buf_puts(&t, "background: the token's loss, white 0 to dark red >= 8 nats; the loss follows in ( )\n");
+    int col = 0;
+    for (int i = 0; i < l->n; i++) {
+        char word[256];
+        int w = snprintf(word, sizeof word, "%s%s(%.2f)", l->tokens[i], l->unknown[i] ? "*" : "", l->loss[i]);
+        if (col && col + 1 + w > 88) {
+            wl_buf_puts(&t, "\n");
+            col = 0;
+        }
+        if (col) wl_buf_puts(&t, " ");
+        if (l->color) { /* the same shade as the notebook's: white to dark red over 0..8 nats */
+            double s = fmin(1.0, l->loss[i] / LOSS_TOP);
+            wl_buf_printf(&t, "\033[48;2;%d;%d;%dm\033[%sm%s%s\033[0m(%.2f)", (int)lround(255 - 55 * s), (int)lround(255 - 225 * s),
+                          (int)lround(255 - 225 * s), s > 0.6 ? "97" : "30", l->tokens[i], l->unknown[i] ? "*" : "", l->loss[i]);
+        } else {
+            wl_buf_puts(&t, word);
+        }
+        col += (col ? 1 : 0) + w;
+    }
+    wl_buf_printf(&t, "\n%d targets: mean loss %s nats per token, perplexity %s", l->n, wl_fmt_num(l->mean, 0, a),
+                  wl_fmt_num(l->ppl, 0, b2));
+    out->text_plain = wl_buf_take(&t);
+
+    wl_buf_puts(&h, "<div class=\"wordlab-losses\" style=\"max-width:56em;line-height:2.1\"><p><b>");
+    wl_buf_html(&h, l->title);
+    wl_buf_puts(&h, "</b><br><small>each token is shaded by its loss −ln p (white 0, dark red ≥ 8 nats); "
+                    "hover for p and the loss; * scored as &lt;UNK&gt;</small></p><p>");
+    for (int i = 0; i < l->n; i++) {
+        double s = fmin(1.0, l->loss[i] / LOSS_TOP);
+        wl_buf_printf(&h, "<span title=\"p = %.4g, loss %.3f\" style=\"background:rgba(200,30,30,%.2f);color:%s;"
+                          "padding:2px 3px;margin:1px;border-radius:3px\">", l->p[i], l->loss[i], s, s > 0.6 ? "#fff" : "#000");
+        wl_buf_html(&h, l->tokens[i]);
+        if (l->unknown[i]) wl_buf_puts(&h, "*");
+        wl_buf_puts(&h, "</span> ");
+    }
+    wl_buf_printf(&h, "</p><p>%d targets: mean loss <b>%s</b> nats per token, perplexity <b>%s</b></p></div>", l->n, a, b2);
+    out->text_html = wl_buf_take(&h);
+
+    wl_buf_puts(&j, "{\"type\":\"losses\",\"tokens\":[");
+    for (int i = 0; i < l->n; i++) {
+        if (i) wl_buf_put(&j, ",", 1);
+        wl_buf_json_str(&j, l->tokens[i]);
+    }
+    wl_buf_puts(&j, "],\"probabilities\":[");
+    for (int i = 0; i < l->n; i++) {
+        if (i) wl_buf_put(&j, ",", 1);
+        wl_buf_json_num(&j, l->p[i]);
+    }
+    wl_buf_puts(&j, "],\"losses\":[");
+    for (int i = 0; i < l->n; i++) {
+        if (i) wl_buf_put(&j, ",", 1);
+        wl_buf_json_num(&j, l->loss[i]);
+    }
+    wl_buf_puts(&j, "],\"loss\":");
+    wl_buf_json_num(&j, l->mean);
+    wl_buf_puts(&j, ",\"perplexity\":");
+    wl_buf_json_num(&j, l->ppl);
+    wl_buf_puts(&j, "}");
+    out->app_json = wl_buf_take(&j);
+    return 0;
+}
+
+static wl_value *num_list(const double *x, int n)
+{
+    wl_value *l = wl_list();
+    for (int i = 0; i < n; i++) wl_list_push(l, wl_num(x[i]));
+    return l;
+}
+
+static wl_value *losses_field(wl_value *self, const char *name, wl_err *err)
+{
+    const lang_losses *l = self->data;
+    if (!strcmp(name, "tokens")) {
+        wl_value *v = wl_list();
+        for (int i = 0; i < l->n; i++) wl_list_push(v, wl_str(l->tokens[i]));
+        return v;
+    }
+    if (!strcmp(name, "probabilities")) return num_list(l->p, l->n);
+    if (!strcmp(name, "losses")) return num_list(l->loss, l->n);
+    if (!strcmp(name, "loss")) return wl_num(l->mean);
+    if (!strcmp(name, "perplexity")) return wl_num(l->ppl);
+    if (!strcmp(name, "count")) return wl_int(l->n);
+    wl_fail(err, "losses have no field .%s; their fields are tokens probabilities losses loss perplexity count", name);
+    return NULL;
+}
+
+static const wl_objtype LOSSES_T = {.name = "losses", .fields = "tokens probabilities losses loss perplexity count",
+                                    .free = losses_free, .render = losses_render, .field = losses_field};
+
+/* Scores the targets hist[1..n] into l: target k from the last WL_CONTEXT of the k ids before it, CHUNK at a time. */
+static int score_story(wl_call *c, const lang_model *lm, const int32_t *hist, int n, lang_losses *l)
+{
+    enum { CHUNK = 64 };
+    wl_model_ws *ws = wl_model_ws_new(&lm->m, CHUNK);
+    int32_t *ctx = malloc(sizeof(int32_t) * CHUNK * WL_CONTEXT);        /* [CHUNK, WL_CONTEXT] */
+    float *logits = malloc(sizeof(float) * CHUNK * (size_t)lm->m.V);    /* [CHUNK, V] */
+    int rc = ws && ctx && logits ? 0 : wl_fail(c->err, "out of memory scoring with the %s model", lm->m.kind_name);
+    double sum = 0;
+    for (int from = 0; from < n && !rc; from += CHUNK) {
+        if (wl_sink_interrupted(c->sink)) {
+            rc = wl_call_fail(c, "Interrupted", -1, "interrupted after %d of %d targets", from, n);
+            break;
+        }
+        int B = n - from < CHUNK ? n - from : CHUNK;
+        for (int b = 0; b < B; b++) wl_context_window(hist, (size_t)(from + b + 1), ctx + (size_t)b * WL_CONTEXT, WL_CONTEXT);
+        rc = wl_model_forward(&lm->m, ws, ctx, B, logits, c->err);
+        if (rc) break;
+        wl_layers_token_losses(l->loss + from, logits, hist + from + 1, B, lm->m.V);
+        for (int b = 0; b < B; b++) {
+            l->p[from + b] = exp(-l->loss[from + b]);
+            sum += l->loss[from + b];
+        }
+    }
+    if (!rc) {
+        l->mean = sum / n;
+        l->ppl = exp(l->mean);
+    }
+    wl_model_ws_free(ws);
+    free(ctx);
+    free(logits);
+    return rc;
+}
+
+int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int n, char *const *tokens, const wl_vocab *v,
+                      const char *title, wl_value **out)
+{
+    lang_losses *l = wl_xcalloc(1, sizeof *l);
+    l->n = n;
+    l->tokens = calloc((size_t)n, sizeof(char *));
+    l->unknown = calloc((size_t)n, sizeof(int));
+    l->p = malloc(sizeof(double) * (size_t)n);
+    l->loss = malloc(sizeof(double) * (size_t)n);
+    int rc = 0;
+    if (!l->tokens || !l->unknown || !l->p || !l->loss) {
+        l->n = 0;
+        rc = wl_fail(c->err, "out of memory for the losses of %d targets", n);
+    }
+    for (int i = 0; !rc && i < n - 1; i++) {
+        if (!(l->tokens[i] = strdup(tokens[i]))) rc = wl_fail(c->err, "out of memory for the losses of %d targets", n);
+        l->unknown[i] = hist[i + 1] == WL_UNK;
+    }
+    if (!rc) {
+        l->tokens[n - 1] = wl_xstrdup(lang_token(v, WL_EOS));
+        snprintf(l->title, sizeof l->title, "%s", title);
+        l->color = wl_interp_options(c->in)->text_color;
+        rc = score_story(c, lm, hist, n, l);
+    }
+    if (rc) {
+        losses_free(l);
+        return -1;
+    }
+    *out = wl_obj(&LOSSES_T, l);
+    return 0;
+}

@@ -1,0 +1,143 @@
+/* lang_model.c: the model value: a wl_model with its seed, training state, vocabulary and source; the model card. */
+#include "lang_objs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* n with commas between groups of three digits (2,332,832); buf of at least 32 bytes. */
+static const char *grouped(size_t n, char *buf)
+{
+    char tmp[32];
+    int len = snprintf(tmp, sizeof tmp, "%zu", n), k = 0;
+    for (int i = 0; i < len; i++) {
+        if (i && (len - i) % 3 == 0) buf[k++] = ',';
+        buf[k++] = tmp[i];
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+static void model_free(void *d)
+{
+    lang_model *lm = d;
+    wl_model_free(&lm->m);
+    wl_unref(lm->vocab);
+    free(lm->source);
+    free(lm);
+}
+
+static int model_render(const void *d, wl_mime *out, wl_err *err)
+{
+    (void)err;
+    const lang_model *lm = d;
+    const wl_model *m = &lm->m;
+    char g[32];
+    wl_buf b = {0};
+    wl_buf_printf(&b, "model %s", m->kind_name);
+    if (m->kind == WL_KIND_ATTENTION)
+        wl_buf_printf(&b, ": %d head%s of width %d", m->H, m->H == 1 ? "" : "s", WL_D / m->H);
+    wl_buf_printf(&b, ", vocabulary %d, %s parameters\n", m->V, grouped(m->nparams, g));
+    wl_buf_printf(&b, "seed %llu; ", (unsigned long long)lm->seed);
+    if (lm->steps_trained) wl_buf_printf(&b, "trained %ld steps here, ", lm->steps_trained);
+    if (lm->selected_step) wl_buf_printf(&b, "selected step %d", lm->selected_step);
+    else wl_buf_puts(&b, lm->steps_trained ? "initial weights kept" : "untrained");
+    if (isfinite(lm->test_loss)) wl_buf_printf(&b, ", test loss %.4f", lm->test_loss);
+    wl_buf_printf(&b, "; from %s\n", lm->source);
+    if (lm->vocab) wl_buf_printf(&b, "vocabulary attached (%s)\n", lm->vocab_from[0] ? lm->vocab_from : "given with vocab=");
+    else wl_buf_puts(&b, "no vocabulary attached (only its size): give one with model load PATH vocab=V\n");
+    wl_table *t = wl_table_new(3);
+    wl_table_header_rows(t, 1);
+    wl_table_cell(t, "parameter", -1);
+    wl_table_cell(t, "shape", -1);
+    wl_table_cell(t, "count", -1);
+    for (int i = 0; i < m->nviews; i++) {
+        const wl_param_view *v = &m->views[i];
+        wl_table_cell(t, v->name, -1);
+        if (v->ndim == 2) wl_table_cellf(t, -1, "[%d, %d]", v->shape[0], v->shape[1]);
+        else wl_table_cellf(t, -1, "[%d]", v->shape[0]);
+        wl_table_cell(t, grouped(v->size, g), -1);
+    }
+    char *tt = wl_table_text(t), *th = wl_table_html(t);
+    wl_table_free(t);
+    size_t head_len = b.len;
+    wl_buf_puts(&b, tt);
+    out->text_plain = wl_buf_take(&b);
+    wl_buf_puts(&b, "<p>");
+    char *head = wl_xstrndup(out->text_plain, head_len);
+    wl_buf_html(&b, head);
+    free(head);
+    wl_buf_printf(&b, "</p>%s", th);
+    out->text_html = wl_buf_take(&b);
+    free(tt);
+    free(th);
+    wl_buf_printf(&b, "{\"type\":\"model\",\"kind\":\"%s\",\"heads\":%d,\"vocab_size\":%d,\"parameters\":%zu,\"seed\":%llu,"
+                      "\"selected_step\":%d,\"test_loss\":",
+                  m->kind_name, m->H, m->V, m->nparams, (unsigned long long)lm->seed, lm->selected_step);
+    wl_buf_json_num(&b, lm->test_loss);
+    wl_buf_puts(&b, ",\"shapes\":{");
+    for (int i = 0; i < m->nviews; i++) {
+        const wl_param_view *v = &m->views[i];
+        wl_buf_printf(&b, "%s\"%s\":", i ? "," : "", v->name);
+        lang_shape_text(&b, v->shape, v->ndim);
+    }
+    wl_buf_puts(&b, "}}");
+    out->app_json = wl_buf_take(&b);
+    return 0;
+}
+
+static wl_value *model_field(wl_value *self, const char *name, wl_err *err)
+{
+    const lang_model *lm = self->data;
+    if (!strcmp(name, "kind")) return wl_str(lm->m.kind_name);
+    if (!strcmp(name, "heads")) return wl_int(lm->m.H);
+    if (!strcmp(name, "parameters")) return wl_int((long long)lm->m.nparams);
+    if (!strcmp(name, "seed")) return wl_int((long long)lm->seed);
+    if (!strcmp(name, "selected_step")) return wl_int(lm->selected_step);
+    if (!strcmp(name, "test_loss")) return wl_num(lm->test_loss);
+    if (!strcmp(name, "vocab")) {
+        if (lm->vocab) return wl_ref(lm->vocab);
+        wl_fail(err, LANG_NO_VOCAB);
+        return NULL;
+    }
+    wl_fail(err, "a model has no field .%s; its fields are %s", name, lang_model_type.fields);
+    return NULL;
+}
+
+const wl_objtype lang_model_type = {.name = "model", .fields = "kind heads parameters seed selected_step test_loss vocab",
+                                    .free = model_free, .render = model_render, .field = model_field};
+
+lang_model *lang_model_new(void)
+{
+    lang_model *lm = wl_xcalloc(1, sizeof *lm);
+    lm->test_loss = NAN;
+    return lm;
+}
+
+wl_value *lang_model_vocab(wl_call *c, const lang_model *lm)
+{
+    if (!wl_opt_has(c, "vocab")) {
+        if (!lm->vocab) wl_call_fail(c, "ArgumentError", c->argc + 1, LANG_NO_VOCAB " or to this command with vocab=V");
+        return lm->vocab ? wl_ref(lm->vocab) : NULL;
+    }
+    int word = wl_call_optword(c, "vocab");
+    wl_value *vv = lang_vocab_from(c, wl_opt_val(c, "vocab"), word);
+    if (vv && lang_vocab_get(vv)->n != (size_t)lm->m.V) {
+        wl_call_fail(c, "ArgumentError", word, "the model has a vocabulary of %d tokens, this vocab %zu", lm->m.V,
+                     lang_vocab_get(vv)->n);
+        wl_unref(vv);
+        return NULL;
+    }
+    return vv;
+}
+
+int lang_model_and_corpus(wl_call *c, lang_model **lm, lang_corpus **lc)
+{
+    if (!(*lm = wl_arg_obj(c, 0, &lang_model_type)) || !(*lc = wl_arg_obj(c, 1, &lang_corpus_type))) return -1;
+    if ((size_t)(*lm)->m.V != (*lc)->c.vocab.n)
+        return wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1),
+                            "the model has a vocabulary of %d but the corpus %zu; make the model with vocab=$corpus.vocab",
+                            (*lm)->m.V, (*lc)->c.vocab.n);
+    return 0;
+}

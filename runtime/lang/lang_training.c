@@ -1,0 +1,202 @@
+/* lang_training.c: the values of training and measuring: the training result with its loss chart, the evaluation. */
+#include "lang_objs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the training result ---- */
+
+typedef struct lang_run {
+    wl_train_result r;
+    char kind[16];
+    int steps, batch;
+    double lr, wd;
+} lang_run;
+
+static void run_free(void *p)
+{
+    lang_run *run = p;
+    wl_train_result_free(&run->r);
+    free(run);
+}
+
+char *lang_trace_chart(const wl_trace_row *rows, int n, const double *xs, const double *ys, int nlive, char **vegalite)
+{
+    double *x = malloc(sizeof(double) * (size_t)(n + 1)), *tl = malloc(sizeof(double) * (size_t)(n + 1)),
+           *vl = malloc(sizeof(double) * (size_t)(n + 1));
+    if (!x || !tl || !vl) {
+        free(x);
+        free(tl);
+        free(vl);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        x[i] = rows[i].step;
+        tl[i] = rows[i].train_batch_loss;
+        vl[i] = rows[i].validation_loss;
+    }
+    wl_series s[3] = {{"validation", x, vl, n}, {"train batch", x, tl, n}, {"train (each step)", xs, ys, nlive}};
+    wl_chart c = {.title = "loss (nats per token)", .xlabel = "step", .ylabel = "loss", .s = s, .ns = nlive ? 3 : 2,
+                  .x_integer = 1, .ref_y = NAN};
+    char *svg = wl_chart_svg(&c);
+    if (vegalite) *vegalite = wl_chart_vegalite(&c);
+    free(x);
+    free(tl);
+    free(vl);
+    return svg;
+}
+
+static int run_render(const void *p, wl_mime *out, wl_err *err)
+{
+    const lang_run *run = p;
+    const wl_train_result *r = &run->r;
+    char *svg = lang_trace_chart(r->trace, r->ntrace, NULL, NULL, 0, &out->vegalite);
+    if (!svg) return wl_fail(err, "out of memory drawing the loss chart of %d validations", r->ntrace);
+    wl_table *t = wl_table_new(5);
+    wl_table_header_rows(t, 1);
+    wl_table_cell(t, "step", -1);
+    wl_table_cell(t, "tokens seen", -1);
+    wl_table_cell(t, "train batch loss", -1);
+    wl_table_cell(t, "validation loss", -1);
+    wl_table_cell(t, "", -1);
+    for (int i = 0; i < r->ntrace; i++) {
+        const wl_trace_row *row = &r->trace[i];
+        wl_table_cellf(t, -1, "%d", row->step);
+        wl_table_cellf(t, -1, "%ld", row->tokens_seen);
+        wl_table_cellf(t, -1, "%.4f", row->train_batch_loss);
+        wl_table_cellf(t, -1, "%.4f", row->validation_loss);
+        wl_table_cell(t, row->step == r->selected_step ? "← kept" : "", -1);
+    }
+    char *tt = wl_table_text(t), *th = wl_table_html(t);
+    wl_table_free(t);
+    wl_buf b = {0};
+    wl_buf_printf(&b, "trained %s for %d of %d steps (batch %d, lr %g, wd %g) in %.1f s%s\n", run->kind, r->steps_done,
+                  run->steps, run->batch, run->lr, run->wd, r->runtime_seconds, r->interrupted ? ", interrupted" : "");
+    if (r->selected_step) wl_buf_printf(&b, "kept the weights of step %d (selection loss %.4f)\n", r->selected_step, r->selection_loss);
+    else wl_buf_puts(&b, "kept the initial weights (no validation ran)\n");
+    if (isfinite(r->validation_loss))
+        wl_buf_printf(&b, "validation loss %.4f, perplexity %.2f", r->validation_loss, r->validation_perplexity);
+    if (isfinite(r->test_loss)) wl_buf_printf(&b, "; test loss %.4f, perplexity %.2f", r->test_loss, r->test_perplexity);
+    size_t summary = b.len;
+    wl_buf_printf(&b, "\n%s", tt);
+    out->text_plain = wl_buf_take(&b);
+    char *head = wl_xstrndup(out->text_plain, summary);
+    wl_buf_puts(&b, "<pre>");
+    wl_buf_html(&b, head);
+    wl_buf_printf(&b, "</pre>%s%s", svg, th);
+    out->text_html = wl_buf_take(&b);
+    out->image_svg = svg;
+    free(head);
+    free(tt);
+    free(th);
+    wl_buf_printf(&b, "{\"type\":\"training\",\"kind\":\"%s\",\"steps\":%d,\"steps_done\":%d,\"batch_size\":%d,\"learning_rate\":",
+                  run->kind, run->steps, r->steps_done, run->batch);
+    wl_buf_json_num(&b, run->lr);
+    wl_buf_puts(&b, ",\"weight_decay\":");
+    wl_buf_json_num(&b, run->wd);
+    wl_buf_printf(&b, ",\"selected_step\":%d,\"interrupted\":%s,\"validation_loss\":", r->selected_step,
+                  r->interrupted ? "true" : "false");
+    wl_buf_json_num(&b, r->validation_loss);
+    wl_buf_puts(&b, ",\"validation_perplexity\":");
+    wl_buf_json_num(&b, r->validation_perplexity);
+    wl_buf_puts(&b, ",\"test_loss\":");
+    wl_buf_json_num(&b, r->test_loss);
+    wl_buf_puts(&b, ",\"test_perplexity\":");
+    wl_buf_json_num(&b, r->test_perplexity);
+    wl_buf_puts(&b, ",\"runtime_seconds\":");
+    wl_buf_json_num(&b, r->runtime_seconds);
+    wl_buf_puts(&b, ",\"trace\":[");
+    for (int i = 0; i < r->ntrace; i++) {
+        wl_buf_printf(&b, "%s{\"step\":%d,\"tokens_seen\":%ld,\"train_batch_loss\":", i ? "," : "", r->trace[i].step,
+                      r->trace[i].tokens_seen);
+        wl_buf_json_num(&b, r->trace[i].train_batch_loss);
+        wl_buf_puts(&b, ",\"validation_loss\":");
+        wl_buf_json_num(&b, r->trace[i].validation_loss);
+        wl_buf_puts(&b, "}");
+    }
+    wl_buf_puts(&b, "]}");
+    out->app_json = wl_buf_take(&b);
+    return 0;
+}
+
+static wl_value *run_field(wl_value *self, const char *name, wl_err *err)
+{
+    const wl_train_result *r = &((const lang_run *)self->data)->r;
+    if (!strcmp(name, "selected_step")) return wl_int(r->selected_step);
+    if (!strcmp(name, "validation_loss")) return wl_num(r->validation_loss);
+    if (!strcmp(name, "validation_perplexity")) return wl_num(r->validation_perplexity);
+    if (!strcmp(name, "test_loss")) return wl_num(r->test_loss);
+    if (!strcmp(name, "test_perplexity")) return wl_num(r->test_perplexity);
+    if (!strcmp(name, "seconds")) return wl_num(r->runtime_seconds);
+    if (!strcmp(name, "steps")) return wl_int(r->steps_done);
+    wl_fail(err, "a training result has no field .%s; its fields are selected_step validation_loss "
+                 "validation_perplexity test_loss test_perplexity seconds steps", name);
+    return NULL;
+}
+
+static const wl_objtype RUN_T = {.name = "training result",
+                                 .fields = "selected_step validation_loss validation_perplexity test_loss test_perplexity seconds steps",
+                                 .free = run_free, .render = run_render, .field = run_field};
+
+wl_value *lang_run_value(const char *kind, int steps, int batch, double lr, double wd, wl_train_result *r)
+{
+    lang_run *run = wl_xcalloc(1, sizeof *run);
+    run->r = *r;
+    memset(r, 0, sizeof *r);
+    snprintf(run->kind, sizeof run->kind, "%s", kind);
+    run->steps = steps;
+    run->batch = batch;
+    run->lr = lr;
+    run->wd = wd;
+    return wl_obj(&RUN_T, run);
+}
+
+/* ---- the evaluation ---- */
+
+typedef struct lang_eval {
+    char split[16];
+    size_t targets;
+    double loss, ppl;
+} lang_eval;
+
+static int eval_render(const void *p, wl_mime *out, wl_err *err)
+{
+    (void)err;
+    const lang_eval *e = p;
+    wl_buf b = {0};
+    wl_buf_printf(&b, "%s: cross-entropy %.4f nats per token, perplexity %.2f, over %zu targets", e->split, e->loss, e->ppl,
+                  e->targets);
+    out->text_plain = wl_buf_take(&b);
+    wl_buf_printf(&b, "{\"type\":\"evaluation\",\"split\":\"%s\",\"targets\":%zu,\"loss\":", e->split, e->targets);
+    wl_buf_json_num(&b, e->loss);
+    wl_buf_puts(&b, ",\"perplexity\":");
+    wl_buf_json_num(&b, e->ppl);
+    wl_buf_puts(&b, "}");
+    out->app_json = wl_buf_take(&b);
+    return 0;
+}
+
+static wl_value *eval_field(wl_value *self, const char *name, wl_err *err)
+{
+    const lang_eval *e = self->data;
+    if (!strcmp(name, "loss")) return wl_num(e->loss);
+    if (!strcmp(name, "perplexity")) return wl_num(e->ppl);
+    if (!strcmp(name, "targets")) return wl_int((long long)e->targets);
+    wl_fail(err, "an evaluation has no field .%s; its fields are loss perplexity targets", name);
+    return NULL;
+}
+
+static const wl_objtype EVAL_T = {.name = "evaluation", .fields = "loss perplexity targets", .free = free,
+                                  .render = eval_render, .field = eval_field};
+
+wl_value *lang_evaluation_value(wl_split split, size_t targets, double loss, double ppl)
+{
+    lang_eval *e = wl_xcalloc(1, sizeof *e);
+    snprintf(e->split, sizeof e->split, "%s", wl_split_name(split));
+    e->targets = targets;
+    e->loss = loss;
+    e->ppl = ppl;
+    return wl_obj(&EVAL_T, e);
+}

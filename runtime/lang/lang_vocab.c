@@ -1,0 +1,122 @@
+/* lang_vocab.c: the vocab value (its own vocabulary, or one a corpus holds) and where a command finds one: vocab, corpus, model or path. */
+#include "lang_objs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *lang_token(const wl_vocab *v, int32_t id)
+{
+    return v && id >= 0 && (size_t)id < v->n ? v->itos[id] : "?";
+}
+
+static void vocab_free(void *d)
+{
+    lang_vocab *lv = d;
+    if (lv->owner) wl_unref(lv->owner);
+    else wl_vocab_free(&lv->own);
+    free(lv);
+}
+
+#define VOCAB_SHOW 48
+
+static int vocab_render(const void *d, wl_mime *out, wl_err *err)
+{
+    (void)err;
+    const wl_vocab *v = ((const lang_vocab *)d)->v;
+    wl_buf b = {0}, h = {0};
+    wl_buf_printf(&b, "vocabulary: %zu tokens", v->n);
+    if (v->profile[0]) wl_buf_printf(&b, " (profile %s, min_freq %zu, max_vocab %zu)", v->profile, v->min_freq, v->max_vocab);
+    wl_buf_puts(&b, "\nid  token\n");
+    wl_buf_puts(&h, "<p>");
+    wl_buf_html(&h, b.s);
+    wl_buf_puts(&h, "</p><p style=\"font-family:monospace\">");
+    size_t show = v->n < VOCAB_SHOW ? v->n : VOCAB_SHOW;
+    for (size_t i = 0; i < show; i++) {
+        int eol = i % 6 == 5 || i + 1 == show;
+        wl_buf_printf(&b, eol ? "%4zu %s\n" : "%4zu %-12s ", i, v->itos[i]);
+        wl_buf_printf(&h, "%zu&nbsp;<b>", i);
+        wl_buf_html(&h, v->itos[i]);
+        wl_buf_puts(&h, "</b> &nbsp; ");
+    }
+    if (show < v->n) {
+        wl_buf_printf(&b, "... and %zu more (the last is %zu %s)", v->n - show, v->n - 1, v->itos[v->n - 1]);
+        wl_buf_printf(&h, "... and %zu more", v->n - show);
+    }
+    while (b.len && b.s[b.len - 1] == '\n') b.s[--b.len] = 0;
+    wl_buf_puts(&h, "</p>");
+    out->text_plain = wl_buf_take(&b);
+    out->text_html = wl_buf_take(&h);
+    wl_buf_printf(&b, "{\"type\":\"vocab\",\"size\":%zu,\"profile\":", v->n);
+    wl_buf_json_str(&b, v->profile);
+    wl_buf_puts(&b, ",\"itos\":[");
+    for (size_t i = 0; i < v->n; i++) {
+        if (i) wl_buf_put(&b, ",", 1);
+        wl_buf_json_str(&b, v->itos[i]);
+    }
+    wl_buf_puts(&b, "]}");
+    out->app_json = wl_buf_take(&b);
+    return 0;
+}
+
+static wl_value *vocab_field(wl_value *self, const char *name, wl_err *err)
+{
+    const wl_vocab *v = lang_vocab_get(self);
+    if (!strcmp(name, "size")) return wl_int((long long)v->n);
+    if (!strcmp(name, "itos")) {
+        wl_value *l = wl_list();
+        for (size_t i = 0; i < v->n; i++) wl_list_push(l, wl_str(v->itos[i]));
+        return l;
+    }
+    wl_fail(err, "a vocab has no field .%s; its fields are %s", name, lang_vocab_type.fields);
+    return NULL;
+}
+
+const wl_objtype lang_vocab_type = {.name = "vocab", .fields = "size itos", .free = vocab_free,
+                                    .render = vocab_render, .field = vocab_field};
+
+wl_value *lang_vocab_value(wl_value *owner, const wl_vocab *v)
+{
+    lang_vocab *lv = wl_xcalloc(1, sizeof *lv);
+    lv->owner = wl_ref(owner);
+    lv->v = v;
+    return wl_obj(&lang_vocab_type, lv);
+}
+
+wl_value *lang_vocab_value_own(wl_vocab *own)
+{
+    lang_vocab *lv = wl_xcalloc(1, sizeof *lv);
+    lv->own = *own;
+    memset(own, 0, sizeof *own);
+    lv->v = &lv->own;
+    return wl_obj(&lang_vocab_type, lv);
+}
+
+const wl_vocab *lang_vocab_get(const wl_value *vv) { return ((const lang_vocab *)vv->data)->v; }
+
+wl_value *lang_vocab_from(wl_call *c, wl_value *v, int word)
+{
+    if (wl_obj_data(v, &lang_vocab_type)) return wl_ref(v);
+    lang_corpus *lc = wl_obj_data(v, &lang_corpus_type);
+    if (lc) return lang_vocab_value(v, &lc->c.vocab);
+    lang_model *lm = wl_obj_data(v, &lang_model_type);
+    if (lm && lm->vocab) return wl_ref(lm->vocab);
+    if (lm) {
+        wl_call_fail(c, "ArgumentError", word, LANG_NO_VOCAB);
+        return NULL;
+    }
+    if (v->type == WL_V_STR) {
+        if (!c->allow_files) {
+            wl_call_fail(c, "PermissionError", word, "reading files is disabled here");
+            return NULL;
+        }
+        wl_vocab voc;
+        if (wl_vocab_load(v->str, &voc, c->err)) {
+            c->errword = word;
+            return NULL;
+        }
+        return lang_vocab_value_own(&voc);
+    }
+    wl_call_fail(c, "TypeError", word, "expected a vocabulary (a vocab, a corpus, a model with one, or a vocab.json path), not %s",
+                 wl_value_kind(v));
+    return NULL;
+}
