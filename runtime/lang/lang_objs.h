@@ -183,6 +183,13 @@ int lang_comparison_load(wl_call *c, const char *where, int word, wl_value **out
 int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int n, char *const *tokens, const wl_vocab *v,
                       const char *title, wl_value **out);
 
+/* ---- help pages (lang_help.c) ---- */
+
+/* A help page showing text (malloc'd, moved in) as it is, and as <pre> in a notebook. */
+wl_value *lang_help_value(char *text);
+/* The help page of cmd: synopsis, summary, long help, options, subcommands, example. */
+wl_value *lang_help_command(const wl_command *cmd);
+
 /* ---- heat maps of a tensor (lang_heatmap.c) ---- */
 
 /* The last `last` rows and up to cols columns of matrix head (1-based) of batch 0 of t, as a heat map; labels
