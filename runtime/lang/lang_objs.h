@@ -183,6 +183,12 @@ int lang_comparison_load(wl_call *c, const char *where, int word, wl_value **out
 int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int n, char *const *tokens, const wl_vocab *v,
                       const char *title, wl_value **out);
 
+/* ---- perplexity from target probabilities (lang_perplexity.c) ---- */
+
+/* The perplexity value of the target probabilities p [n] (malloc'd, moved in): each loss -ln p, their mean (the
+ * cross-entropy) and its exp. Returns 0, or -1 with an error on c when memory runs out (p is freed either way). */
+int lang_perplexity_value(wl_call *c, double *p, int n, wl_value **out);
+
 /* ---- help pages (lang_help.c) ---- */
 
 /* A help page showing text (malloc'd, moved in) as it is, and as <pre> in a notebook. */
