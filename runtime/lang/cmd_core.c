@@ -1,5 +1,6 @@
 /* cmd_core.c: the basic commands: help (from the command table), print, time. */
 #include "lang_int.h"
+#include "lang_objs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,77 +29,6 @@ static const char SYNTAX_HELP[] =
     "  A line that ends inside an open \" or [ (or with a backslash) continues on the next.\n"
     "  A command whose value is not kept shows it: a list of tokens, a table, a heat map.\n"
     "  Ctrl-C stops the running command; training keeps the best weights it reached.\n";
-
-/* ---- help pages ---- */
-
-typedef struct help_page {
-    char *text;
-} help_page;
-
-static void help_free(void *d)
-{
-    help_page *h = d;
-    free(h->text);
-    free(h);
-}
-
-static int help_render(const void *d, wl_mime *out, wl_err *err)
-{
-    (void)err;
-    const help_page *h = d;
-    out->text_plain = wl_xstrdup(h->text);
-    wl_buf b = {0};
-    wl_buf_puts(&b, "<pre class=\"wordlab-help\">");
-    wl_buf_html(&b, h->text);
-    wl_buf_puts(&b, "</pre>");
-    out->text_html = wl_buf_take(&b);
-    return 0;
-}
-
-static const wl_objtype HELP_T = {.name = "help page", .fields = "", .free = help_free, .render = help_render};
-
-static wl_value *help_value(char *text)
-{
-    help_page *h = wl_xcalloc(1, sizeof *h);
-    h->text = text;
-    return wl_obj(&HELP_T, h);
-}
-
-static void indent(wl_buf *b, const char *text, const char *pad)
-{
-    const char *p = text;
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        if (n) wl_buf_puts(b, pad);
-        wl_buf_put(b, p, n);
-        wl_buf_put(b, "\n", 1);
-        p += n + (nl != NULL);
-    }
-}
-
-static void help_text(const wl_command *cmd, wl_buf *b)
-{
-    wl_buf_printf(b, "%s\n    %s\n\n", cmd->synopsis, cmd->summary);
-    if (cmd->help && cmd->help[0]) {
-        indent(b, cmd->help, "  ");
-        wl_buf_put(b, "\n", 1);
-    }
-    if (cmd->options) wl_buf_printf(b, "options: %s\n", cmd->options);
-    if (cmd->subcommands) wl_buf_printf(b, "subcommands: %s\n", cmd->subcommands);
-    wl_buf_puts(b, "example:\n");
-    indent(b, cmd->example, "    ");
-}
-
-void wl_help_command(const wl_command *cmd, wl_mime *out)
-{
-    wl_buf b = {0};
-    help_text(cmd, &b);
-    wl_value *v = help_value(wl_buf_take(&b));
-    wl_err err;
-    wl_value_render(v, out, &err);
-    wl_unref(v);
-}
 
 /* The topics in table order. */
 static int topics(const char **out, int max)
@@ -138,25 +68,24 @@ static int cmd_help(wl_call *c, wl_value **out)
             wl_buf_put(&b, "\n", 1);
         }
         wl_buf_puts(&b, "Keep a value with `name = COMMAND ...` and use it as $name; Tab completes names.");
-        *out = help_value(wl_buf_take(&b));
+        *out = lang_help_value(wl_buf_take(&b));
         return 0;
     }
     const char *name = wl_arg_str(c, 0);
     if (!name) return -1;
     if (!strcmp(name, "language") || !strcmp(name, "syntax")) {
-        *out = help_value(wl_xstrdup(SYNTAX_HELP));
+        *out = lang_help_value(wl_xstrdup(SYNTAX_HELP));
         return 0;
     }
     const wl_command *cmd = wl_command_find(name);
     if (cmd) {
-        help_text(cmd, &b);
-        *out = help_value(wl_buf_take(&b));
+        *out = lang_help_command(cmd);
         return 0;
     }
     for (int t = 0; t < nt; t++)
         if (!strcmp(ts[t], name)) {
             list_topic(&b, ts[t], 30);
-            *out = help_value(wl_buf_take(&b));
+            *out = lang_help_value(wl_buf_take(&b));
             return 0;
         }
     const char *names[512];

@@ -1,16 +1,9 @@
 /* cmd_seq.c: the sequence lesson's commands: data summary, one net, the head, centers and order tables, weight plots. */
-#include "wl_cmd.h"
-#include "wl_seq.h"
+#include "lang_objs.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static volatile sig_atomic_t *seq_interrupt(wl_call *c)
-{
-    return c->sink ? c->sink->interrupt : NULL;
-}
 
 /* The runtime's failure as the command's error: an interrupt or a RuntimeError. */
 static int seq_failed(wl_call *c)
@@ -102,306 +95,53 @@ static int opt_settings(wl_call *c, wl_seq_opts *o)
     return 0;
 }
 
-/* ---- the lesson's tables: one value type, showing the part its command computed ---- */
-
-enum { SHOW_DATA, SHOW_HEADS, SHOW_CENTERS, SHOW_ORDER, SHOW_ALL };
-
-typedef struct seq_tables {
-    wl_seq_lesson l;
-    int show;
-} seq_tables;
-
-static void tables_free(void *d)
-{
-    seq_tables *t = d;
-    wl_seq_lesson_free(&t->l);
-    free(t);
-}
-
-static void json_nums(wl_buf *b, const char *key, const double *x, int n)
-{
-    wl_buf_printf(b, ",\"%s\":[", key);
-    for (int i = 0; i < n; i++) {
-        if (i) wl_buf_put(b, ",", 1);
-        wl_buf_json_num(b, x[i]);
-    }
-    wl_buf_put(b, "]", 1);
-}
-
-static const char *const SHOW_NAMES[] = {"data", "heads", "centers", "order", "lesson"};
-
-static int tables_render(const void *d, wl_mime *out, wl_err *err)
-{
-    const seq_tables *t = d;
-    const wl_seq_lesson *l = &t->l;
-    char *text = t->show == SHOW_DATA      ? wl_seq_summary_text(l)
-                 : t->show == SHOW_HEADS   ? wl_seq_heads_table_text(l)
-                 : t->show == SHOW_CENTERS ? wl_seq_centers_table_text(l)
-                 : t->show == SHOW_ORDER   ? wl_seq_order_table_text(l)
-                                           : wl_seq_lesson_text(l);
-    if (!text) return wl_fail(err, "sequence lesson: the %s table was not computed", SHOW_NAMES[t->show]);
-    size_t n = strlen(text);
-    if (n && text[n - 1] == '\n') text[n - 1] = '\0';   /* the front end ends the display with its own newline */
-    wl_buf b = {0};
-    wl_buf_puts(&b, "<pre class=\"wordlab-seq\">");
-    wl_buf_html(&b, text);
-    wl_buf_puts(&b, "</pre>");
-    out->text_html = wl_buf_take(&b);
-    out->text_plain = text;
-    const wl_seq_summary *s = &l->summary;
-    wl_buf_printf(&b, "{\"type\":\"sequence %s\",\"seed\":%lld,\"train_rate\":", SHOW_NAMES[t->show], (long long)l->opts.seed);
-    wl_buf_json_num(&b, s->train_rate);
-    wl_buf_puts(&b, ",\"test_rate\":");
-    wl_buf_json_num(&b, s->test_rate);
-    wl_buf_puts(&b, ",\"baseline\":");
-    wl_buf_json_num(&b, s->baseline);
-    json_nums(&b, "example", s->example, WL_SEQ_T);
-    if (l->heads) {
-        wl_buf_puts(&b, ",\"nets\":[");
-        for (int i = 0; i < l->opts.nheads * l->opts.runs; i++) {
-            const wl_seq_run *r = &l->heads[i];
-            wl_buf_printf(&b, "%s{\"heads\":%d,\"run\":%d,\"accuracy\":", i ? "," : "", r->H, r->run);
-            wl_buf_json_num(&b, r->acc);
-            wl_buf_puts(&b, ",\"separation\":");
-            wl_buf_json_num(&b, r->separation);
-            json_nums(&b, "centers", r->center, r->H);
-            wl_buf_put(&b, "}", 1);
-        }
-        wl_buf_put(&b, "]", 1);
-    }
-    if (l->order_pos) {
-        json_nums(&b, "order_change", l->order_mean, 2);
-        json_nums(&b, "order_largest", l->order_max, 2);
-    }
-    wl_buf_put(&b, "}", 1);
-    out->app_json = wl_buf_take(&b);
-    return 0;
-}
-
-static wl_value *nums_value(const double *x, int n)
-{
-    wl_value *v = wl_list();
-    for (int i = 0; i < n; i++) wl_list_push(v, wl_num(x[i]));
-    return v;
-}
-
-static wl_value *tables_field(wl_value *self, const char *name, wl_err *err);
-
-static const wl_objtype TABLES_T = {
-    .name = "sequence table",
-    .fields = "train_rate test_rate baseline example accuracies means centers separations order_change order_largest",
-    .free = tables_free, .render = tables_render, .field = tables_field};
-
-static wl_value *tables_field(wl_value *self, const char *name, wl_err *err)
-{
-    const wl_seq_lesson *l = &((const seq_tables *)self->data)->l;
-    const wl_seq_opts *o = &l->opts;
-    if (!strcmp(name, "train_rate")) return wl_num(l->summary.train_rate);
-    if (!strcmp(name, "test_rate")) return wl_num(l->summary.test_rate);
-    if (!strcmp(name, "baseline")) return wl_num(l->summary.baseline);
-    if (!strcmp(name, "example")) return nums_value(l->summary.example, WL_SEQ_T);
-    int heads_field = !strcmp(name, "accuracies") || !strcmp(name, "means") || !strcmp(name, "centers") ||
-                      !strcmp(name, "separations");
-    if (heads_field && !l->heads) {
-        wl_fail(err, "this table has no .%s: it comes from seq_heads, seq_centers or seq_lesson", name);
-        return NULL;
-    }
-    if (!strcmp(name, "accuracies") || !strcmp(name, "means")) {
-        wl_value *v = wl_list();
-        for (int i = 0; i < o->nheads; i++) {
-            double acc[WL_SEQ_MAX_RUNS], sum = 0.0;
-            for (int k = 0; k < o->runs; k++) sum += acc[k] = l->heads[i * o->runs + k].acc;
-            wl_list_push(v, name[0] == 'a' ? nums_value(acc, o->runs) : wl_num(sum / o->runs));
-        }
-        return v;
-    }
-    if (!strcmp(name, "centers") || !strcmp(name, "separations")) {
-        wl_value *v = wl_list();
-        for (int i = 0; i < o->nheads * o->runs; i++)
-            wl_list_push(v, name[0] == 'c' ? nums_value(l->heads[i].center, l->heads[i].H) : wl_num(l->heads[i].separation));
-        return v;
-    }
-    if (!strcmp(name, "order_change") || !strcmp(name, "order_largest")) {
-        if (!l->order_pos) {
-            wl_fail(err, "this table has no .%s: it comes from seq_order or seq_lesson", name);
-            return NULL;
-        }
-        return nums_value(name[6] == 'c' ? l->order_mean : l->order_max, 2);
-    }
-    wl_fail(err, "a sequence table has no field .%s; its fields are %s", name, TABLES_T.fields);
-    return NULL;
-}
+/* ---- the lesson's tables ---- */
 
 /* order_key: the option naming the order test's heads ("heads" for seq_order, where heads= is not a
  * list of head counts), or NULL when the command has no order test. */
-static int run_tables(wl_call *c, unsigned parts, int show, const char *order_key, wl_value **out)
+static int run_tables(wl_call *c, unsigned parts, lang_seq_show show, const char *order_key, wl_value **out)
 {
     wl_seq_opts o;
     if (opt_settings(c, &o)) return -1;
     if (order_key && opt_one_heads(c, order_key, 2, &o.order_heads)) return -1;
     if ((!order_key || strcmp(order_key, "heads")) && opt_heads_list(c, &o)) return -1;
-    seq_tables *t = wl_xcalloc(1, sizeof *t);
-    if (wl_seq_lesson_run(&t->l, &o, parts, seq_interrupt(c), c->err)) {
-        free(t);
-        return seq_failed(c);
-    }
-    t->show = show;
-    *out = wl_obj(&TABLES_T, t);
+    wl_seq_lesson l;
+    if (wl_seq_lesson_run(&l, &o, parts, lang_interrupt(c), c->err)) return seq_failed(c);
+    *out = lang_seq_tables_value(&l, show);
     return 0;
 }
 
 static int cmd_seq_data(wl_call *c, wl_value **out)
 {
-    return run_tables(c, 0, SHOW_DATA, NULL, out);
+    return run_tables(c, 0, LANG_SEQ_DATA, NULL, out);
 }
 
 static int cmd_seq_heads(wl_call *c, wl_value **out)
 {
-    return run_tables(c, WL_SEQ_PART_HEADS, SHOW_HEADS, NULL, out);
+    return run_tables(c, WL_SEQ_PART_HEADS, LANG_SEQ_HEADS, NULL, out);
 }
 
 static int cmd_seq_centers(wl_call *c, wl_value **out)
 {
-    return run_tables(c, WL_SEQ_PART_HEADS, SHOW_CENTERS, NULL, out);
+    return run_tables(c, WL_SEQ_PART_HEADS, LANG_SEQ_CENTERS, NULL, out);
 }
 
 static int cmd_seq_order(wl_call *c, wl_value **out)
 {
-    return run_tables(c, WL_SEQ_PART_ORDER, SHOW_ORDER, "heads", out);
+    return run_tables(c, WL_SEQ_PART_ORDER, LANG_SEQ_ORDER, "heads", out);
 }
 
 static int cmd_seq_lesson(wl_call *c, wl_value **out)
 {
-    return run_tables(c, WL_SEQ_PART_ALL, SHOW_ALL, "order_heads", out);
+    return run_tables(c, WL_SEQ_PART_ALL, LANG_SEQ_ALL, "order_heads", out);
 }
 
-/* ---- one trained net ---- */
-
-typedef struct seq_net {
-    wl_seq_run r;
-    wl_seq_opts o;
-    int ntest;
-    double mw[WL_SEQ_D * WL_SEQ_T];   /* [H,T] each head's mean weight over the held-out sequences */
-} seq_net;
-
-/* "2 heads, run 1, positions on" */
-static void net_name(const seq_net *n, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "%d head%s, run %d, positions %s", n->r.H, n->r.H > 1 ? "s" : "", n->r.run,
-             n->r.positions ? "on" : "off");
-}
-
-/* Each head's weights as shaded cells (shade: weight / the largest weight) with the values below. */
-static void weights_text(wl_buf *b, const seq_net *n)
-{
-    static const char *const SHADE[] = {"     ", "░░░░░", "▒▒▒▒▒", "▓▓▓▓▓", "█████"};
-    double top = 0;
-    for (int i = 0; i < n->r.H * WL_SEQ_T; i++)
-        if (n->mw[i] > top) top = n->mw[i];
-    wl_buf_puts(b, "step   ");
-    for (int t = 0; t < WL_SEQ_T; t++) wl_buf_printf(b, "%6d", t);
-    wl_buf_puts(b, "\n");
-    for (int h = 0; h < n->r.H; h++) {
-        const double *m = n->mw + h * WL_SEQ_T;
-        wl_buf_printf(b, "head %d ", h + 1);
-        for (int t = 0; t < WL_SEQ_T; t++) {
-            double v = top > 0 ? m[t] / top : 0;
-            int k = v <= 0 ? 0 : v < 0.25 ? 1 : v < 0.5 ? 2 : v < 0.75 ? 3 : 4;
-            wl_buf_printf(b, " %s", SHADE[k]);
-        }
-        wl_buf_puts(b, "\n       ");
-        for (int t = 0; t < WL_SEQ_T; t++) wl_buf_printf(b, "%6.3f", m[t]);
-        wl_buf_puts(b, "\n");
-    }
-    wl_buf_puts(b, "shade: weight / largest   ░ <0.25   ▒ <0.5   ▓ <0.75   █ >=0.75");
-}
-
-/* The weight plot as SVG and as Vega-Lite; the y axis starts at 0 and 1/12 (uniform weights) is drawn. */
-static void weights_chart(const seq_net *n, const char *title, wl_mime *out)
-{
-    static const char *const NAMES[] = {"head 1", "head 2", "head 3", "head 4"};
-    double steps[WL_SEQ_T];
-    for (int t = 0; t < WL_SEQ_T; t++) steps[t] = t;
-    wl_series s[WL_SEQ_D];
-    for (int h = 0; h < n->r.H; h++) s[h] = (wl_series){.name = NAMES[h], .x = steps, .y = n->mw + h * WL_SEQ_T, .n = WL_SEQ_T};
-    wl_chart c = {.title = title, .xlabel = "step", .ylabel = "mean attention weight", .s = s, .ns = n->r.H, .x_integer = 1,
-                  .y_from_zero = 1, .ref_y = 1.0 / WL_SEQ_T, .ref_label = "uniform, 1/12"};
-    out->image_svg = wl_chart_svg(&c);
-    out->vegalite = wl_chart_vegalite(&c);
-}
-
-static void net_json(wl_buf *b, const seq_net *n)
-{
-    wl_buf_printf(b, "{\"type\":\"sequence net\",\"heads\":%d,\"run\":%d,\"positions\":%s,\"accuracy\":", n->r.H, n->r.run,
-                  n->r.positions ? "true" : "false");
-    wl_buf_json_num(b, n->r.acc);
-    wl_buf_puts(b, ",\"separation\":");
-    wl_buf_json_num(b, n->r.separation);
-    json_nums(b, "centers", n->r.center, n->r.H);
-    json_nums(b, "mean_weights", n->mw, n->r.H * WL_SEQ_T);
-    json_nums(b, "params", n->r.net.p, WL_SEQ_NPARAMS);
-    wl_buf_put(b, "}", 1);
-}
-
-static int net_render(const void *d, wl_mime *out, wl_err *err)
-{
-    (void)err;
-    const seq_net *n = d;
-    char name[96];
-    net_name(n, name, sizeof name);
-    wl_buf b = {0};
-    wl_buf_printf(&b, "sequence net: %s (head size %d, %d parameters, seed %lld + %d, %d epochs)\n", name, WL_SEQ_D / n->r.H,
-                  WL_SEQ_NPARAMS, (long long)n->o.seed, n->r.run, n->o.train.epochs);
-    wl_buf_printf(&b, "held-out accuracy %.4f over %d sequences; weight centers", n->r.acc, n->ntest);
-    for (int h = 0; h < n->r.H; h++) wl_buf_printf(&b, "%s %.2f", h ? "," : "", n->r.center[h]);
-    wl_buf_printf(&b, "; separation %.4f", n->r.separation);
-    char *head = wl_buf_take(&b);
-    wl_buf_printf(&b, "%s\n", head);
-    weights_text(&b, n);
-    out->text_plain = wl_buf_take(&b);
-    wl_buf_puts(&b, "<pre class=\"wordlab-seq\">");
-    wl_buf_html(&b, head);
-    wl_buf_puts(&b, "</pre>");
-    out->text_html = wl_buf_take(&b);
-    wl_buf_printf(&b, "mean attention weight per step over the held-out sequences: %s", name);
-    char *title = wl_buf_take(&b);
-    weights_chart(n, title, out);
-    free(title);
-    free(head);
-    net_json(&b, n);
-    out->app_json = wl_buf_take(&b);
-    return 0;
-}
-
-static wl_value *net_field(wl_value *self, const char *name, wl_err *err);
-
-static const wl_objtype NET_T = {.name = "sequence net",
-                                 .fields = "accuracy centers separation weights params heads run positions",
-                                 .free = free, .render = net_render, .field = net_field};
-
-static wl_value *net_field(wl_value *self, const char *name, wl_err *err)
-{
-    const seq_net *n = self->data;
-    if (!strcmp(name, "accuracy")) return wl_num(n->r.acc);
-    if (!strcmp(name, "centers")) return nums_value(n->r.center, n->r.H);
-    if (!strcmp(name, "separation")) return wl_num(n->r.separation);
-    if (!strcmp(name, "params")) return nums_value(n->r.net.p, WL_SEQ_NPARAMS);
-    if (!strcmp(name, "heads")) return wl_int(n->r.H);
-    if (!strcmp(name, "run")) return wl_int(n->r.run);
-    if (!strcmp(name, "positions")) return wl_int(n->r.positions);
-    if (!strcmp(name, "weights")) {
-        wl_value *v = wl_list();
-        for (int h = 0; h < n->r.H; h++) wl_list_push(v, nums_value(n->mw + h * WL_SEQ_T, WL_SEQ_T));
-        return v;
-    }
-    wl_fail(err, "a sequence net has no field .%s; its fields are %s", name, NET_T.fields);
-    return NULL;
-}
+/* ---- one trained net, and its weight plot and parameters ---- */
 
 /* Trains the net the options describe and measures it on the held-out sequences. */
-static seq_net *train_net(wl_call *c)
+static lang_seq_net *train_net(wl_call *c)
 {
-    seq_net *n = wl_xcalloc(1, sizeof *n);
+    lang_seq_net *n = wl_xcalloc(1, sizeof *n);
     long long run, positions;
     if (opt_settings(c, &n->o) || opt_one_heads(c, "heads", 2, &n->r.H) || wl_opt_int(c, "run", 1, 1, 1000000, &run) ||
         wl_opt_int(c, "positions", 1, 0, 1, &positions)) {
@@ -417,7 +157,7 @@ static seq_net *train_net(wl_call *c)
     if (rc == 0)
         rc = wl_seq_set_build(&tr, &data, 0, n->o.ntrain, n->r.positions, c->err) ||
              wl_seq_set_build(&te, &data, n->o.n - n->o.ntest, n->o.ntest, n->r.positions, c->err) ||
-             wl_seq_train(&n->r.net, &tr, n->o.seed + n->r.run, n->r.H, &n->o.train, seq_interrupt(c), c->err);
+             wl_seq_train(&n->r.net, &tr, n->o.seed + n->r.run, n->r.H, &n->o.train, lang_interrupt(c), c->err);
     if (rc == 0) {
         n->r.acc = wl_seq_accuracy(&n->r.net, &te);
         for (int h = 0; h < n->r.H; h++) n->r.center[h] = wl_seq_center(&n->r.net, &te, h);
@@ -437,138 +177,40 @@ static seq_net *train_net(wl_call *c)
 
 static int cmd_seq_train(wl_call *c, wl_value **out)
 {
-    seq_net *n = train_net(c);
+    lang_seq_net *n = train_net(c);
     if (!n) return -1;
-    *out = wl_obj(&NET_T, n);
+    *out = lang_seq_net_value(n);
     return 0;
 }
-
-/* ---- the weight plot ---- */
-
-static int plot_render(const void *d, wl_mime *out, wl_err *err)
-{
-    (void)err;
-    const seq_net *n = d;
-    char name[96];
-    net_name(n, name, sizeof name);
-    wl_buf b = {0};
-    wl_buf_printf(&b, "mean attention weight per step over the %d held-out sequences: %s", n->ntest, name);
-    char *title = wl_buf_take(&b);
-    wl_buf_printf(&b, "%s\n", title);
-    weights_text(&b, n);
-    out->text_plain = wl_buf_take(&b);
-    weights_chart(n, title, out);
-    free(title);
-    net_json(&b, n);
-    out->app_json = wl_buf_take(&b);
-    return 0;
-}
-
-static const wl_objtype PLOT_T = {.name = "sequence weight plot", .fields = "accuracy centers separation weights params heads run positions",
-                                  .free = free, .render = plot_render, .field = net_field};
 
 /* The net a command shows: a copy of its argument (from seq_train), or one trained from its options. */
-static seq_net *net_from_args(wl_call *c)
+static lang_seq_net *net_from_args(wl_call *c)
 {
     if (c->argc == 0) return train_net(c);
-    const seq_net *src = wl_arg_obj(c, 0, &NET_T);
+    const lang_seq_net *src = wl_arg_obj(c, 0, &lang_seq_net_type);
     if (!src) return NULL;
     if (c->nopts) {
         wl_call_fail(c, "ArgumentError", wl_call_optword(c, c->optk[0]), "give either a sequence net or the options that train one, not both");
         return NULL;
     }
-    seq_net *n = wl_xmalloc(sizeof *n);
+    lang_seq_net *n = wl_xmalloc(sizeof *n);
     *n = *src;
     return n;
 }
 
 static int cmd_seq_weights(wl_call *c, wl_value **out)
 {
-    seq_net *n = net_from_args(c);
+    lang_seq_net *n = net_from_args(c);
     if (!n) return -1;
-    *out = wl_obj(&PLOT_T, n);
+    *out = lang_seq_weights_value(n);
     return 0;
 }
-
-/* ---- the 33 parameters and what the net computes with them ---- */
-
-static int params_render(const void *d, wl_mime *out, wl_err *err)
-{
-    (void)err;
-    const seq_net *n = d;
-    const double *p = n->r.net.p;
-    int H = n->r.H, dh = WL_SEQ_D / H;
-    char name[96];
-    net_name(n, name, sizeof name);
-    char per_head_matrix[32], per_head_vector[32];
-    snprintf(per_head_matrix, sizeof per_head_matrix, "%d × [%d, %d]", H, dh, WL_SEQ_C);
-    snprintf(per_head_vector, sizeof per_head_vector, "%d × [%d]", H, dh);
-    const struct {
-        const char *name, *shape;
-        int count;
-        const char *role;
-    } parts[] = {
-        {"parameters", "shape", -1, "role"},
-        {"W_k", per_head_matrix, WL_SEQ_D * WL_SEQ_C, "keys: each head's d = 4/H rows read the 3 input channels"},
-        {"W_v", per_head_matrix, WL_SEQ_D * WL_SEQ_C, "values: project the weighted input to the head's d numbers"},
-        {"q", per_head_vector, WL_SEQ_D, "one learned query per head"},
-        {"w", "[4]", WL_SEQ_D, "output weights over the concatenated heads"},
-        {"b", "[1]", 1, "output bias"},
-        {"total", "", WL_SEQ_NPARAMS, "the same for 1, 2 and 4 heads"},
-    };
-    wl_table *t = wl_table_new(4);
-    wl_table_header_rows(t, 1);
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-        wl_table_cell(t, parts[i].name, -1);
-        wl_table_cell(t, parts[i].shape, -1);
-        if (parts[i].count < 0) wl_table_cell(t, "count", -1);
-        else wl_table_cellf(t, -1, "%d", parts[i].count);
-        wl_table_cell(t, parts[i].role, -1);
-    }
-    char *tt = wl_table_text(t);
-    wl_table_free(t);
-    wl_buf b = {0}, f = {0};
-    wl_buf_printf(&f, "head h, on a sequence of inputs x_t = (reading, sin, cos), t = 0..11:\n"
-                      "  u   = q_hᵀ W_k,h           the query folded into the keys: one weight per channel\n"
-                      "  s_t = (u · x_t) / √d       the scores, scaled by 1/√d = %.4f (d = %d)\n"
-                      "  a   = softmax(s)           the head's weights over the 12 steps (they sum to 1)\n"
-                      "  c_h = W_v,h (Σ_t a_t x_t)  the value projection: the head's %d output number(s)\n"
-                      "the output: o = b + w · %s, p(rise) = sigmoid(o) = 1 / (1 + e^−o)\n"
-                      "this net's folded queries u (reading, sin, cos):",
-                  n->r.net.scale, dh, dh, H == 1 ? "c_1" : H == 2 ? "[c_1, c_2]" : "[c_1, c_2, c_3, c_4]");
-    for (int h = 0; h < H; h++) {
-        double u[WL_SEQ_C];
-        wl_seq_fold_query(&n->r.net, h, u);
-        wl_buf_printf(&f, "\n  head %d: u = (%.4f, %.4f, %.4f)", h + 1, u[0], u[1], u[2]);
-    }
-    wl_buf_printf(&f, "\nand its output: w = (%.4f, %.4f, %.4f, %.4f), b = %.4f", p[WL_SEQ_W], p[WL_SEQ_W + 1], p[WL_SEQ_W + 2],
-                  p[WL_SEQ_W + 3], p[WL_SEQ_B]);
-    char *formulas = wl_buf_take(&f);
-    wl_buf_printf(&b, "the %d parameters of the net with %s (head size d = %d)\n%s\n\n%s", WL_SEQ_NPARAMS, name, dh, tt, formulas);
-    out->text_plain = wl_buf_take(&b);
-    wl_buf_printf(&b, "<p><b>the %d parameters of the net with ", WL_SEQ_NPARAMS);
-    wl_buf_html(&b, name);
-    wl_buf_printf(&b, "</b> (head size d = %d)</p><pre>", dh);   /* the text table: its role column reads left to right */
-    wl_buf_html(&b, tt);
-    wl_buf_puts(&b, "\n\n");
-    wl_buf_html(&b, formulas);
-    wl_buf_puts(&b, "</pre>");
-    out->text_html = wl_buf_take(&b);
-    net_json(&b, n);
-    out->app_json = wl_buf_take(&b);
-    free(tt);
-    free(formulas);
-    return 0;
-}
-
-static const wl_objtype PARAMS_T = {.name = "sequence net parameters", .fields = "accuracy centers separation weights params heads run positions",
-                                    .free = free, .render = params_render, .field = net_field};
 
 static int cmd_seq_params(wl_call *c, wl_value **out)
 {
-    seq_net *n = net_from_args(c);
+    lang_seq_net *n = net_from_args(c);
     if (!n) return -1;
-    *out = wl_obj(&PARAMS_T, n);
+    *out = lang_seq_params_value(n);
     return 0;
 }
 

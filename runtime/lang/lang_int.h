@@ -78,7 +78,7 @@ int wl_split_words(const char *list, char *buf, size_t cap, const char **words, 
 int wl_interp_nvars(const wl_interp *in);
 const char *wl_interp_var_name(const wl_interp *in, int i);
 
-/* A command's help page: synopsis, summary, long help, options, example (cmd_core.c). */
+/* A command's help page: synopsis, summary, long help, options, example (lang_help.c). */
 void wl_help_command(const wl_command *cmd, wl_mime *out);
 
 #endif

@@ -77,35 +77,19 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
     wl_buf_printf(&h, "</p><p>%d targets: mean loss <b>%s</b> nats per token, perplexity <b>%s</b></p></div>", l->n, a, b2);
     out->text_html = wl_buf_take(&h);
 
-    wl_buf_puts(&j, "{\"type\":\"losses\",\"tokens\":[");
-    for (int i = 0; i < l->n; i++) {
-        if (i) wl_buf_put(&j, ",", 1);
-        wl_buf_json_str(&j, l->tokens[i]);
-    }
-    wl_buf_puts(&j, "],\"probabilities\":[");
-    for (int i = 0; i < l->n; i++) {
-        if (i) wl_buf_put(&j, ",", 1);
-        wl_buf_json_num(&j, l->p[i]);
-    }
-    wl_buf_puts(&j, "],\"losses\":[");
-    for (int i = 0; i < l->n; i++) {
-        if (i) wl_buf_put(&j, ",", 1);
-        wl_buf_json_num(&j, l->loss[i]);
-    }
-    wl_buf_puts(&j, "],\"loss\":");
+    wl_buf_puts(&j, "{\"type\":\"losses\",\"tokens\":");
+    wl_buf_json_strs(&j, l->tokens, l->n);
+    wl_buf_puts(&j, ",\"probabilities\":");
+    wl_buf_json_nums(&j, l->p, l->n);
+    wl_buf_puts(&j, ",\"losses\":");
+    wl_buf_json_nums(&j, l->loss, l->n);
+    wl_buf_puts(&j, ",\"loss\":");
     wl_buf_json_num(&j, l->mean);
     wl_buf_puts(&j, ",\"perplexity\":");
     wl_buf_json_num(&j, l->ppl);
     wl_buf_puts(&j, "}");
     out->app_json = wl_buf_take(&j);
     return 0;
-}
-
-static wl_value *num_list(const double *x, int n)
-{
-    wl_value *l = wl_list();
-    for (int i = 0; i < n; i++) wl_list_push(l, wl_num(x[i]));
-    return l;
 }
 
 static wl_value *losses_field(wl_value *self, const char *name, wl_err *err)
@@ -116,8 +100,8 @@ static wl_value *losses_field(wl_value *self, const char *name, wl_err *err)
         for (int i = 0; i < l->n; i++) wl_list_push(v, wl_str(l->tokens[i]));
         return v;
     }
-    if (!strcmp(name, "probabilities")) return num_list(l->p, l->n);
-    if (!strcmp(name, "losses")) return num_list(l->loss, l->n);
+    if (!strcmp(name, "probabilities")) return wl_list_nums(l->p, l->n);
+    if (!strcmp(name, "losses")) return wl_list_nums(l->loss, l->n);
     if (!strcmp(name, "loss")) return wl_num(l->mean);
     if (!strcmp(name, "perplexity")) return wl_num(l->ppl);
     if (!strcmp(name, "count")) return wl_int(l->n);

@@ -5,6 +5,7 @@
 #include "wl_corpus.h"
 #include "wl_generate.h"
 #include "wl_model.h"
+#include "wl_seq.h"
 #include "wl_train.h"
 
 #include "wl_cmd.h"
@@ -182,6 +183,43 @@ int lang_comparison_load(wl_call *c, const char *where, int word, wl_value **out
  * v). title heads the value. Returns 0, or -1 with an error on c (interrupted, out of memory). */
 int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int n, char *const *tokens, const wl_vocab *v,
                       const char *title, wl_value **out);
+
+/* ---- perplexity from target probabilities (lang_perplexity.c) ---- */
+
+/* The perplexity value of the target probabilities p [n] (malloc'd, moved in): each loss -ln p, their mean (the
+ * cross-entropy) and its exp. Returns 0, or -1 with an error on c when memory runs out (p is freed either way). */
+int lang_perplexity_value(wl_call *c, double *p, int n, wl_value **out);
+
+/* ---- help pages (lang_help.c) ---- */
+
+/* A help page showing text (malloc'd, moved in) as it is, and as <pre> in a notebook. */
+wl_value *lang_help_value(char *text);
+/* The help page of cmd: synopsis, summary, long help, options, subcommands, example. */
+wl_value *lang_help_command(const wl_command *cmd);
+
+/* ---- the sequence lesson (lang_seq.c) ---- */
+
+/* What a lesson table shows: the part its command computed (LANG_SEQ_ALL: everything the lesson prints). */
+typedef enum lang_seq_show { LANG_SEQ_DATA, LANG_SEQ_HEADS, LANG_SEQ_CENTERS, LANG_SEQ_ORDER, LANG_SEQ_ALL } lang_seq_show;
+
+/* The lesson's tables over *l (moved in: *l is left empty), showing part show. */
+wl_value *lang_seq_tables_value(wl_seq_lesson *l, lang_seq_show show);
+
+/* One trained net, measured on the held-out sequences. */
+typedef struct lang_seq_net {
+    wl_seq_run r;
+    wl_seq_opts o;                    /* the settings it was trained with */
+    int ntest;                        /* held-out sequences it was measured on */
+    double mw[WL_SEQ_D * WL_SEQ_T];   /* [H,T] each head's mean weight over the held-out sequences */
+} lang_seq_net;
+
+extern const wl_objtype lang_seq_net_type;
+
+/* The net n (malloc'd, moved in) shown as a net, as the plot of its mean weights, or as its 33 parameters with the
+ * formulas that use them; all three have the net's fields. */
+wl_value *lang_seq_net_value(lang_seq_net *n);
+wl_value *lang_seq_weights_value(lang_seq_net *n);
+wl_value *lang_seq_params_value(lang_seq_net *n);
 
 /* ---- heat maps of a tensor (lang_heatmap.c) ---- */
 

@@ -59,6 +59,26 @@ void wl_buf_json_str(wl_buf *b, const char *s)
     wl_buf_put(b, "\"", 1);
 }
 
+void wl_buf_json_nums(wl_buf *b, const double *x, int n)
+{
+    wl_buf_put(b, "[", 1);
+    for (int i = 0; i < n; i++) {
+        if (i) wl_buf_put(b, ",", 1);
+        wl_buf_json_num(b, x[i]);
+    }
+    wl_buf_put(b, "]", 1);
+}
+
+void wl_buf_json_strs(wl_buf *b, char *const *s, int n)
+{
+    wl_buf_put(b, "[", 1);
+    for (int i = 0; i < n; i++) {
+        if (i) wl_buf_put(b, ",", 1);
+        wl_buf_json_str(b, s[i]);
+    }
+    wl_buf_put(b, "]", 1);
+}
+
 const char *wl_fmt_num(double x, int is_int, char *buf)
 {
     if (isnan(x)) return strcpy(buf, "nan");
@@ -123,6 +143,13 @@ void wl_list_push(wl_value *list, wl_value *item)
         list->items = wl_xrealloc(list->items, sizeof(wl_value *) * (size_t)list->cap);
     }
     list->items[list->n++] = item;
+}
+
+wl_value *wl_list_nums(const double *x, int n)
+{
+    wl_value *l = wl_list();
+    for (int i = 0; i < n; i++) wl_list_push(l, wl_num(x[i]));
+    return l;
 }
 
 wl_value *wl_obj(const wl_objtype *t, void *data)

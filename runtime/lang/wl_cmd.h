@@ -64,6 +64,7 @@ wl_value *wl_str(const char *s);
 wl_value *wl_strn(const char *s, size_t n);
 wl_value *wl_list(void);
 void wl_list_push(wl_value *list, wl_value *item);   /* takes the reference to item */
+wl_value *wl_list_nums(const double *x, int n);     /* a list of the numbers x [n] */
 wl_value *wl_obj(const wl_objtype *t, void *data);   /* takes ownership of data */
 wl_value *wl_ref(wl_value *v);
 void wl_unref(wl_value *v);
@@ -227,5 +228,8 @@ char *wl_chart_vegalite(const wl_chart *c);
 /* JSON number text ("null" for NaN/Inf), at full precision. */
 void wl_buf_json_num(wl_buf *b, double x);
 void wl_buf_json_str(wl_buf *b, const char *s);
+/* JSON arrays of x [n] and of s [n]: "[1,0.5]", "[\"a\",\"b\"]" ("[]" when n is 0). */
+void wl_buf_json_nums(wl_buf *b, const double *x, int n);
+void wl_buf_json_strs(wl_buf *b, char *const *s, int n);
 
 #endif

@@ -10,7 +10,7 @@
  *   lang_tinystories.c  `corpus source=tinystories`: its options, the live page display, the messages of a fetch
  *   cmd_table.c      the one command table: the per-topic arrays, in `help` order
  *   cmd_<topic>.c    the commands of a topic (core, math, text, corpus, model, train, ...), and nothing else
- *   lang_<type>.c    the value types the commands make (vocab, ids, corpus, model, tensor...), declared in lang_objs.h
+ *   lang_<type>.c    the value types the commands make (vocab, model, tensor, perplexity, seq...), declared in lang_objs.h
  *
  * Adding commands: a topic file runtime/lang/cmd_<topic>.c defines `const wl_command wl_cmds_<topic>[]`
  * (name, topic, synopsis, summary, long help, a runnable example, arity, options, handler; NULL-name

@@ -1,4 +1,5 @@
-/* test_render.c: the shared renderers: nice chart ticks, wrapped chart titles, the Vega-Lite form, text heat maps. */
+/* test_render.c: the shared renderers: nice chart ticks, wrapped chart titles, the Vega-Lite form, text heat maps,
+ * JSON arrays. */
 #include "wl_cmd.h"
 #include "wl_test.h"
 
@@ -142,8 +143,36 @@ static void test_heatmap_text(void)
     free(t);
 }
 
+/* The JSON arrays that the value types write their fields with, and the list value of the same numbers. */
+static void test_json_arrays(void)
+{
+    const double x[] = {1, 0.5, -2.25e-7, NAN, 0.1};
+    char *s[] = {"a", "say \"hi\"", "tab\there", "é"};
+    wl_buf b = {0};
+    wl_buf_json_nums(&b, x, 0);
+    wl_buf_json_strs(&b, s, 0);
+    char *t = wl_buf_take(&b);
+    CHECK_MSG(!strcmp(t, "[][]"), "%s", t);
+    free(t);
+    wl_buf_json_nums(&b, x, 5);
+    t = wl_buf_take(&b);
+    CHECK_MSG(!strcmp(t, "[1,0.5,-2.25e-07,null,0.1]"), "%s", t);
+    free(t);
+    wl_buf_json_strs(&b, s, 4);
+    t = wl_buf_take(&b);
+    CHECK_MSG(!strcmp(t, "[\"a\",\"say \\\"hi\\\"\",\"tab\\there\",\"é\"]"), "%s", t);
+    cJSON *j = cJSON_Parse(t);
+    CHECK(j && cJSON_GetArraySize(j) == 4 && !strcmp(cJSON_GetArrayItem(j, 1)->valuestring, s[1]));
+    cJSON_Delete(j);
+    free(t);
+    wl_value *l = wl_list_nums(x, 3);
+    CHECK(l->type == WL_V_LIST && l->n == 3 && l->items[2]->type == WL_V_NUM && l->items[2]->num == x[2]);
+    wl_unref(l);
+}
+
 void wl_test_main(void)
 {
+    test_json_arrays();
     test_heatmap_text();
     test_nice_ticks();
     test_chart_ticks_title_legend();
