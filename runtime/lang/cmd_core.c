@@ -100,30 +100,6 @@ static int cmd_help(wl_call *c, wl_value **out)
     return -1;
 }
 
-/* Writes the arguments as text, separated by spaces and ended by a newline, to stream ("stdout" or "stderr"). */
-int wl_call_write_args(wl_call *c, const char *stream)
-{
-    wl_buf b = {0};
-    for (int i = 0; i < c->argc; i++) {
-        if (i) wl_buf_put(&b, " ", 1);
-        wl_value *v = c->argv[i];
-        wl_mime m = {0};
-        if (v->type == WL_V_STR) {
-            wl_buf_put(&b, v->str, v->len);
-        } else if (wl_value_render(v, &m, c->err) == 0) {
-            wl_buf_puts(&b, m.text_plain);
-        } else {
-            free(b.s);
-            return -1;
-        }
-        wl_mime_free(&m);
-    }
-    wl_buf_put(&b, "\n", 1);
-    wl_sink_write(c->sink, stream, b.s, b.len);
-    free(b.s);
-    return 0;
-}
-
 static int cmd_print(wl_call *c, wl_value **out)
 {
     (void)out;

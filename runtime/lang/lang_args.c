@@ -1,4 +1,4 @@
-/* lang_args.c: the command API's argument and option helpers (wl_cmd.h): typed reads with errors at the word. */
+/* lang_args.c: the command API's argument and option helpers (wl_cmd.h): typed reads with errors at the word, the arguments written as text. */
 #include "lang_int.h"
 
 #include <math.h>
@@ -186,4 +186,28 @@ const char *wl_opt_str(wl_call *c, const char *key, const char *dflt)
     wl_call_fail(c, "TypeError", wl_call_optword(c, key), "option %s= of `%s` must be text, not %s", key, c->cmd->name,
                  wl_value_kind(v));
     return NULL;
+}
+
+/* Writes the arguments as text, separated by spaces and ended by a newline, to stream ("stdout" or "stderr"). */
+int wl_call_write_args(wl_call *c, const char *stream)
+{
+    wl_buf b = {0};
+    for (int i = 0; i < c->argc; i++) {
+        if (i) wl_buf_put(&b, " ", 1);
+        wl_value *v = c->argv[i];
+        wl_mime m = {0};
+        if (v->type == WL_V_STR) {
+            wl_buf_put(&b, v->str, v->len);
+        } else if (wl_value_render(v, &m, c->err) == 0) {
+            wl_buf_puts(&b, m.text_plain);
+        } else {
+            free(b.s);
+            return -1;
+        }
+        wl_mime_free(&m);
+    }
+    wl_buf_put(&b, "\n", 1);
+    wl_sink_write(c->sink, stream, b.s, b.len);
+    free(b.s);
+    return 0;
 }
