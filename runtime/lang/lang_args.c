@@ -1,4 +1,4 @@
-/* lang_args.c: the command API's argument and option helpers (wl_cmd.h): typed reads with errors at the word, the arguments written as text. */
+/* lang_args.c: the command API (wl_cmd.h): typed argument and option reads with errors at the word, print's text. */
 #include "lang_int.h"
 
 #include <math.h>
