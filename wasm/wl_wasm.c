@@ -180,7 +180,7 @@ API wl_details *wlw_details(const wlw_model *h, const int32_t *ctx)
         wl_fail(&last, "out of memory");
         return NULL;
     }
-    if (wl_model_details(&h->m, ctx, 1, d, &last) < 0) {
+    if (wl_model_details(&h->m, h->ws, ctx, 1, d, &last) < 0) {
         free(d);
         return NULL;
     }

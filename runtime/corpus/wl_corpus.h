@@ -8,14 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Special token ids (the first four vocabulary entries, see wl_text_specials); wl_model.h
- * defines the same macros identically, so either header may come first. */
+/* Special token ids (the first four vocabulary entries, see wl_text_specials). */
 #define WL_PAD 0
 #define WL_BOS 1
 #define WL_EOS 2
 #define WL_UNK 3
 
-/* Context length T of every window. */
+/* Context length T of every window (the models' WL_T). */
 #define WL_CONTEXT 64
 
 typedef enum { WL_TRAIN = 0, WL_VALIDATION = 1, WL_TEST = 2 } wl_split;

@@ -102,7 +102,7 @@ const wl_objtype lang_details_type = {.name = "forward_details",
 wl_value *lang_details_value(const wl_model *m, const lang_ids *li, wl_value *vocab, wl_err *err)
 {
     lang_details *ld = wl_xcalloc(1, sizeof *ld);
-    if (wl_model_details(m, li->ids, 1, &ld->d, err)) {
+    if (wl_model_details(m, NULL, li->ids, 1, &ld->d, err)) {
         free(ld);
         return NULL;
     }

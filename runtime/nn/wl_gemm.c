@@ -154,16 +154,14 @@ __attribute__((target("avx512f"))) static void gemm_part(void *arg, int part, in
     free(kept);
 }
 
-int gemm_has_kernel(void)
+int wl_gemm_has_kernel(void)
 {
-    static int has = -1;
-    if (has < 0) has = __builtin_cpu_supports("avx512f") ? 1 : 0;
-    return has;
+    return __builtin_cpu_supports("avx512f") ? 1 : 0;
 }
 
 #else
 
-int gemm_has_kernel(void)
+int wl_gemm_has_kernel(void)
 {
     return 0;
 }
@@ -195,13 +193,13 @@ static void gemm_blas(const gemm_args *g)
                     g->K, 1.0f, g->B, g->ldb, g->A, lda, beta, g->C, g->ldc);
 }
 
-void gemm(const wl_par *par, float *C, int ldc, int ct, const float *A, size_t rsa, size_t csa, const float *B,
-          int ldb, int tb, const float *rbias, int accumulate, int M, int N, int K)
+void wl_gemm(const wl_par *par, float *C, int ldc, int ct, const float *A, size_t rsa, size_t csa, const float *B,
+             int ldb, int tb, const float *rbias, int accumulate, int M, int N, int K)
 {
     gemm_args g = {C, ldc, ct, A, rsa, csa, B, ldb, tb, rbias, accumulate, M, N, K};
     if (M <= 0 || N <= 0) return;
 #ifdef WL_HAVE_AVX512_KERNEL
-    if (gemm_has_kernel() && M > 1 && N > 1) {
+    if (wl_gemm_has_kernel() && M > 1 && N > 1) {
         /* threads only for work worth waking them for (about 2 M multiply-adds, tens of microseconds) */
         if (par && par->nparts > 1 && (N > NR || M > MR) && (double)M * N * K >= (double)(1 << 21))
             par->run(par->ctx, gemm_part, &g);

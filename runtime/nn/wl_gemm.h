@@ -9,20 +9,14 @@
 
 #include <stddef.h>
 
-/* A parallel-for supplied by the caller: runs body(arg, part, nparts) for part = 0..nparts-1 on its threads and
- * returns when all are done. A NULL wl_par runs everything on the calling thread. */
-typedef struct wl_par {
-    void *ctx;
-    int nparts;
-    void (*run)(void *ctx, void (*body)(void *arg, int part, int nparts), void *arg);
-} wl_par;
+#include "wl_pool.h"
 
 /* C[M,N] = rbias + A B (accumulate 0; rbias [M] may be NULL: C(i,j) starts at rbias[i] or 0) or C += A B.
  * K >= 1. A single row or column (M = 1 or N = 1) goes to OpenBLAS sgemv. */
-void gemm(const wl_par *par, float *C, int ldc, int ct, const float *A, size_t rsa, size_t csa, const float *B,
-          int ldb, int tb, const float *rbias, int accumulate, int M, int N, int K);
+void wl_gemm(const wl_par *par, float *C, int ldc, int ct, const float *A, size_t rsa, size_t csa, const float *B,
+             int ldb, int tb, const float *rbias, int accumulate, int M, int N, int K);
 
 /* 1 when the AVX-512 kernel is in use (the CPU has AVX-512F). */
-int gemm_has_kernel(void);
+int wl_gemm_has_kernel(void);
 
 #endif

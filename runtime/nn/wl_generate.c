@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "wl_rng.h"
+
 const char *wl_gen_stop_name(wl_gen_stop s)
 {
     switch (s) {

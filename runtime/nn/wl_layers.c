@@ -100,7 +100,7 @@ static void gemm_blas(int ta, int tb, int M, int N, int K, float alpha, const fl
                     lda, B, ldb, beta, C, ldc);
 }
 
-HOT void embed_forward(float *X, const int32_t *ids, const float *tok, const float *pos, int B, int T, int D)
+HOT void wl_embed_forward(float *X, const int32_t *ids, const float *tok, const float *pos, int B, int T, int D)
 {
     for (size_t r = 0; r < (size_t)B * T; r++) {
         float *x = X + r * D;
@@ -114,7 +114,7 @@ HOT void embed_forward(float *X, const int32_t *ids, const float *tok, const flo
     }
 }
 
-HOT void embed_backward(float *dtok, float *dpos, const float *dX, const int32_t *ids, int B, int T, int D)
+HOT void wl_embed_backward(float *dtok, float *dpos, const float *dX, const int32_t *ids, int B, int T, int D)
 {
     for (size_t r = 0; r < (size_t)B * T; r++) {
         const float *g = dX + r * D;
@@ -124,12 +124,12 @@ HOT void embed_backward(float *dtok, float *dpos, const float *dX, const int32_t
     }
 }
 
-void linear_forward(const wl_par *par, float *out, const float *inp, size_t ld, const float *weight, const float *bias,
-                    int N, int C, int OC)
+void wl_linear_forward(const wl_par *par, float *out, const float *inp, size_t ld, const float *weight,
+                       const float *bias, int N, int C, int OC)
 {
     if (bias)
         for (int n = 0; n < N; n++) memcpy(out + (size_t)n * OC, bias, sizeof(float) * OC);
-    gemm(par, out, OC, 0, inp, ld, 1, weight, C, 1, NULL, bias != NULL, N, OC, C);
+    wl_gemm(par, out, OC, 0, inp, ld, 1, weight, C, 1, NULL, bias != NULL, N, OC, C);
 }
 
 HOT static void column_sums(float *sums, const float *x, int rows, int cols)
@@ -147,30 +147,30 @@ HOT static void column_sums(float *sums, const float *x, int rows, int cols)
     }
 }
 
-void linear_backward(const wl_par *par, float *dinp, float *dweight, float *dbias, const float *dout,
-                     const float *inp, size_t ld, const float *weight, int N, int C, int OC)
+void wl_linear_backward(const wl_par *par, float *dinp, float *dweight, float *dbias, const float *dout,
+                        const float *inp, size_t ld, const float *weight, int N, int C, int OC)
 {
     /* out = inp weight^T + bias: dweight = dout^T inp, dinp = dout weight, dbias = sum over rows of dout */
-    gemm(par, dweight, C, 0, dout, 1, (size_t)OC, inp, (int)ld, 0, NULL, 0, OC, C, N);
-    if (dinp) gemm(par, dinp, (int)ld, 0, dout, (size_t)OC, 1, weight, C, 0, NULL, 0, N, C, OC);
+    wl_gemm(par, dweight, C, 0, dout, 1, (size_t)OC, inp, (int)ld, 0, NULL, 0, OC, C, N);
+    if (dinp) wl_gemm(par, dinp, (int)ld, 0, dout, (size_t)OC, 1, weight, C, 0, NULL, 0, N, C, OC);
     if (dbias) column_sums(dbias, dout, N, OC);
 }
 
-void head_forward(const wl_par *par, float *outT, const float *inp, const float *weight, const float *bias, int N,
-                  int C, int OC)
+void wl_head_forward(const wl_par *par, float *outT, const float *inp, const float *weight, const float *bias, int N,
+                     int C, int OC)
 {
-    gemm(par, outT, N, 0, weight, (size_t)C, 1, inp, C, 1, bias, 0, OC, N, C);
+    wl_gemm(par, outT, N, 0, weight, (size_t)C, 1, inp, C, 1, bias, 0, OC, N, C);
 }
 
-void head_backward(const wl_par *par, float *dinp, float *dweight, const float *doutT, const float *inp,
-                   const float *weight, int N, int C, int OC)
+void wl_head_backward(const wl_par *par, float *dinp, float *dweight, const float *doutT, const float *inp,
+                      const float *weight, int N, int C, int OC)
 {
     /* outT = weight inp^T + bias: dweight = doutT inp, dinp = doutT^T weight */
-    gemm(par, dweight, C, 0, doutT, (size_t)N, 1, inp, C, 0, NULL, 0, OC, C, N);
-    gemm(par, dinp, C, 0, doutT, 1, (size_t)N, weight, C, 0, NULL, 0, N, C, OC);
+    wl_gemm(par, dweight, C, 0, doutT, (size_t)N, 1, inp, C, 0, NULL, 0, OC, C, N);
+    wl_gemm(par, dinp, C, 0, doutT, 1, (size_t)N, weight, C, 0, NULL, 0, N, C, OC);
 }
 
-HOT void row_sums(float *sums, const float *x, int rows, int cols)
+HOT void wl_row_sums(float *sums, const float *x, int rows, int cols)
 {
     int c8 = cols & ~7;
     for (int r = 0; r < rows; r++) {
@@ -183,7 +183,7 @@ HOT void row_sums(float *sums, const float *x, int rows, int cols)
     }
 }
 
-void transpose(float *out, const float *in, int rows, int cols)
+void wl_transpose(float *out, const float *in, int rows, int cols)
 {
     for (int r0 = 0; r0 < rows; r0 += 32)   /* 32x32 tiles */
         for (int c0 = 0; c0 < cols; c0 += 32)
@@ -191,7 +191,7 @@ void transpose(float *out, const float *in, int rows, int cols)
                 for (int c = c0; c < cols && c < c0 + 32; c++) out[(size_t)c * rows + r] = in[(size_t)r * cols + c];
 }
 
-HOT void relu_forward(float *out, const float *inp, size_t n)
+HOT void wl_relu_forward(float *out, const float *inp, size_t n)
 {
     size_t n8 = n & ~(size_t)7;
     v8 zero = splat(0.0f);
@@ -202,7 +202,7 @@ HOT void relu_forward(float *out, const float *inp, size_t n)
     for (size_t i = n8; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
 }
 
-HOT void relu_backward(float *dinp, const float *dout, const float *out, size_t n)
+HOT void wl_relu_backward(float *dinp, const float *dout, const float *out, size_t n)
 {
     size_t n8 = n & ~(size_t)7;
     for (size_t i = 0; i < n8; i += 8) {
@@ -212,8 +212,8 @@ HOT void relu_backward(float *dinp, const float *dout, const float *out, size_t 
     for (size_t i = n8; i < n; i++) dinp[i] = out[i] > 0.0f ? dout[i] : 0.0f;
 }
 
-HOT void crossentropy_forward(float *losses, float *dlogitsT, const float *logitsT, const int32_t *tgt, float scale,
-                              float *stats, int N, int V, int ld)
+HOT void wl_crossentropy_forward(float *losses, float *dlogitsT, const float *logitsT, const int32_t *tgt, float scale,
+                                 float *stats, int N, int V, int ld)
 {
     /* Row by row through the columns [0,N) of each row (streaming memory), with each column's running max m,
      * then its sum s of e = exp(x - m); e is kept in dlogitsT and scaled by scale / s at the end. */
@@ -292,25 +292,25 @@ static inline void final_row_keep(int32_t *keep, const int32_t *id, int T)
     for (int t = 0; t < T; t++) keep[t] = (id[T - 1] == 0 || id[t] != 0) ? -1 : 0;
 }
 
-void attention_query_forward(float *xl, float *q, float *u, const int32_t *ids, const float *tok, const float *pos,
-                             const float *wq, const float *wk, int B, int T, int D, int H)
+void wl_attention_query_forward(float *xl, float *q, float *u, const int32_t *ids, const float *tok, const float *pos,
+                                const float *wq, const float *wk, int B, int T, int D, int H)
 {
     int d = D / H;
     for (int b = 0; b < B; b++)   /* x = X[b,T-1] */
-        embed_forward(xl + (size_t)b * D, ids + (size_t)b * T + T - 1, tok, pos + (size_t)(T - 1) * D, 1, 1, D);
+        wl_embed_forward(xl + (size_t)b * D, ids + (size_t)b * T + T - 1, tok, pos + (size_t)(T - 1) * D, 1, 1, D);
     gemm_blas(0, 1, B, D, D, 1.0f, xl, D, wq, D, 0.0f, q, D);   /* q = x W_Q^T */
     for (int h = 0; h < H; h++)                             /* u_h = W_K_h^T q_h / sqrt(d) */
         gemm_blas(0, 0, B, D, d, 1.0f / sqrtf((float)d), q + h * d, D, wk + (size_t)h * d * D, D, 0.0f, u + (size_t)h * D,
              H * D);
 }
 
-HOT void attention_weights_forward(float *a, float *mx, float *xs, const int32_t *ids, const float *tok,
-                                   const float *pos, const float *u, int B, int T, int D, int H)
+HOT void wl_attention_weights_forward(float *a, float *mx, float *xs, const int32_t *ids, const float *tok,
+                                      const float *pos, const float *u, int B, int T, int D, int H)
 {
     int32_t keep[T];
     for (int b = 0; b < B; b++) {
         const int32_t *id = ids + (size_t)b * T;
-        embed_forward(xs, id, tok, pos, 1, T, D);
+        wl_embed_forward(xs, id, tok, pos, 1, T, D);
         final_row_keep(keep, id, T);
         for (int h = 0; h < H; h++) {
             size_t bh = (size_t)b * H + h;
@@ -325,15 +325,15 @@ HOT void attention_weights_forward(float *a, float *mx, float *xs, const int32_t
     }
 }
 
-void attention_message_forward(float *msg, const float *mx, const float *wv, int B, int D, int H)
+void wl_attention_message_forward(float *msg, const float *mx, const float *wv, int B, int D, int H)
 {
     int d = D / H;
     for (int h = 0; h < H; h++)   /* message_h = mx_h W_V_h^T */
         gemm_blas(0, 1, B, d, D, 1.0f, mx + (size_t)h * D, H * D, wv + (size_t)h * d * D, D, 0.0f, msg + h * d, D);
 }
 
-void attention_message_backward(float *dmx, float *dwv, const float *dmsg, const float *mx, const float *wv,
-                                int B, int D, int H)
+void wl_attention_message_backward(float *dmx, float *dwv, const float *dmsg, const float *mx, const float *wv,
+                                   int B, int D, int H)
 {
     int d = D / H;
     for (int h = 0; h < H; h++) {
@@ -344,15 +344,15 @@ void attention_message_backward(float *dmx, float *dwv, const float *dmsg, const
     }
 }
 
-HOT void attention_weights_backward(float *du, float *dtok, float *dpos, float *xs, float *dxs, const float *dmx,
-                                    const float *a, const float *u, const int32_t *ids, const float *tok,
-                                    const float *pos, int B, int T, int D, int H)
+HOT void wl_attention_weights_backward(float *du, float *dtok, float *dpos, float *xs, float *dxs, const float *dmx,
+                                       const float *a, const float *u, const int32_t *ids, const float *tok,
+                                       const float *pos, int B, int T, int D, int H)
 {
     float da[T];
     unsigned char used[T];
     for (int b = 0; b < B; b++) {
         const int32_t *id = ids + (size_t)b * T;
-        embed_forward(xs, id, tok, pos, 1, T, D);
+        wl_embed_forward(xs, id, tok, pos, 1, T, D);
         memset(dxs, 0, sizeof(float) * T * D);
         memset(used, 0, sizeof used);
         for (int h = 0; h < H; h++) {
@@ -389,9 +389,9 @@ HOT void attention_weights_backward(float *du, float *dtok, float *dpos, float *
     }
 }
 
-void attention_query_backward(float *dtok, float *dpos, float *dwq, float *dwk, float *dq, float *dxl,
-                              const float *du, const float *xl, const float *q, const int32_t *ids,
-                              const float *wq, const float *wk, int B, int T, int D, int H)
+void wl_attention_query_backward(float *dtok, float *dpos, float *dwq, float *dwk, float *dq, float *dxl,
+                                 const float *du, const float *xl, const float *q, const int32_t *ids,
+                                 const float *wq, const float *wk, int B, int T, int D, int H)
 {
     int d = D / H;
     float c = 1.0f / sqrtf((float)d);
@@ -411,9 +411,9 @@ void attention_query_backward(float *dtok, float *dpos, float *dwq, float *dwk, 
     }
 }
 
-void attention_full_forward(float *Q, float *K, float *V, float *scores, float *weights, float *messages,
-                            const float *Qf, const float *Kf, const float *Vf, const int32_t *ids,
-                            int B, int T, int D, int H)
+void wl_attention_full_forward(float *Q, float *K, float *V, float *scores, float *weights, float *messages,
+                               const float *Qf, const float *Kf, const float *Vf, const int32_t *ids,
+                               int B, int T, int D, int H)
 {
     int d = D / H;
     float c = 1.0f / sqrtf((float)d);
@@ -430,7 +430,7 @@ void attention_full_forward(float *Q, float *K, float *V, float *scores, float *
                 memcpy(Kh + (size_t)t * d, Kf + src, sizeof(float) * d);
                 memcpy(Vh + (size_t)t * d, Vf + src, sizeof(float) * d);
             }
-            gemm(NULL, W, T, 0, Qh, (size_t)d, 1, Kh, d, 1, NULL, 0, T, T, d);   /* Q_h K_h^T */
+            wl_gemm(NULL, W, T, 0, Qh, (size_t)d, 1, Kh, d, 1, NULL, 0, T, T, d);   /* Q_h K_h^T */
             for (int t = 0; t < T; t++) {
                 float *s = S + (size_t)t * T, *w = W + (size_t)t * T;
                 for (int j = 0; j < T; j++) {
@@ -441,8 +441,8 @@ void attention_full_forward(float *Q, float *K, float *V, float *scores, float *
                 masked_softmax(w, keep, T);
             }
             /* messages_h = weights_h V_h, into the head's columns of messages [B,T,D] */
-            gemm(NULL, messages + (size_t)b * T * D + (size_t)h * d, D, 0, W, (size_t)T, 1, Vh, d, 0, NULL, 0, T, d,
-                 T);
+            wl_gemm(NULL, messages + (size_t)b * T * D + (size_t)h * d, D, 0, W, (size_t)T, 1, Vh, d, 0, NULL, 0, T, d,
+                    T);
         }
     }
 }

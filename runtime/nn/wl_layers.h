@@ -16,41 +16,41 @@
 #include "wl_gemm.h"
 
 /* Per example. X[b,t,:] = tok[ids[b,t],:] + pos[t,:] (pos may be NULL: no positions). X [B,T,D]. */
-void embed_forward(float *X, const int32_t *ids, const float *tok, const float *pos, int B, int T, int D);
+void wl_embed_forward(float *X, const int32_t *ids, const float *tok, const float *pos, int B, int T, int D);
 /* Per example. Accumulates dX [B,T,D] into the rows of dtok [V,D] (the PAD row 0 is skipped: it never learns)
  * and, when dpos is non-NULL, into dpos [T,D]. */
-void embed_backward(float *dtok, float *dpos, const float *dX, const int32_t *ids, int B, int T, int D);
+void wl_embed_backward(float *dtok, float *dpos, const float *dX, const int32_t *ids, int B, int T, int D);
 
 /* Linear, through wl_gemm (par: the caller's threads, may be NULL); ld >= C is the row stride of inp (and dinp):
  * out[N,OC] = inp[N,C] weight[OC,C]^T + bias[OC] (bias may be NULL). */
-void linear_forward(const wl_par *par, float *out, const float *inp, size_t ld, const float *weight, const float *bias,
-                    int N, int C, int OC);
+void wl_linear_forward(const wl_par *par, float *out, const float *inp, size_t ld, const float *weight,
+                       const float *bias, int N, int C, int OC);
 /* dweight[OC,C] = dout^T inp; dinp[N,C] = dout weight (skipped when dinp is NULL);
  * dbias[OC] = column sums of dout (skipped when dbias is NULL). */
-void linear_backward(const wl_par *par, float *dinp, float *dweight, float *dbias, const float *dout,
-                     const float *inp, size_t ld, const float *weight, int N, int C, int OC);
+void wl_linear_backward(const wl_par *par, float *dinp, float *dweight, float *dbias, const float *dout,
+                        const float *inp, size_t ld, const float *weight, int N, int C, int OC);
 /* The vocabulary head, feature-major: outT[OC,N] = weight inp^T + bias, so example n is column n (the layout
  * the cross-entropy streams through and the backward products read directly). */
-void head_forward(const wl_par *par, float *outT, const float *inp, const float *weight, const float *bias, int N,
-                  int C, int OC);
+void wl_head_forward(const wl_par *par, float *outT, const float *inp, const float *weight, const float *bias, int N,
+                     int C, int OC);
 /* Backward of head_forward: dweight[OC,C] = doutT inp; dinp[N,C] = doutT^T weight. */
-void head_backward(const wl_par *par, float *dinp, float *dweight, const float *doutT, const float *inp,
-                   const float *weight, int N, int C, int OC);
+void wl_head_backward(const wl_par *par, float *dinp, float *dweight, const float *doutT, const float *inp,
+                      const float *weight, int N, int C, int OC);
 /* Per row: sums[r] = sum of x[r, 0..cols) (the head bias gradient from the feature-major logits gradient). */
-void row_sums(float *sums, const float *x, int rows, int cols);
+void wl_row_sums(float *sums, const float *x, int rows, int cols);
 /* out[cols,rows] = in[rows,cols]^T. */
-void transpose(float *out, const float *in, int rows, int cols);
+void wl_transpose(float *out, const float *in, int rows, int cols);
 
 /* out = max(inp, 0) over n values; out may equal inp. */
-void relu_forward(float *out, const float *inp, size_t n);
+void wl_relu_forward(float *out, const float *inp, size_t n);
 /* dinp = dout where out > 0, else 0; dinp may equal dout. */
-void relu_backward(float *dinp, const float *dout, const float *out, size_t n);
+void wl_relu_backward(float *dinp, const float *dout, const float *out, size_t n);
 
 /* Per example (column). Softmax cross-entropy of the N columns of logitsT (row stride ld, V rows):
  * losses[n] = -ln softmax(column n)[tgt[n]]. When dlogitsT is non-NULL (it may equal logitsT) it receives
  * (softmax - onehot(tgt)) * scale. Scratch stats [2N]. */
-void crossentropy_forward(float *losses, float *dlogitsT, const float *logitsT, const int32_t *tgt, float scale,
-                          float *stats, int N, int V, int ld);
+void wl_crossentropy_forward(float *losses, float *dlogitsT, const float *logitsT, const int32_t *tgt, float scale,
+                             float *stats, int N, int V, int ld);
 /* Per row, in double: losses[n] = -ln softmax(logits[n,:])[tgt[n]] = max + ln sum exp(logits[n,:] - max)
  * - logits[n,tgt[n]], for logits [N,V] row-major (as wl_model_forward writes them), tgt [N], losses [N]: each
  * target's loss as the lessons show it (the training loss above is float32 and feature-major). */
@@ -64,32 +64,32 @@ void wl_layers_token_losses(double *losses, const float *logits, const int32_t *
  *   query:   xl [B,D] = x, q [B,D], u [B,H,D]                       (batched sgemm)
  *   weights: a [B,H,T], mx [B,H,D]                                  (per example)
  *   message: msg [B,D]                                              (batched sgemm) */
-void attention_query_forward(float *xl, float *q, float *u, const int32_t *ids, const float *tok, const float *pos,
-                             const float *wq, const float *wk, int B, int T, int D, int H);
+void wl_attention_query_forward(float *xl, float *q, float *u, const int32_t *ids, const float *tok, const float *pos,
+                                const float *wq, const float *wk, int B, int T, int D, int H);
 /* Per example; scratch xs [T,D]. */
-void attention_weights_forward(float *a, float *mx, float *xs, const int32_t *ids, const float *tok,
-                               const float *pos, const float *u, int B, int T, int D, int H);
-void attention_message_forward(float *msg, const float *mx, const float *wv, int B, int D, int H);
+void wl_attention_weights_forward(float *a, float *mx, float *xs, const int32_t *ids, const float *tok,
+                                  const float *pos, const float *u, int B, int T, int D, int H);
+void wl_attention_message_forward(float *msg, const float *mx, const float *wv, int B, int D, int H);
 /* dmx [B,H,D] and dwv [D,D] from dmsg [B,D]. */
-void attention_message_backward(float *dmx, float *dwv, const float *dmsg, const float *mx, const float *wv,
-                                int B, int D, int H);
+void wl_attention_message_backward(float *dmx, float *dwv, const float *dmsg, const float *mx, const float *wv,
+                                   int B, int D, int H);
 /* Per example: du [B,H,D]; accumulates the gradient of X (through the weights and mx) into dtok (PAD row skipped)
  * and dpos. Scratch xs, dxs [T,D]. */
-void attention_weights_backward(float *du, float *dtok, float *dpos, float *xs, float *dxs, const float *dmx,
-                                const float *a, const float *u, const int32_t *ids, const float *tok,
-                                const float *pos, int B, int T, int D, int H);
+void wl_attention_weights_backward(float *du, float *dtok, float *dpos, float *xs, float *dxs, const float *dmx,
+                                   const float *a, const float *u, const int32_t *ids, const float *tok,
+                                   const float *pos, int B, int T, int D, int H);
 /* dwq, dwk [D,D]; dxl [B,D] holds x's gradient from elsewhere (the residual) on entry and gets the query path
  * added; then the total is accumulated into dtok[ids[b,T-1]] (unless PAD) and dpos[T-1]. Scratch dq [B,D]. */
-void attention_query_backward(float *dtok, float *dpos, float *dwq, float *dwk, float *dq, float *dxl,
-                              const float *du, const float *xl, const float *q, const int32_t *ids,
-                              const float *wq, const float *wk, int B, int T, int D, int H);
+void wl_attention_query_backward(float *dtok, float *dpos, float *dwq, float *dwk, float *dq, float *dxl,
+                                 const float *du, const float *xl, const float *q, const int32_t *ids,
+                                 const float *wq, const float *wk, int B, int T, int D, int H);
 
 /* Every query row of causal attention with H heads (the inspection path).
  * Mask for query t: keys after t; and, when ids[b,t] is real, PAD keys. A PAD query keeps its causal prefix.
  * Inputs Qf, Kf, Vf [B,T,D] (= X W^T); outputs Q, K, V [B,H,T,d] (the heads split out),
  * scores [B,H,T,T] (masked entries -INFINITY), weights [B,H,T,T], messages [B,T,D] (heads concatenated). */
-void attention_full_forward(float *Q, float *K, float *V, float *scores, float *weights, float *messages,
-                            const float *Qf, const float *Kf, const float *Vf, const int32_t *ids,
-                            int B, int T, int D, int H);
+void wl_attention_full_forward(float *Q, float *K, float *V, float *scores, float *weights, float *messages,
+                               const float *Qf, const float *Kf, const float *Vf, const int32_t *ids,
+                               int B, int T, int D, int H);
 
 #endif

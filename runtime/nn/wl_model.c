@@ -3,39 +3,13 @@
 
 #include <cblas.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "wl_layers.h"
-
-/* ---- the seeded generator ---- */
-
-void wl_rng_seed(wl_rng *r, uint64_t seed)
-{
-    r->state = seed;
-}
-
-uint64_t wl_rng_next(wl_rng *r)
-{
-    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-double wl_rng_uniform(wl_rng *r)
-{
-    return (double)(wl_rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-double wl_rng_normal(wl_rng *r)
-{
-    double u1 = 1.0 - wl_rng_uniform(r);
-    double u2 = wl_rng_uniform(r);
-    return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
-}
+#include "wl_pool.h"
+#include "wl_rng.h"
 
 /* ---- parameters ---- */
 
@@ -174,124 +148,6 @@ void wl_model_free(wl_model *m)
     memset(m, 0, sizeof *m);
 }
 
-/* ---- threads ---- */
-
-#define WL_MAX_THREADS 16
-
-/* A fixed set of threads that run one body at a time: part 0 on the caller, parts 1.. on the workers. */
-typedef struct pool pool;
-typedef struct pool_worker {
-    pool *p;
-    int index;
-} pool_worker;
-
-struct pool {
-    int nthreads, nworkers, ready;
-    pthread_t threads[WL_MAX_THREADS];
-    pool_worker workers[WL_MAX_THREADS];
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
-    unsigned generation;
-    int pending, quit;
-    void (*body)(void *arg, int part, int nparts);
-    void *arg;
-    int nparts;
-};
-
-static void *pool_main(void *arg)
-{
-    pool_worker *w = arg;
-    pool *p = w->p;
-    unsigned seen = 0;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        while (p->generation == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
-        if (p->quit) break;
-        seen = p->generation;
-        void (*body)(void *, int, int) = p->body;
-        void *arg2 = p->arg;
-        int nparts = p->nparts;
-        pthread_mutex_unlock(&p->mu);
-        if (w->index < nparts) body(arg2, w->index, nparts);
-        pthread_mutex_lock(&p->mu);
-        if (--p->pending == 0) pthread_cond_signal(&p->done);
-    }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
-}
-
-/* Starts nthreads - 1 workers (fewer if the system refuses: the pool then has fewer threads). */
-static void pool_init(pool *p, int nthreads)
-{
-    memset(p, 0, sizeof *p);
-    p->nthreads = nthreads < 1 ? 1 : nthreads > WL_MAX_THREADS ? WL_MAX_THREADS : nthreads;
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->go, NULL);
-    pthread_cond_init(&p->done, NULL);
-    p->ready = 1;
-    for (int i = 1; i < p->nthreads; i++) {
-        p->workers[i] = (pool_worker){p, i};
-        if (pthread_create(&p->threads[i], NULL, pool_main, &p->workers[i]) != 0) break;
-        p->nworkers = i;
-    }
-    p->nthreads = p->nworkers + 1;
-}
-
-static void pool_free(pool *p)
-{
-    if (!p->ready) return;
-    pthread_mutex_lock(&p->mu);
-    p->quit = 1;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    for (int i = 1; i <= p->nworkers; i++) pthread_join(p->threads[i], NULL);
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->go);
-    pthread_cond_destroy(&p->done);
-    p->ready = 0;
-}
-
-/* Runs body(arg, part, nparts) for every part < nparts (<= the pool's threads) and returns when all are done. */
-static void pool_run(pool *p, void (*body)(void *, int, int), void *arg, int nparts)
-{
-    if (nparts > p->nthreads) nparts = p->nthreads;
-    if (nparts <= 1) {
-        body(arg, 0, 1);
-        return;
-    }
-    pthread_mutex_lock(&p->mu);
-    p->body = body;
-    p->arg = arg;
-    p->nparts = nparts;
-    p->pending = p->nworkers;
-    p->generation++;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    body(arg, 0, nparts);
-    pthread_mutex_lock(&p->mu);
-    while (p->pending > 0) pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
-}
-
-static void pool_par_run(void *ctx, void (*body)(void *, int, int), void *arg)
-{
-    pool *p = ctx;
-    pool_run(p, body, arg, p->nthreads);
-}
-
-static wl_par pool_par(pool *p)
-{
-    wl_par par = {p, p->nthreads, pool_par_run};
-    return par;
-}
-
-/* Part p's share [*i0, *i1) of n items split into nparts contiguous ranges (a function of n and nparts only). */
-static void split(int n, int part, int nparts, int *i0, int *i1)
-{
-    *i0 = (int)((long)n * part / nparts);
-    *i1 = (int)((long)n * (part + 1) / nparts);
-}
-
 /* ---- workspace ---- */
 
 /* The mlp's X and dX rows are T*D = 4096 floats: 16 KiB apart they would all fall in the same sets of the L1
@@ -314,8 +170,8 @@ struct wl_model_ws {
      * both: hid [B,F] (after ReLU); logitsT [V,B] feature-major (softmax gradient in place); losses [B] */
     float *X, *xl, *q, *u, *a, *mx, *msg, *ctx, *hid, *logitsT, *losses;
     float *dX, *dxl, *dq, *du, *dmx, *dmsg, *dctx, *dhid;
-    ws_part parts[WL_MAX_THREADS];
-    pool pool;
+    ws_part parts[WL_POOL_MAX_THREADS];
+    wl_pool *pool;
 };
 
 static wl_model_ws *ws_create(const wl_model *m, int Bmax, int nthreads)
@@ -327,9 +183,13 @@ static wl_model_ws *ws_create(const wl_model *m, int Bmax, int nthreads)
     ws->V = m->V;
     ws->H = m->H;
     ws->Bmax = Bmax;
-    pool_init(&ws->pool, nthreads);
+    ws->pool = wl_pool_new(nthreads);
+    if (!ws->pool) {
+        free(ws);
+        return NULL;
+    }
     size_t B = (size_t)Bmax, T = WL_T, D = WL_D, H = (size_t)m->H, F = WL_F, V = (size_t)m->V;
-    struct { float **p; size_t n; } bufs[32 + 5 * WL_MAX_THREADS];
+    struct { float **p; size_t n; } bufs[32 + 5 * WL_POOL_MAX_THREADS];
     int nb = 0;
 #define WS_BUF(ptr, count) (bufs[nb].p = &(ptr), bufs[nb++].n = (count))
     WS_BUF(ws->hid, B * F);
@@ -348,7 +208,7 @@ static wl_model_ws *ws_create(const wl_model *m, int Bmax, int nthreads)
         WS_BUF(ws->X, B * WL_MLP_LDX);
         WS_BUF(ws->dX, B * WL_MLP_LDX);
     }
-    for (int p = 0; p < ws->pool.nthreads; p++) {
+    for (int p = 0; p < wl_pool_threads(ws->pool); p++) {
         WS_BUF(ws->parts[p].xs, T * D);
         WS_BUF(ws->parts[p].dxs, T * D);
         WS_BUF(ws->parts[p].stats, 2 * B);
@@ -376,11 +236,11 @@ wl_model_ws *wl_model_ws_new(const wl_model *m, int Bmax)
 void wl_model_ws_free(wl_model_ws *ws)
 {
     if (!ws) return;
-    pool_free(&ws->pool);
+    wl_pool_free(ws->pool);
     float *bufs[] = {ws->X, ws->xl, ws->q, ws->u, ws->a, ws->mx, ws->msg, ws->ctx, ws->hid, ws->logitsT,
                      ws->losses, ws->dX, ws->dxl, ws->dq, ws->du, ws->dmx, ws->dmsg, ws->dctx, ws->dhid};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
-    for (int p = 0; p < WL_MAX_THREADS; p++) {
+    for (int p = 0; p < WL_POOL_MAX_THREADS; p++) {
         ws_part *q = &ws->parts[p];
         float *own[] = {q->xs, q->dxs, q->stats, q->dtok, q->dpos};
         for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) free(own[i]);
@@ -399,11 +259,17 @@ static int check_ids(const char *what, const int32_t *ids, size_t n, int per_row
     return 0;
 }
 
+static int check_ws(const wl_model *m, const wl_model_ws *ws, wl_err *err)
+{
+    if (!ws || ws->kind != m->kind || ws->V != m->V || ws->H != m->H)
+        return wl_fail(err, "model %s: the workspace was made for a different model", m->kind_name);
+    return 0;
+}
+
 static int check_call(const wl_model *m, const wl_model_ws *ws, const int32_t *ctx, int B, wl_err *err)
 {
     if (!m->params) return wl_fail(err, "the model is not initialised");
-    if (!ws || ws->kind != m->kind || ws->V != m->V || ws->H != m->H)
-        return wl_fail(err, "model %s: the workspace was made for a different model", m->kind_name);
+    if (check_ws(m, ws, err)) return -1;
     if (B < 1 || B > ws->Bmax)
         return wl_fail(err, "model %s: batch size %d is outside 1..%d (the workspace's size)", m->kind_name, B,
                        ws->Bmax);
@@ -424,9 +290,10 @@ static void body_embed(void *arg, int p, int np)
 {
     const step *s = arg;
     int b0, b1;
-    split(s->B, p, np, &b0, &b1);
+    wl_pool_split(s->B, p, np, &b0, &b1);
     for (int b = b0; b < b1; b++)
-        embed_forward(s->ws->X + (size_t)b * WL_MLP_LDX, s->ctx + (size_t)b * WL_T, s->m->tok_emb, NULL, 1, WL_T, WL_D);
+        wl_embed_forward(s->ws->X + (size_t)b * WL_MLP_LDX, s->ctx + (size_t)b * WL_T, s->m->tok_emb, NULL, 1, WL_T,
+                         WL_D);
 }
 
 static void body_attention(void *arg, int p, int np)
@@ -435,10 +302,10 @@ static void body_attention(void *arg, int p, int np)
     wl_model_ws *ws = s->ws;
     size_t H = (size_t)s->m->H;
     int b0, b1;
-    split(s->B, p, np, &b0, &b1);
-    attention_weights_forward(ws->a + b0 * H * WL_T, ws->mx + b0 * H * WL_D, ws->parts[p].xs,
-                              s->ctx + (size_t)b0 * WL_T, s->m->tok_emb, s->m->pos_emb, ws->u + b0 * H * WL_D,
-                              b1 - b0, WL_T, WL_D, s->m->H);
+    wl_pool_split(s->B, p, np, &b0, &b1);
+    wl_attention_weights_forward(ws->a + b0 * H * WL_T, ws->mx + b0 * H * WL_D, ws->parts[p].xs,
+                                 s->ctx + (size_t)b0 * WL_T, s->m->tok_emb, s->m->pos_emb, ws->u + b0 * H * WL_D,
+                                 b1 - b0, WL_T, WL_D, s->m->H);
 }
 
 /* Columns in whole groups of 16 per part (64-byte lines), the remainder with the last part. */
@@ -447,18 +314,18 @@ static void body_crossentropy(void *arg, int p, int np)
     const step *s = arg;
     wl_model_ws *ws = s->ws;
     int g0, g1, B = s->B;
-    split(B / 16, p, np, &g0, &g1);
+    wl_pool_split(B / 16, p, np, &g0, &g1);
     int b0 = 16 * g0, b1 = p == np - 1 ? B : 16 * g1;
-    crossentropy_forward(ws->losses + b0, s->g.head_w ? ws->logitsT + b0 : NULL, ws->logitsT + b0, s->tgt + b0,
-                         1.0f / (float)B, ws->parts[p].stats, b1 - b0, s->m->V, B);
+    wl_crossentropy_forward(ws->losses + b0, s->g.head_w ? ws->logitsT + b0 : NULL, ws->logitsT + b0, s->tgt + b0,
+                            1.0f / (float)B, ws->parts[p].stats, b1 - b0, s->m->V, B);
 }
 
 static void body_head_bias(void *arg, int p, int np)
 {
     const step *s = arg;
     int v0, v1;
-    split(s->m->V, p, np, &v0, &v1);   /* vocab_head.bias: row sums of the softmax gradient */
-    row_sums(s->g.head_b + v0, s->ws->logitsT + (size_t)v0 * s->B, v1 - v0, s->B);
+    wl_pool_split(s->m->V, p, np, &v0, &v1);   /* vocab_head.bias: row sums of the softmax gradient */
+    wl_row_sums(s->g.head_b + v0, s->ws->logitsT + (size_t)v0 * s->B, v1 - v0, s->B);
 }
 
 static float *part_dtok(const step *s, int p)
@@ -475,10 +342,10 @@ static void body_embed_backward(void *arg, int p, int np)
 {
     const step *s = arg;
     int b0, b1;
-    split(s->B, p, np, &b0, &b1);
+    wl_pool_split(s->B, p, np, &b0, &b1);
     for (int b = b0; b < b1; b++)
-        embed_backward(part_dtok(s, p), NULL, s->ws->dX + (size_t)b * WL_MLP_LDX, s->ctx + (size_t)b * WL_T, 1, WL_T,
-                       WL_D);
+        wl_embed_backward(part_dtok(s, p), NULL, s->ws->dX + (size_t)b * WL_MLP_LDX, s->ctx + (size_t)b * WL_T, 1, WL_T,
+                          WL_D);
 }
 
 static void body_attention_backward(void *arg, int p, int np)
@@ -488,11 +355,11 @@ static void body_attention_backward(void *arg, int p, int np)
     const wl_model *m = s->m;
     size_t H = (size_t)m->H;
     int b0, b1;
-    split(s->B, p, np, &b0, &b1);
-    attention_weights_backward(ws->du + b0 * H * WL_D, part_dtok(s, p), part_dpos(s, p), ws->parts[p].xs,
-                               ws->parts[p].dxs, ws->dmx + b0 * H * WL_D, ws->a + b0 * H * WL_T,
-                               ws->u + b0 * H * WL_D, s->ctx + (size_t)b0 * WL_T, m->tok_emb, m->pos_emb, b1 - b0,
-                               WL_T, WL_D, m->H);
+    wl_pool_split(s->B, p, np, &b0, &b1);
+    wl_attention_weights_backward(ws->du + b0 * H * WL_D, part_dtok(s, p), part_dpos(s, p), ws->parts[p].xs,
+                                  ws->parts[p].dxs, ws->dmx + b0 * H * WL_D, ws->a + b0 * H * WL_T,
+                                  ws->u + b0 * H * WL_D, s->ctx + (size_t)b0 * WL_T, m->tok_emb, m->pos_emb, b1 - b0,
+                                  WL_T, WL_D, m->H);
 }
 
 /* Adds the other parts' token-embedding accumulators to part 0's, in part order, over this part's rows. */
@@ -500,7 +367,7 @@ static void body_reduce(void *arg, int p, int np)
 {
     const step *s = arg;
     int v0, v1;
-    split(s->m->V, p, np, &v0, &v1);
+    wl_pool_split(s->m->V, p, np, &v0, &v1);
     for (int q = 1; q < s->nparts; q++) {
         const float *src = s->ws->parts[q].dtok;
         for (size_t i = (size_t)v0 * WL_D; i < (size_t)v1 * WL_D; i++) s->g.tok[i] += src[i];
@@ -512,16 +379,16 @@ static void embedding_grads(step *s, void (*body)(void *, int, int))
 {
     const wl_model *m = s->m;
     wl_model_ws *ws = s->ws;
-    int k = s->B < ws->pool.nthreads ? s->B : ws->pool.nthreads;
+    int n = wl_pool_threads(ws->pool), k = s->B < n ? s->B : n;
     memset(s->g.tok, 0, sizeof(float) * (size_t)m->V * WL_D);
     if (s->g.pos) memset(s->g.pos, 0, sizeof(float) * WL_T * WL_D);
     for (int p = 1; p < k; p++) {
         memset(ws->parts[p].dtok, 0, sizeof(float) * (size_t)m->V * WL_D);
         memset(ws->parts[p].dpos, 0, sizeof(float) * WL_T * WL_D);
     }
-    pool_run(&ws->pool, body, s, k);
+    wl_pool_run(ws->pool, body, s, k);
     s->nparts = k;
-    if (k > 1) pool_run(&ws->pool, body_reduce, s, ws->pool.nthreads);
+    if (k > 1) wl_pool_run(ws->pool, body_reduce, s, wl_pool_threads(ws->pool));
     for (int p = 1; p < k && s->g.pos; p++)
         for (int i = 0; i < WL_T * WL_D; i++) s->g.pos[i] += ws->parts[p].dpos[i];
 }
@@ -529,7 +396,7 @@ static void embedding_grads(step *s, void (*body)(void *, int, int))
 static step make_step(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, const int32_t *tgt, int B,
                       float *grads)
 {
-    step s = {m, ws, ctx, tgt, B, 0, {0}, pool_par(&ws->pool)};
+    step s = {m, ws, ctx, tgt, B, 0, {0}, wl_pool_par(ws->pool)};
     if (grads) s.g = tensors_at(m, grads);
     return s;
 }
@@ -540,27 +407,27 @@ static void forward_core(step *s, float *logitsT)
     const wl_model *m = s->m;
     wl_model_ws *ws = s->ws;
     const int T = WL_T, D = WL_D, F = WL_F, B = s->B, H = m->H;
-    int k = B < ws->pool.nthreads ? B : ws->pool.nthreads;
+    int n = wl_pool_threads(ws->pool), k = B < n ? B : n;
     if (m->kind == WL_KIND_MLP) {
-        pool_run(&ws->pool, body_embed, s, k);                                    /* [B,T*D] slots in order */
-        linear_forward(&s->par, ws->hid, ws->X, WL_MLP_LDX, m->hid_w, m->hid_b, B, T * D, F);
+        wl_pool_run(ws->pool, body_embed, s, k);                                 /* [B,T*D] slots in order */
+        wl_linear_forward(&s->par, ws->hid, ws->X, WL_MLP_LDX, m->hid_w, m->hid_b, B, T * D, F);
     } else {
-        attention_query_forward(ws->xl, ws->q, ws->u, s->ctx, m->tok_emb, m->pos_emb, m->wq, m->wk, B, T, D, H);
-        pool_run(&ws->pool, body_attention, s, k);
-        attention_message_forward(ws->msg, ws->mx, m->wv, B, D, H);
+        wl_attention_query_forward(ws->xl, ws->q, ws->u, s->ctx, m->tok_emb, m->pos_emb, m->wq, m->wk, B, T, D, H);
+        wl_pool_run(ws->pool, body_attention, s, k);
+        wl_attention_message_forward(ws->msg, ws->mx, m->wv, B, D, H);
         memcpy(ws->ctx, ws->xl, sizeof(float) * (size_t)B * D);                 /* contextual = x + msg W_O^T */
-        gemm(&s->par, ws->ctx, D, 0, ws->msg, D, 1, m->wo, D, 1, NULL, 1, B, D, D);
-        linear_forward(&s->par, ws->hid, ws->ctx, D, m->hid_w, m->hid_b, B, D, F);
+        wl_gemm(&s->par, ws->ctx, D, 0, ws->msg, D, 1, m->wo, D, 1, NULL, 1, B, D, D);
+        wl_linear_forward(&s->par, ws->hid, ws->ctx, D, m->hid_w, m->hid_b, B, D, F);
     }
-    relu_forward(ws->hid, ws->hid, (size_t)B * F);
-    head_forward(&s->par, logitsT, ws->hid, m->head_w, m->head_b, B, F, m->V);
+    wl_relu_forward(ws->hid, ws->hid, (size_t)B * F);
+    wl_head_forward(&s->par, logitsT, ws->hid, m->head_w, m->head_b, B, F, m->V);
 }
 
 /* Logits [B,V] into out: a single column is already a row; more are transposed from feature-major. */
 static void forward_logits(step *s, float *out)
 {
     forward_core(s, s->B == 1 ? out : s->ws->logitsT);
-    if (s->B > 1) transpose(out, s->ws->logitsT, s->m->V, s->B);
+    if (s->B > 1) wl_transpose(out, s->ws->logitsT, s->m->V, s->B);
 }
 
 int wl_model_forward(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, int B, float *logits, wl_err *err)
@@ -579,22 +446,22 @@ static void backward(step *s)
     const int T = WL_T, D = WL_D, F = WL_F, V = m->V, H = m->H, B = s->B;
     tensors *g = &s->g;
     /* logitsT = W_head hid^T + b_head; hid = ReLU(pre) */
-    pool_run(&ws->pool, body_head_bias, s, ws->pool.nthreads);
-    head_backward(&s->par, ws->dhid, g->head_w, ws->logitsT, ws->hid, m->head_w, B, F, V);
-    relu_backward(ws->dhid, ws->dhid, ws->hid, (size_t)B * F);
+    wl_pool_run(ws->pool, body_head_bias, s, wl_pool_threads(ws->pool));
+    wl_head_backward(&s->par, ws->dhid, g->head_w, ws->logitsT, ws->hid, m->head_w, B, F, V);
+    wl_relu_backward(ws->dhid, ws->dhid, ws->hid, (size_t)B * F);
     if (m->kind == WL_KIND_MLP) {   /* pre = X W_hid^T + b_hid */
-        linear_backward(&s->par, ws->dX, g->hid_w, g->hid_b, ws->dhid, ws->X, WL_MLP_LDX, m->hid_w, B, T * D, F);
+        wl_linear_backward(&s->par, ws->dX, g->hid_w, g->hid_b, ws->dhid, ws->X, WL_MLP_LDX, m->hid_w, B, T * D, F);
         embedding_grads(s, body_embed_backward);
         return;
     }
     /* pre = contextual W_hid^T + b_hid; contextual = x + msg W_O^T */
-    linear_backward(&s->par, ws->dctx, g->hid_w, g->hid_b, ws->dhid, ws->ctx, D, m->hid_w, B, D, F);
-    linear_backward(&s->par, ws->dmsg, g->wo, NULL, ws->dctx, ws->msg, D, m->wo, B, D, D);
-    attention_message_backward(ws->dmx, g->wv, ws->dmsg, ws->mx, m->wv, B, D, H);
+    wl_linear_backward(&s->par, ws->dctx, g->hid_w, g->hid_b, ws->dhid, ws->ctx, D, m->hid_w, B, D, F);
+    wl_linear_backward(&s->par, ws->dmsg, g->wo, NULL, ws->dctx, ws->msg, D, m->wo, B, D, D);
+    wl_attention_message_backward(ws->dmx, g->wv, ws->dmsg, ws->mx, m->wv, B, D, H);
     embedding_grads(s, body_attention_backward);
     memcpy(ws->dxl, ws->dctx, sizeof(float) * (size_t)B * D);   /* the residual's share of x's gradient */
-    attention_query_backward(g->tok, g->pos, g->wq, g->wk, ws->dq, ws->dxl, ws->du, ws->xl, ws->q, s->ctx, m->wq,
-                             m->wk, B, T, D, H);
+    wl_attention_query_backward(g->tok, g->pos, g->wq, g->wk, ws->dq, ws->dxl, ws->du, ws->xl, ws->q, s->ctx, m->wq,
+                                m->wk, B, T, D, H);
 }
 
 int wl_model_loss(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, const int32_t *tgt, int B,
@@ -604,7 +471,7 @@ int wl_model_loss(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, const 
     step s = make_step(m, ws, ctx, tgt, B, grads);
     forward_core(&s, ws->logitsT);
     int groups = B / 16;
-    pool_run(&ws->pool, body_crossentropy, &s, groups < 1 ? 1 : groups);
+    wl_pool_run(ws->pool, body_crossentropy, &s, groups < 1 ? 1 : groups);
     double sum = 0.0;
     for (int b = 0; b < B; b++) sum += ws->losses[b];
     *loss = sum / B;
@@ -623,17 +490,6 @@ void wl_details_free(wl_details *d)
     memset(d, 0, sizeof *d);
 }
 
-/* The details' vocabulary head runs on a pool of its own, started on first use and kept for the process
- * (details calls take turns on it). */
-static pool details_pool;
-static pthread_once_t details_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t details_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static void details_pool_start(void)
-{
-    pool_init(&details_pool, openblas_get_num_threads());
-}
-
 static int details_mlp(const wl_model *m, const int32_t *ctx, int B, wl_details *out, wl_err *err)
 {
     wl_model_ws *ws = ws_create(m, B, 1);
@@ -647,12 +503,13 @@ static int details_mlp(const wl_model *m, const int32_t *ctx, int B, wl_details 
     return 0;
 }
 
-int wl_model_details(const wl_model *m, const int32_t *ctx, int B, wl_details *out, wl_err *err)
+int wl_model_details(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, int B, wl_details *out, wl_err *err)
 {
     memset(out, 0, sizeof *out);
     if (!m->params) return wl_fail(err, "the model is not initialised");
     if (B < 1) return wl_fail(err, "model %s: batch size %d must be at least 1", m->kind_name, B);
     if (check_ids("context", ctx, (size_t)B * WL_T, WL_T, m->V, err)) return -1;
+    if (ws && check_ws(m, ws, err)) return -1;
     const size_t T = WL_T, D = WL_D, F = WL_F, V = (size_t)m->V, H = (size_t)m->H, N = (size_t)B * T;
     out->B = B;
     out->T = WL_T;
@@ -667,34 +524,33 @@ int wl_model_details(const wl_model *m, const int32_t *ctx, int B, wl_details *o
                        &out->contextual, &out->logits_all};
     size_t sizes[] = {N * D, N * D, N * D, N * D, N * H * T, N * H * T, N * D, N * D, N * V};
     float *QKV = malloc(sizeof(float) * N * 3 * D), *hid = malloc(sizeof(float) * N * F);
-    int ok = QKV && hid;
+    wl_pool *own = ws ? NULL : wl_pool_new(openblas_get_num_threads());   /* without a workspace: threads of its own */
+    int ok = QKV && hid && (ws || own);
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         *slots[i] = malloc(sizeof(float) * sizes[i]);
         ok = ok && *slots[i];
     }
     if (ok) {
         float *Qf = QKV, *Kf = QKV + N * D, *Vf = QKV + 2 * N * D;
-        pthread_once(&details_once, details_pool_start);
-        pthread_mutex_lock(&details_mu);
-        wl_par par = pool_par(&details_pool);
-        embed_forward(out->E, ctx, m->tok_emb, m->pos_emb, B, WL_T, WL_D);
-        linear_forward(&par, Qf, out->E, WL_D, m->wq, NULL, (int)N, WL_D, WL_D);
-        linear_forward(&par, Kf, out->E, WL_D, m->wk, NULL, (int)N, WL_D, WL_D);
-        linear_forward(&par, Vf, out->E, WL_D, m->wv, NULL, (int)N, WL_D, WL_D);
-        attention_full_forward(out->Q, out->K, out->Vv, out->scores, out->weights, out->messages, Qf, Kf, Vf, ctx,
-                               B, WL_T, WL_D, m->H);
+        wl_par par = wl_pool_par(ws ? ws->pool : own);
+        wl_embed_forward(out->E, ctx, m->tok_emb, m->pos_emb, B, WL_T, WL_D);
+        wl_linear_forward(&par, Qf, out->E, WL_D, m->wq, NULL, (int)N, WL_D, WL_D);
+        wl_linear_forward(&par, Kf, out->E, WL_D, m->wk, NULL, (int)N, WL_D, WL_D);
+        wl_linear_forward(&par, Vf, out->E, WL_D, m->wv, NULL, (int)N, WL_D, WL_D);
+        wl_attention_full_forward(out->Q, out->K, out->Vv, out->scores, out->weights, out->messages, Qf, Kf, Vf, ctx,
+                                  B, WL_T, WL_D, m->H);
         memcpy(out->contextual, out->E, sizeof(float) * N * D);   /* contextual = E + messages W_O^T */
-        gemm(&par, out->contextual, WL_D, 0, out->messages, D, 1, m->wo, WL_D, 1, NULL, 1, (int)N, WL_D, WL_D);
-        linear_forward(&par, hid, out->contextual, WL_D, m->hid_w, m->hid_b, (int)N, WL_D, WL_F);
-        relu_forward(hid, hid, N * F);
+        wl_gemm(&par, out->contextual, WL_D, 0, out->messages, D, 1, m->wo, WL_D, 1, NULL, 1, (int)N, WL_D, WL_D);
+        wl_linear_forward(&par, hid, out->contextual, WL_D, m->hid_w, m->hid_b, (int)N, WL_D, WL_F);
+        wl_relu_forward(hid, hid, N * F);
         /* logits_all [N,V] = hid W_head^T + b_head, computed as the head's W_head hid^T stored transposed */
-        gemm(&par, out->logits_all, m->V, 1, m->head_w, F, 1, hid, WL_F, 1, m->head_b, 0, m->V, (int)N, WL_F);
-        pthread_mutex_unlock(&details_mu);
+        wl_gemm(&par, out->logits_all, m->V, 1, m->head_w, F, 1, hid, WL_F, 1, m->head_b, 0, m->V, (int)N, WL_F);
         for (int b = 0; b < B; b++)
             memcpy(out->logits + b * V, out->logits_all + ((size_t)b * T + T - 1) * V, sizeof(float) * V);
     }
     free(QKV);
     free(hid);
+    wl_pool_free(own);
     if (!ok) {
         wl_details_free(out);
         return wl_fail(err, "model %s: out of memory for details of %d contexts", m->kind_name, B);

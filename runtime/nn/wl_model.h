@@ -9,27 +9,12 @@
 #include <stdint.h>
 
 #include "wl_core.h"
+#include "wl_corpus.h"
 
-#define WL_T 64
+#define WL_T WL_CONTEXT   /* the model's context is the corpus's window length (64) */
 #define WL_D 64
 #define WL_F 256
-#define WL_PAD 0
-#define WL_BOS 1
-#define WL_EOS 2
-#define WL_UNK 3
 #define WL_MAX_PARAMS 12
-
-/* The seeded generator of the runtime: SplitMix64 (state += 0x9E3779B97F4A7C15, then the mix). */
-typedef struct wl_rng {
-    uint64_t state;
-} wl_rng;
-void wl_rng_seed(wl_rng *r, uint64_t seed);
-uint64_t wl_rng_next(wl_rng *r);
-/* Uniform in [0, 1) with 53 random bits: (next >> 11) * 2^-53. */
-double wl_rng_uniform(wl_rng *r);
-/* Standard normal by Box-Muller from two uniforms: u1 = 1 - uniform (so u1 > 0), then u2 = uniform;
- * returns sqrt(-2 ln u1) cos(2 pi u2) (the sine branch is not used). */
-double wl_rng_normal(wl_rng *r);
 
 typedef enum wl_model_kind { WL_KIND_MLP, WL_KIND_ATTENTION } wl_model_kind;
 
@@ -74,7 +59,8 @@ void wl_model_free(wl_model *m);
  * Its offset and size locate the tensor in params and in any buffer of the same layout (grads, AdamW m and v). */
 const wl_param_view *wl_model_view(const wl_model *m, const char *name);
 
-/* Scratch memory for forward and backward at batch size up to Bmax, for models of m's kind, V and H.
+/* Scratch memory and threads (as many as OpenBLAS uses) for forward and backward at batch size up to Bmax, for
+ * models of m's kind, V and H.
  * Returns NULL when memory runs out. A workspace serves one call at a time. */
 typedef struct wl_model_ws wl_model_ws;
 wl_model_ws *wl_model_ws_new(const wl_model *m, int Bmax);
@@ -104,7 +90,8 @@ typedef struct wl_details {
     float *logits;       /* [B,V] the last row */
 } wl_details;
 
-int wl_model_details(const wl_model *m, const int32_t *ctx, int B, wl_details *out, wl_err *err);
+/* ws: a workspace of m's (any Bmax: only its threads are used) or NULL (the call starts threads of its own). */
+int wl_model_details(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, int B, wl_details *out, wl_err *err);
 void wl_details_free(wl_details *d);
 
 #endif

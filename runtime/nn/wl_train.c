@@ -7,16 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-/* ---- batch indices ---- */
-
-uint64_t wl_rng_below(wl_rng *r, uint64_t n)
-{
-    /* Reject the top partial block so every residue is equally likely. */
-    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-    uint64_t x;
-    do x = wl_rng_next(r); while (x >= limit);
-    return x % n;
-}
+#include "wl_rng.h"
 
 /* ---- optimizer ---- */
 

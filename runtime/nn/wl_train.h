@@ -11,9 +11,6 @@
 #include "wl_core.h"
 #include "wl_model.h"
 
-/* Uniform in [0, n) from the model's seeded generator (wl_rng), without modulo bias; n > 0. */
-uint64_t wl_rng_below(wl_rng *r, uint64_t n);
-
 /* A read-only view of a window set: ctx [n,T], tgt [n]. */
 typedef struct wl_window_set {
     const int32_t *ctx;

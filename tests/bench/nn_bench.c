@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "wl_model.h"
+#include "wl_rng.h"
 
 static double now(void)
 {
@@ -53,7 +54,7 @@ static double time_it(int what, const wl_model *m, wl_model_ws *ws, const int32_
         case TRAIN: rc = wl_model_loss(m, ws, ctx, tgt, B, &loss, grads, err); break;
         case FORWARD1: rc = wl_model_forward(m, ws, ctx, 1, logits, err); break;
         case DETAILS1:
-            rc = wl_model_details(m, ctx, 1, &d, err);
+            rc = wl_model_details(m, ws, ctx, 1, &d, err);
             wl_details_free(&d);
             break;
         case EVAL: rc = wl_model_loss(m, ws, ctx, tgt, B, &loss, NULL, err); break;

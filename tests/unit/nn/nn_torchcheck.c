@@ -59,7 +59,7 @@ static int run(const char *dir, wl_err *err)
         if (rawio_write(rawio_path(dir, "out.grad.", m.views[i].name), grads + m.views[i].offset,
                       sizeof(float) * m.views[i].size, err))
             goto done;
-    if (wl_model_details(&m, ctx, B, &d, err)) goto done;
+    if (wl_model_details(&m, ws, ctx, B, &d, err)) goto done;
     size_t N = (size_t)B * WL_T, HTT = (size_t)d.H * WL_T * WL_T;
     struct { const char *name; const float *p; size_t n; } fields[] = {
         {"E", d.E, N * WL_D}, {"Q", d.Q, N * WL_D}, {"K", d.K, N * WL_D}, {"V", d.Vv, N * WL_D},

@@ -1,6 +1,6 @@
 /* portable_blas.c: the portable CBLAS subset (runtime/nn/portable, the WebAssembly build's) against a
- * double-precision loop: sgemm and sgemv, every transpose, leading dimensions and strides, alpha and beta, and gemm()
- * of one row on top of it. Built natively without OpenBLAS (CMakeLists.txt). */
+ * double-precision loop: sgemm and sgemv, every transpose, leading dimensions and strides, alpha and beta, and
+ * wl_gemm() of one row on top of it. Built natively without OpenBLAS (CMakeLists.txt). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -101,7 +101,7 @@ static void test_sgemv(void)
     CHECK(openblas_get_num_threads() == 1);
 }
 
-/* gemm() of one row goes to the portable sgemv (larger products may take the AVX-512 kernel): A read with a
+/* wl_gemm() of one row goes to the portable sgemv (larger products may take the AVX-512 kernel): A read with a
  * stride, B stored transposed, C stored transposed (a strided y), a row bias. */
 static void test_gemm_row(void)
 {
@@ -115,7 +115,7 @@ static void test_gemm_row(void)
         for (int k = 0; k < K; k++) acc += (double)A[2 * k] * B[(size_t)j * K + k];
         W[j * ldc] = acc;
     }
-    gemm(NULL, C, ldc, 1, A, 1, 2, B, K, 1, &bias, 0, 1, N, K);
+    wl_gemm(NULL, C, ldc, 1, A, 1, 2, B, K, 1, &bias, 0, 1, N, K);
     double e = rel_err(C, W, N, 1, ldc);
     CHECK_MSG(e < 1e-5, "gemm of one row over the portable sgemv: relative error %g", e);
     free(A);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "wl_gemm.h"
-#include "wl_model.h"
+#include "wl_rng.h"
 #include "wl_test.h"
 
 /* A fake parallel-for: runs the parts one after another, last part first. (gemm splits only products of
@@ -39,8 +39,8 @@ static void check_case(int M, int N, int K, int a_rows, int tb, int ct, int accu
     memcpy(C3, C0, sizeof(float) * csize);
     int three = 3;
     wl_par par = {&three, 3, run_backwards};
-    gemm(NULL, C1, ldc, ct, A, rsa, csa, B, ldb, tb, bias ? rb : NULL, accumulate, M, N, K);
-    gemm(&par, C3, ldc, ct, A, rsa, csa, B, ldb, tb, bias ? rb : NULL, accumulate, M, N, K);
+    wl_gemm(NULL, C1, ldc, ct, A, rsa, csa, B, ldb, tb, bias ? rb : NULL, accumulate, M, N, K);
+    wl_gemm(&par, C3, ldc, ct, A, rsa, csa, B, ldb, tb, bias ? rb : NULL, accumulate, M, N, K);
     double worst = 0, untouched = 0;
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {

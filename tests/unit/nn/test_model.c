@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "wl_model.h"
+#include "wl_rng.h"
 #include "wl_test.h"
 
 /* B contexts with left padding of varying length (context b has b*9 PAD slots, at most 60), ids in 1..V-1. */
@@ -116,7 +117,8 @@ static void test_errors(void)
     CHECK(wl_model_init(&other, "attention", 51, 1, 1, &err) == 0);
     CHECK(wl_model_forward(&other, ws, ctx, 2, logits, &err) == -1 && strstr(err.msg, "different model"));
     wl_details d;
-    CHECK(wl_model_details(&m, ctx, 0, &d, &err) == -1);
+    CHECK(wl_model_details(&m, NULL, ctx, 0, &d, &err) == -1);
+    CHECK(wl_model_details(&other, ws, ctx, 2, &d, &err) == -1 && strstr(err.msg, "different model"));
     wl_model_free(&other);
     wl_model_ws_free(ws);
     wl_model_free(&m);
@@ -134,7 +136,7 @@ static void test_details(const char *kind, int H)
     ctx[5 * WL_T + 20] = WL_PAD;   /* a PAD slot inside real text, then a context that ends in PAD */
     ctx[6 * WL_T + WL_T - 1] = WL_PAD;
     wl_details d;
-    CHECK_MSG(wl_model_details(&m, ctx, B, &d, &err) == 0, "%s", err.msg);
+    CHECK_MSG(wl_model_details(&m, NULL, ctx, B, &d, &err) == 0, "%s", err.msg);
     wl_model_ws *ws = wl_model_ws_new(&m, B);
     float logits[B * V];
     CHECK(wl_model_forward(&m, ws, ctx, B, logits, &err) == 0);
@@ -148,6 +150,13 @@ static void test_details(const char *kind, int H)
         return;
     }
     CHECK(d.H == H && d.d == 64 / H && d.T == WL_T && d.V == V);
+    wl_details dw;   /* a workspace's threads (of a smaller batch size) give the bits of the call's own threads */
+    wl_model_ws *one = wl_model_ws_new(&m, 1);
+    CHECK(wl_model_details(&m, one, ctx, B, &dw, &err) == 0);
+    CHECK(memcmp(d.logits_all, dw.logits_all, sizeof(float) * (size_t)B * WL_T * V) == 0);
+    CHECK(memcmp(d.weights, dw.weights, sizeof(float) * (size_t)B * H * WL_T * WL_T) == 0);
+    wl_details_free(&dw);
+    wl_model_ws_free(one);
     int above = 0, pad = 0, sum = 0, padq_finite = 1;
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++)
@@ -176,7 +185,7 @@ static void test_details(const char *kind, int H)
     memcpy(ctx2, ctx, sizeof ctx);
     for (int b = 0; b < B; b++) ctx2[b * WL_T + WL_T - 1] = (ctx[b * WL_T + WL_T - 1] + 7) % V;
     wl_details d2;
-    CHECK(wl_model_details(&m, ctx2, B, &d2, &err) == 0);
+    CHECK(wl_model_details(&m, ws, ctx2, B, &d2, &err) == 0);
     int changed = 0, last_changed = 0;
     for (int b = 0; b < B; b++) {
         for (int t = 0; t < WL_T; t++) {

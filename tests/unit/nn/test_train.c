@@ -1,43 +1,12 @@
-/* test_train.c: the generator, AdamW against hand-computed values, clipping, evaluation, determinism and interrupts of training. */
+/* test_train.c: AdamW against hand-computed values, clipping, evaluation, determinism and interrupts of training. */
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "wl_rng.h"
 #include "wl_test.h"
 #include "wl_train.h"
-
-/* ---- generator ---- */
-
-static void test_rng(void)
-{
-    wl_rng a, b;
-    wl_rng_seed(&a, 11);
-    wl_rng_seed(&b, 11);
-    int same = 1;
-    for (int i = 0; i < 100; i++) same &= wl_rng_next(&a) == wl_rng_next(&b);
-    CHECK(same);
-    wl_rng_seed(&b, 12);
-    CHECK(wl_rng_next(&a) != wl_rng_next(&b));
-
-    /* Every value of a small range appears about equally often. */
-    int counts[7] = {0};
-    for (int i = 0; i < 70000; i++) {
-        uint64_t k = wl_rng_below(&a, 7);
-        CHECK(k < 7);
-        if (k < 7) counts[k]++;
-    }
-    for (int k = 0; k < 7; k++) CHECK_MSG(abs(counts[k] - 10000) < 500, "value %d drawn %d times", k, counts[k]);
-
-    double lo = 1, hi = 0, sum = 0;
-    for (int i = 0; i < 10000; i++) {
-        double u = wl_rng_uniform(&a);
-        lo = u < lo ? u : lo;
-        hi = u > hi ? u : hi;
-        sum += u;
-    }
-    CHECK(lo >= 0 && hi < 1 && fabs(sum / 10000 - 0.5) < 0.02);
-}
 
 /* ---- optimizer ---- */
 
@@ -389,7 +358,6 @@ static void test_bad_config(void)
 
 void wl_test_main(void)
 {
-    test_rng();
     test_adamw();
     test_clip();
     test_train_runs("mlp", 1);
