@@ -11,8 +11,10 @@
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define HOT512 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define HOT
+#define HOT512
 #endif
 
 /* The 8-wide helpers below are static inline: their vector arguments never cross an ABI boundary. The
@@ -43,31 +45,59 @@ static inline float hsum8(const v8 *p)
     return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
 }
 
-static inline v8 vmax(const v8 *pa, const v8 *pb)
-{
-    v8 a = *pa, b = *pb;
-    v8i m = a > b;
-    return (v8)(((v8i)a & m) | ((v8i)b & ~m));
-}
+/* The elementwise helpers below are written once for both widths, v8 and the 16-wide v16 of the cross-entropy
+ * (AVX-512 where the CPU has it): lane by lane they compute the same operations, so either width gives the same
+ * bits. */
+#define WL_DEFINE_VMAX(name, vf, vi)                                                                                 \
+    static inline vf name(const vf *pa, const vf *pb)                                                                \
+    {                                                                                                                \
+        vf a = *pa, b = *pb;                                                                                         \
+        vi m = a > b;                                                                                                \
+        return (vf)(((vi)a & m) | ((vi)b & ~m));                                                                     \
+    }
 
 /* e^x for x <= 0 (softmax arguments), relative error about 2e-7; x below -87 gives e^-87 (about 1.6e-38).
  * Cephes' expf: x = n ln2 + r with |r| <= ln2/2, a degree-6 polynomial for e^r, times 2^n. */
-static inline v8 vexp(const v8 *px)
+#define WL_DEFINE_VEXP(name, vf, vi, vmaxf, splatf)                                                                  \
+    static inline vf name(const vf *px)                                                                              \
+    {                                                                                                                \
+        vf lo = splatf(-87.0f), x = vmaxf(px, &lo);                                                                  \
+        vf n = x * splatf(1.44269504f) + splatf(0x1.8p23f);                                                          \
+        n = n - splatf(0x1.8p23f); /* round to nearest */                                                            \
+        vf r = x - n * splatf(0.693359375f) - n * splatf(-2.12194440e-4f);                                           \
+        vf p = splatf(1.9875691500e-4f);                                                                             \
+        p = p * r + splatf(1.3981999507e-3f);                                                                        \
+        p = p * r + splatf(8.3334519073e-3f);                                                                        \
+        p = p * r + splatf(4.1665795894e-2f);                                                                        \
+        p = p * r + splatf(1.6666665459e-1f);                                                                        \
+        p = p * r + splatf(5.0000001201e-1f);                                                                        \
+        p = p * r * r + r + splatf(1.0f);                                                                            \
+        vi e = (__builtin_convertvector(n, vi) + 127) << 23;                                                         \
+        return p * (vf)e;                                                                                            \
+    }
+
+WL_DEFINE_VMAX(vmax, v8, v8i)
+WL_DEFINE_VEXP(vexp, v8, v8i, vmax, splat)
+
+typedef float v16 __attribute__((vector_size(64), aligned(64)));
+typedef int32_t v16i __attribute__((vector_size(64), aligned(64)));
+
+static inline v16 ld16(const float *p)
 {
-    v8 lo = splat(-87.0f), x = vmax(px, &lo);
-    v8 n = x * splat(1.44269504f) + splat(0x1.8p23f);
-    n = n - splat(0x1.8p23f);   /* round to nearest */
-    v8 r = x - n * splat(0.693359375f) - n * splat(-2.12194440e-4f);
-    v8 p = splat(1.9875691500e-4f);
-    p = p * r + splat(1.3981999507e-3f);
-    p = p * r + splat(8.3334519073e-3f);
-    p = p * r + splat(4.1665795894e-2f);
-    p = p * r + splat(1.6666665459e-1f);
-    p = p * r + splat(5.0000001201e-1f);
-    p = p * r * r + r + splat(1.0f);
-    v8i e = (__builtin_convertvector(n, v8i) + 127) << 23;
-    return p * (v8)e;
+    v16 v;
+    memcpy(&v, p, sizeof v);
+    return v;
 }
+
+#define st16(p, v) do { v16 st16_v = (v); memcpy((p), &st16_v, sizeof st16_v); } while (0)
+
+static inline v16 splat16(float x)
+{
+    return (v16){x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x};
+}
+
+WL_DEFINE_VMAX(vmax16, v16, v16i)
+WL_DEFINE_VEXP(vexp16, v16, v16i, vmax16, splat16)
 
 /* Dot product of n floats, n a multiple of 16. */
 static inline float dot16(const float *a, const float *b, int n)
@@ -170,19 +200,6 @@ void wl_head_backward(const wl_par *par, float *dinp, float *dweight, const floa
     wl_gemm(par, dinp, C, 0, doutT, 1, (size_t)N, weight, C, 0, NULL, 0, N, C, OC);
 }
 
-HOT void wl_row_sums(float *sums, const float *x, int rows, int cols)
-{
-    int c8 = cols & ~7;
-    for (int r = 0; r < rows; r++) {
-        const float *xr = x + (size_t)r * cols;
-        v8 s = splat(0.0f);
-        for (int j = 0; j < c8; j += 8) s += ld8(xr + j);
-        float t = hsum8(&s);
-        for (int j = c8; j < cols; j++) t += xr[j];
-        sums[r] = t;
-    }
-}
-
 void wl_transpose(float *out, const float *in, int rows, int cols)
 {
     for (int r0 = 0; r0 < rows; r0 += 32)   /* 32x32 tiles */
@@ -212,49 +229,71 @@ HOT void wl_relu_backward(float *dinp, const float *dout, const float *out, size
     for (size_t i = n8; i < n; i++) dinp[i] = out[i] > 0.0f ? dout[i] : 0.0f;
 }
 
-HOT void wl_crossentropy_forward(float *losses, float *dlogitsT, const float *logitsT, const int32_t *tgt, float scale,
-                                 float *stats, int N, int V, int ld)
+HOT512 void wl_crossentropy_forward(float *losses, float *elogitsT, float *stats, const float *logitsT,
+                                    const int32_t *tgt, float scale, int N, int V, int ld)
 {
-    /* Row by row through the columns [0,N) of each row (streaming memory), with each column's running max m,
-     * then its sum s of e = exp(x - m); e is kept in dlogitsT and scaled by scale / s at the end. */
-    float *m = stats, *sum = stats + N;
-    int N8 = N & ~7;
+    /* Row by row through the columns [0,N) of each row (streaming memory), 16 at a time, with each column's
+     * running max m, then its sum s of e = exp(x - m), e kept in elogitsT. */
+    float *m = stats, *sum = stats + ld;
+    int N16 = N & ~15;
     for (int n = 0; n < N; n++) {
-        losses[n] = logitsT[(size_t)tgt[n] * ld + n];   /* the target's logit, before dlogitsT overwrites it */
+        losses[n] = logitsT[(size_t)tgt[n] * ld + n];   /* the target's logit, before elogitsT overwrites it */
         m[n] = -INFINITY;
         sum[n] = 0.0f;
     }
     for (int v = 0; v < V; v++) {
         const float *x = logitsT + (size_t)v * ld;
-        for (int n = 0; n < N8; n += 8) {
-            v8 a = ld8(m + n), b = ld8(x + n);
-            st8(m + n, vmax(&a, &b));
+        for (int n = 0; n < N16; n += 16) {
+            v16 a = ld16(m + n), b = ld16(x + n);
+            st16(m + n, vmax16(&a, &b));
         }
-        for (int n = N8; n < N; n++) m[n] = x[n] > m[n] ? x[n] : m[n];
+        for (int n = N16; n < N; n++) m[n] = x[n] > m[n] ? x[n] : m[n];
     }
     for (int v = 0; v < V; v++) {
         const float *x = logitsT + (size_t)v * ld;
-        float *g = dlogitsT ? dlogitsT + (size_t)v * ld : NULL;
+        float *e = elogitsT ? elogitsT + (size_t)v * ld : NULL;
+        for (int n = 0; n < N16; n += 16) {
+            v16 z = ld16(x + n) - ld16(m + n), ez = vexp16(&z);
+            st16(sum + n, ld16(sum + n) + ez);
+            if (e) st16(e + n, ez);
+        }
+        for (int n = N16; n < N; n++) {
+            v8 z = splat(x[n] - m[n]), ez = vexp(&z);
+            sum[n] += ez[0];
+            if (e) e[n] = ez[0];
+        }
+    }
+    for (int n = 0; n < N; n++) {
+        losses[n] = logf(sum[n]) - (losses[n] - m[n]);
+        sum[n] = scale / sum[n];
+    }
+}
+
+HOT void wl_crossentropy_backward(float *dlogitsT, float *dbias, const float *stats, const int32_t *tgt, float scale,
+                                  int v0, int rows, int N, int ld)
+{
+    const float *inv = stats + ld;
+    int N8 = N & ~7;
+    for (int r = 0; r < rows; r++) {
+        int v = v0 + r;
+        float *g = dlogitsT + (size_t)r * ld;
+        v8i vv = {v, v, v, v, v, v, v, v};
+        v8 acc = splat(0.0f), vs = splat(scale);
         for (int n = 0; n < N8; n += 8) {
-            v8 z = ld8(x + n) - ld8(m + n), e = vexp(&z);
-            st8(sum + n, ld8(sum + n) + e);
-            if (g) st8(g + n, e);
+            v8i t;
+            memcpy(&t, tgt + n, sizeof t);
+            v8 gn = ld8(g + n) * ld8(inv + n) - (v8)((v8i)vs & (t == vv));   /* minus scale at the target */
+            st8(g + n, gn);
+            acc += gn;
         }
+        float sum = hsum8(&acc);
         for (int n = N8; n < N; n++) {
-            v8 z = splat(x[n] - m[n]), e = vexp(&z);
-            sum[n] += e[0];
-            if (g) g[n] = e[0];
+            g[n] *= inv[n];
+            if (tgt[n] == v) g[n] -= scale;
+            sum += g[n];
         }
+        if (dbias) dbias[r] = sum;
     }
-    for (int n = 0; n < N; n++) losses[n] = logf(sum[n]) - (losses[n] - m[n]);
-    if (!dlogitsT) return;
-    for (int n = 0; n < N; n++) sum[n] = scale / sum[n];
-    for (int v = 0; v < V; v++) {
-        float *g = dlogitsT + (size_t)v * ld;
-        for (int n = 0; n < N8; n += 8) st8(g + n, ld8(g + n) * ld8(sum + n));
-        for (int n = N8; n < N; n++) g[n] *= sum[n];
-    }
-    for (int n = 0; n < N; n++) dlogitsT[(size_t)tgt[n] * ld + n] -= scale;
 }
 
 void wl_layers_token_losses(double *losses, const float *logits, const int32_t *tgt, int N, int V)

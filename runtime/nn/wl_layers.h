@@ -36,8 +36,6 @@ void wl_head_forward(const wl_par *par, float *outT, const float *inp, const flo
 /* Backward of head_forward: dweight[OC,C] = doutT inp; dinp[N,C] = doutT^T weight. */
 void wl_head_backward(const wl_par *par, float *dinp, float *dweight, const float *doutT, const float *inp,
                       const float *weight, int N, int C, int OC);
-/* Per row: sums[r] = sum of x[r, 0..cols) (the head bias gradient from the feature-major logits gradient). */
-void wl_row_sums(float *sums, const float *x, int rows, int cols);
 /* out[cols,rows] = in[rows,cols]^T. */
 void wl_transpose(float *out, const float *in, int rows, int cols);
 
@@ -47,10 +45,16 @@ void wl_relu_forward(float *out, const float *inp, size_t n);
 void wl_relu_backward(float *dinp, const float *dout, const float *out, size_t n);
 
 /* Per example (column). Softmax cross-entropy of the N columns of logitsT (row stride ld, V rows):
- * losses[n] = -ln softmax(column n)[tgt[n]]. When dlogitsT is non-NULL (it may equal logitsT) it receives
- * (softmax - onehot(tgt)) * scale. Scratch stats [2N]. */
-void wl_crossentropy_forward(float *losses, float *dlogitsT, const float *logitsT, const int32_t *tgt, float scale,
-                             float *stats, int N, int V, int ld);
+ * losses[n] = -ln softmax(column n)[tgt[n]]. stats [2,ld] (a column slice of it, as of logitsT) receives each
+ * column's max and scale / its sum of exponentials; when elogitsT is non-NULL (it may equal logitsT) it receives
+ * the exponentials exp(x - max), for wl_crossentropy_backward. */
+void wl_crossentropy_forward(float *losses, float *elogitsT, float *stats, const float *logitsT, const int32_t *tgt,
+                             float scale, int N, int V, int ld);
+/* Rows v0 .. v0+rows-1 of the softmax gradient, in place of those rows of the forward's exponentials (dlogitsT),
+ * from its stats of all N columns: dlogitsT = (softmax - onehot(tgt)) * scale; when dbias is non-NULL,
+ * dbias[r] = the sum of row r (the gradient of a bias added to every column). */
+void wl_crossentropy_backward(float *dlogitsT, float *dbias, const float *stats, const int32_t *tgt, float scale,
+                              int v0, int rows, int N, int ld);
 /* Per row, in double: losses[n] = -ln softmax(logits[n,:])[tgt[n]] = max + ln sum exp(logits[n,:] - max)
  * - logits[n,tgt[n]], for logits [N,V] row-major (as wl_model_forward writes them), tgt [N], losses [N]: each
  * target's loss as the lessons show it (the training loss above is float32 and feature-major). */

@@ -158,7 +158,6 @@ void wl_model_free(wl_model *m)
  * the gradients; the others are added to them in part order afterwards, so the sums are deterministic). */
 typedef struct ws_part {
     float *xs, *dxs;      /* [T,D] one example's X and dX */
-    float *stats;         /* [2B] per-column softmax statistics */
     float *dtok, *dpos;   /* [V,D], [T,D] (parts 1..) */
 } ws_part;
 
@@ -167,8 +166,9 @@ struct wl_model_ws {
     int V, H, Bmax;
     /* mlp: X [B,T*D] the concatenated embeddings (row stride WL_MLP_LDX), dX likewise.
      * attention: xl [B,D] the last slot's X, q [B,D], u [B,H,D], a [B,H,T], mx [B,H,D], msg, ctx [B,D].
-     * both: hid [B,F] (after ReLU); logitsT [V,B] feature-major (softmax gradient in place); losses [B] */
-    float *X, *xl, *q, *u, *a, *mx, *msg, *ctx, *hid, *logitsT, *losses;
+     * both: hid [B,F] (after ReLU); logitsT [V,B] feature-major (softmax gradient in place); losses [B];
+     * stats [2,B] the softmax statistics of each column */
+    float *X, *xl, *q, *u, *a, *mx, *msg, *ctx, *hid, *logitsT, *losses, *stats;
     float *dX, *dxl, *dq, *du, *dmx, *dmsg, *dctx, *dhid;
     ws_part parts[WL_POOL_MAX_THREADS];
     wl_pool *pool;
@@ -196,6 +196,7 @@ static wl_model_ws *ws_create(const wl_model *m, int Bmax, int nthreads)
     WS_BUF(ws->dhid, B * F);
     WS_BUF(ws->logitsT, B * V);
     WS_BUF(ws->losses, B);
+    WS_BUF(ws->stats, 2 * B);
     if (m->kind == WL_KIND_ATTENTION) {
         float **one[] = {&ws->xl, &ws->q, &ws->msg, &ws->ctx, &ws->dxl, &ws->dq, &ws->dmsg, &ws->dctx};
         for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) WS_BUF(*one[i], B * D);
@@ -211,7 +212,6 @@ static wl_model_ws *ws_create(const wl_model *m, int Bmax, int nthreads)
     for (int p = 0; p < wl_pool_threads(ws->pool); p++) {
         WS_BUF(ws->parts[p].xs, T * D);
         WS_BUF(ws->parts[p].dxs, T * D);
-        WS_BUF(ws->parts[p].stats, 2 * B);
         if (p > 0) {
             WS_BUF(ws->parts[p].dtok, V * D);
             WS_BUF(ws->parts[p].dpos, T * D);
@@ -238,11 +238,11 @@ void wl_model_ws_free(wl_model_ws *ws)
     if (!ws) return;
     wl_pool_free(ws->pool);
     float *bufs[] = {ws->X, ws->xl, ws->q, ws->u, ws->a, ws->mx, ws->msg, ws->ctx, ws->hid, ws->logitsT,
-                     ws->losses, ws->dX, ws->dxl, ws->dq, ws->du, ws->dmx, ws->dmsg, ws->dctx, ws->dhid};
+                     ws->losses, ws->stats, ws->dX, ws->dxl, ws->dq, ws->du, ws->dmx, ws->dmsg, ws->dctx, ws->dhid};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
     for (int p = 0; p < WL_POOL_MAX_THREADS; p++) {
         ws_part *q = &ws->parts[p];
-        float *own[] = {q->xs, q->dxs, q->stats, q->dtok, q->dpos};
+        float *own[] = {q->xs, q->dxs, q->dtok, q->dpos};
         for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) free(own[i]);
     }
     free(ws);
@@ -316,16 +316,18 @@ static void body_crossentropy(void *arg, int p, int np)
     int g0, g1, B = s->B;
     wl_pool_split(B / 16, p, np, &g0, &g1);
     int b0 = 16 * g0, b1 = p == np - 1 ? B : 16 * g1;
-    wl_crossentropy_forward(ws->losses + b0, s->g.head_w ? ws->logitsT + b0 : NULL, ws->logitsT + b0, s->tgt + b0,
-                            1.0f / (float)B, ws->parts[p].stats, b1 - b0, s->m->V, B);
+    wl_crossentropy_forward(ws->losses + b0, s->g.head_w ? ws->logitsT + b0 : NULL, ws->stats + b0, ws->logitsT + b0,
+                            s->tgt + b0, 1.0f / (float)B, b1 - b0, s->m->V, B);
 }
 
-static void body_head_bias(void *arg, int p, int np)
+/* The softmax gradient in place of the exponentials, by rows, with vocab_head.bias's gradient (its row sums). */
+static void body_crossentropy_backward(void *arg, int p, int np)
 {
     const step *s = arg;
     int v0, v1;
-    wl_pool_split(s->m->V, p, np, &v0, &v1);   /* vocab_head.bias: row sums of the softmax gradient */
-    wl_row_sums(s->g.head_b + v0, s->ws->logitsT + (size_t)v0 * s->B, v1 - v0, s->B);
+    wl_pool_split(s->m->V, p, np, &v0, &v1);
+    wl_crossentropy_backward(s->ws->logitsT + (size_t)v0 * s->B, s->g.head_b + v0, s->ws->stats, s->tgt,
+                             1.0f / (float)s->B, v0, v1 - v0, s->B, s->B);
 }
 
 static float *part_dtok(const step *s, int p)
@@ -438,7 +440,7 @@ int wl_model_forward(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, int
     return 0;
 }
 
-/* Backward of the mean loss; the softmax gradient is in ws->logitsT. */
+/* Backward of the mean loss; ws->logitsT holds the exponentials of the logits and ws->stats their statistics. */
 static void backward(step *s)
 {
     const wl_model *m = s->m;
@@ -446,7 +448,7 @@ static void backward(step *s)
     const int T = WL_T, D = WL_D, F = WL_F, V = m->V, H = m->H, B = s->B;
     tensors *g = &s->g;
     /* logitsT = W_head hid^T + b_head; hid = ReLU(pre) */
-    wl_pool_run(ws->pool, body_head_bias, s, wl_pool_threads(ws->pool));
+    wl_pool_run(ws->pool, body_crossentropy_backward, s, wl_pool_threads(ws->pool));   /* logitsT: the gradient */
     wl_head_backward(&s->par, ws->dhid, g->head_w, ws->logitsT, ws->hid, m->head_w, B, F, V);
     wl_relu_backward(ws->dhid, ws->dhid, ws->hid, (size_t)B * F);
     if (m->kind == WL_KIND_MLP) {   /* pre = X W_hid^T + b_hid */
