@@ -2,33 +2,68 @@
 #include "wl_pool.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
+
+/* How long a waiting thread polls before it sleeps on a condition variable: longer than the gaps between the
+ * bodies of one training step, so that they start and end without a wake-up (tens of microseconds in a VM). */
+#define WL_POOL_SPIN_NS 50000
 
 typedef struct pool_worker {
     wl_pool *p;
     int index;
 } pool_worker;
 
+/* generation, pending and quit change only under mu (so that a sleeper cannot miss a change) and are read
+ * without it while polling. */
 struct wl_pool {
     int nthreads, nworkers;
     pthread_t threads[WL_POOL_MAX_THREADS];
     pool_worker workers[WL_POOL_MAX_THREADS];
     pthread_mutex_t mu;
     pthread_cond_t go, done;
-    unsigned generation;
-    int pending, quit;
+    atomic_uint generation;
+    atomic_int pending, quit;
     void (*body)(void *arg, int part, int nparts);
     void *arg;
     int nparts;
 };
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* Polls for up to WL_POOL_SPIN_NS while the generation is seen and the pool runs (worker) or while parts are
+ * pending (caller, seen == NULL). */
+static void pool_poll(wl_pool *p, const unsigned *seen)
+{
+    long long until = 0;
+    for (int i = 0;; i++) {
+        if (seen ? atomic_load(&p->generation) != *seen || atomic_load(&p->quit) : atomic_load(&p->pending) == 0)
+            return;
+        if ((i & 63) == 0) {
+            long long t = now_ns();
+            if (!until) until = t + WL_POOL_SPIN_NS;
+            else if (t > until) return;
+        }
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+}
 
 static void *pool_main(void *arg)
 {
     pool_worker *w = arg;
     wl_pool *p = w->p;
     unsigned seen = 0;
-    pthread_mutex_lock(&p->mu);
     for (;;) {
+        pool_poll(p, &seen);
+        pthread_mutex_lock(&p->mu);
         while (p->generation == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
         if (p->quit) break;
         seen = p->generation;
@@ -39,6 +74,7 @@ static void *pool_main(void *arg)
         if (w->index < nparts) body(arg2, w->index, nparts);
         pthread_mutex_lock(&p->mu);
         if (--p->pending == 0) pthread_cond_signal(&p->done);
+        pthread_mutex_unlock(&p->mu);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -96,6 +132,7 @@ void wl_pool_run(wl_pool *p, void (*body)(void *, int, int), void *arg, int npar
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
     body(arg, 0, nparts);
+    pool_poll(p, NULL);
     pthread_mutex_lock(&p->mu);
     while (p->pending > 0) pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
