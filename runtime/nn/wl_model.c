@@ -340,10 +340,18 @@ static float *part_dpos(const step *s, int p)
     return p ? s->ws->parts[p].dpos : s->g.pos;
 }
 
+/* Zeroes part p's embedding accumulators (part 0's are the gradients themselves). */
+static void zero_part(const step *s, int p)
+{
+    memset(part_dtok(s, p), 0, sizeof(float) * (size_t)s->m->V * WL_D);
+    if (s->g.pos) memset(part_dpos(s, p), 0, sizeof(float) * WL_T * WL_D);
+}
+
 static void body_embed_backward(void *arg, int p, int np)
 {
     const step *s = arg;
     int b0, b1;
+    zero_part(s, p);
     wl_pool_split(s->B, p, np, &b0, &b1);
     for (int b = b0; b < b1; b++)
         wl_embed_backward(part_dtok(s, p), NULL, s->ws->dX + (size_t)b * WL_MLP_LDX, s->ctx + (size_t)b * WL_T, 1, WL_T,
@@ -357,6 +365,7 @@ static void body_attention_backward(void *arg, int p, int np)
     const wl_model *m = s->m;
     size_t H = (size_t)m->H;
     int b0, b1;
+    zero_part(s, p);
     wl_pool_split(s->B, p, np, &b0, &b1);
     wl_attention_weights_backward(ws->du + b0 * H * WL_D, part_dtok(s, p), part_dpos(s, p), ws->parts[p].xs,
                                   ws->parts[p].dxs, ws->dmx + b0 * H * WL_D, ws->a + b0 * H * WL_T,
@@ -376,18 +385,11 @@ static void body_reduce(void *arg, int p, int np)
     }
 }
 
-/* Zeroes the embedding accumulators, runs the per-example backward body, sums the parts. */
+/* Runs the per-example backward body (each part zeroes its accumulators first), sums the parts. */
 static void embedding_grads(step *s, void (*body)(void *, int, int))
 {
-    const wl_model *m = s->m;
     wl_model_ws *ws = s->ws;
     int n = wl_pool_threads(ws->pool), k = s->B < n ? s->B : n;
-    memset(s->g.tok, 0, sizeof(float) * (size_t)m->V * WL_D);
-    if (s->g.pos) memset(s->g.pos, 0, sizeof(float) * WL_T * WL_D);
-    for (int p = 1; p < k; p++) {
-        memset(ws->parts[p].dtok, 0, sizeof(float) * (size_t)m->V * WL_D);
-        memset(ws->parts[p].dpos, 0, sizeof(float) * WL_T * WL_D);
-    }
     wl_pool_run(ws->pool, body, s, k);
     s->nparts = k;
     if (k > 1) wl_pool_run(ws->pool, body_reduce, s, wl_pool_threads(ws->pool));
