@@ -120,6 +120,17 @@ __attribute__((target("avx512f"))) static void pack(const gemm_args *g, float *b
     }
 }
 
+/* Prefetches into L2 rows k0..k1-1 of B's panel at column j0, B read by rows (its one or two lines per row). */
+static void prefetch_rows(const gemm_args *g, int k0, int k1, int j0)
+{
+    int two = g->N - j0 > 16;
+    for (int k = k0; k < k1; k++) {
+        const float *src = g->B + (size_t)k * g->ldb + j0;
+        __builtin_prefetch(src, 0, 2);
+        if (two) __builtin_prefetch(src + 16, 0, 2);
+    }
+}
+
 /* One part's share: with few panels, a range of 12-row blocks over every panel; otherwise every row over panels
  * p = part, part + nparts, ... (interleaved so that parts get equal work). K blocks are outermost, then chunks of
  * MCB row blocks, so that A's chunk [MCB*MR, KC] stays in L2; each packed panel stays in L1 while the chunk's
@@ -143,9 +154,14 @@ __attribute__((target("avx512f"))) static void gemm_part(void *arg, int part, in
             for (int q = 0; q < mine; q++) {
                 int j0 = (p0 + q * dp) * NR, nr = g->N - j0 < NR ? g->N - j0 : NR;
                 float *panel = kept ? kept + (size_t)q * KC * NR : bp;
-                if (!kept || c0 == b0) pack(g, panel, k0, kc, j0, nr);
+                int packs = !kept || c0 == b0;
+                if (packs) pack(g, panel, k0, kc, j0, nr);
+                /* the next panel's rows of B, when it is packed next and read by rows: in L2 by then */
+                int jn = j0 + dp * NR, pf = packs && !g->tb && q + 1 < mine;
                 for (int blk = c0; blk < c1; blk++) {
                     int i0 = blk * MR;
+                    if (pf) prefetch_rows(g, k0 + (int)((long)kc * (blk - c0) / (c1 - c0)),
+                                          k0 + (int)((long)kc * (blk - c0 + 1) / (c1 - c0)), jn);
                     kernel(g, panel, i0, g->M - i0 < MR ? g->M - i0 : MR, j0, nr, k0, kc);
                 }
             }
