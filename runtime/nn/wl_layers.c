@@ -24,14 +24,18 @@
 typedef float v8 __attribute__((vector_size(32), aligned(32)));
 typedef int32_t v8i __attribute__((vector_size(32), aligned(32)));
 
-static inline v8 ld8(const float *p)
-{
-    v8 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
+/* Unaligned loads and stores of a vector type vf (v8 here, v16 below). */
+#define WL_DEFINE_LOAD(name, vf)                                                                                     \
+    static inline vf name(const float *p)                                                                            \
+    {                                                                                                                \
+        vf v;                                                                                                        \
+        memcpy(&v, p, sizeof v);                                                                                     \
+        return v;                                                                                                    \
+    }
+#define WL_STORE(vf, p, v) do { vf wl_store_v = (v); memcpy((p), &wl_store_v, sizeof wl_store_v); } while (0)
 
-#define st8(p, v) do { v8 st8_v = (v); memcpy((p), &st8_v, sizeof st8_v); } while (0)
+WL_DEFINE_LOAD(ld8, v8)
+#define st8(p, v) WL_STORE(v8, p, v)
 
 static inline v8 splat(float x)
 {
@@ -82,14 +86,8 @@ WL_DEFINE_VEXP(vexp, v8, v8i, vmax, splat)
 typedef float v16 __attribute__((vector_size(64), aligned(64)));
 typedef int32_t v16i __attribute__((vector_size(64), aligned(64)));
 
-static inline v16 ld16(const float *p)
-{
-    v16 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-#define st16(p, v) do { v16 st16_v = (v); memcpy((p), &st16_v, sizeof st16_v); } while (0)
+WL_DEFINE_LOAD(ld16, v16)
+#define st16(p, v) WL_STORE(v16, p, v)
 
 static inline v16 splat16(float x)
 {
