@@ -384,7 +384,7 @@ int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row
     else if (!cJSON_IsObject(obj)) wl_fail(err, "not a JSON object");
     else if (!t) wl_fail(err, "no \"text\" field");
     else if (!cJSON_IsString(t)) wl_fail(err, "\"text\" is not a string");
-    else if (wl_json_nul_at(line, n) < n) wl_fail(err, "a string contains \\u0000 (NUL), which a story cannot hold");
+    else if (wl_corpus_json_nul_at(line, n) < n) wl_fail(err, "a string contains \\u0000 (NUL), which a story cannot hold");
     else if (row && (!cJSON_IsNumber(row) || row->valuedouble < 0 || row->valuedouble > 1e15 ||
                      row->valuedouble != (double)(long)row->valuedouble))
         wl_fail(err, "\"row_idx\" is not a non-negative integer");

@@ -157,7 +157,7 @@ int wl_corpus_generate(const wl_profile *profile, uint64_t seed, volatile sig_at
 
 /* The byte offset in the JSON text s of its first NUL: a NUL byte or the escape \u0000 (its backslash not escaped
  * itself); n when there is none. cJSON cuts a string at a NUL, so a reader looks for one before it trusts a string. */
-size_t wl_json_nul_at(const char *s, size_t n);
+size_t wl_corpus_json_nul_at(const char *s, size_t n);
 
 /* One JSON line of a story source: *text gets its "text" (malloc'd, NUL-terminated) and *row_idx
  * its "row_idx" (-1 when absent). Fails, with no location (callers add file and line), on invalid
@@ -168,7 +168,7 @@ int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row
 /* The windows of one split (ctx/tgt malloc'd; free with wl_windows_free). */
 int wl_corpus_windows(const wl_corpus *c, wl_split s, volatile sig_atomic_t *interrupt, wl_windows *w, wl_err *err);
 
-/* The audit as aligned plain text, or as a JSON object; malloc'd, NULL when out of memory. */
+/* The audit as aligned plain text (never NULL) or as a JSON object (NULL when memory runs out); malloc'd. */
 char *wl_corpus_audit_text(const wl_corpus *c);
 char *wl_corpus_audit_json(const wl_corpus *c);
 

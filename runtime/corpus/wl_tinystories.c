@@ -188,7 +188,7 @@ static cJSON *parse_body(const wl_http_reply *rp, int *nul, char *why, size_t ca
         cJSON_Delete(j);
         return NULL;
     }
-    *nul = wl_json_nul_at(rp->body, rp->len) < rp->len;
+    *nul = wl_corpus_json_nul_at(rp->body, rp->len) < rp->len;
     return j;
 }
 

@@ -277,7 +277,7 @@ static int load_json(const cJSON *root, const char *path, wl_vocab *v, wl_err *e
 }
 
 /* The JSON text lives in vocab.json and story files alike (wl_corpus.c also calls it). */
-size_t wl_json_nul_at(const char *s, size_t n)
+size_t wl_corpus_json_nul_at(const char *s, size_t n)
 {
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
@@ -294,7 +294,7 @@ static int nul_fail(const char *json, size_t len, size_t at, const cJSON *root, 
     char *data = malloc(len);
     if (!data) return wl_fail(err, "%s: out of memory", where);
     memcpy(data, json, len);
-    for (size_t i = at; i < len; i += 1 + wl_json_nul_at(data + i + 1, len - i - 1)) {
+    for (size_t i = at; i < len; i += 1 + wl_corpus_json_nul_at(data + i + 1, len - i - 1)) {
         if (data[i]) data[i + 5] = '1';   /* \u0000 -> \u0001 */
         else data[i] = 1;
     }
@@ -313,7 +313,7 @@ int wl_vocab_parse(const char *json, size_t len, const char *where, wl_vocab *v,
 {
     memset(v, 0, sizeof *v);
     cJSON *root = cJSON_ParseWithLength(json, len);
-    size_t nul = wl_json_nul_at(json, len);
+    size_t nul = wl_corpus_json_nul_at(json, len);
     int rc = nul < len ? nul_fail(json, len, nul, root, where, err)
            : cJSON_IsObject(root) ? load_json(root, where, v, err)
                                   : wl_fail(err, "%s: not a JSON object (expected {\"itos\": [...]})", where);
