@@ -19,7 +19,7 @@
 
 static const char *const NAMES[WL_GATE_NCH] = {"shell", "control", "stdin"};
 
-typedef struct gate_conn {
+typedef struct wl_gate_conn {
     wl_gate_chan *ch;
     unsigned char id[CONN_ID];
     unsigned char claim[WL_ZMTP_ID_MAX];   /* the routing id the client claims in its READY */
@@ -28,33 +28,33 @@ typedef struct gate_conn {
     int closing;                          /* the gate could not close it yet: its bytes are ignored */
     int gone;                             /* closed: forgotten by reap() once the event at hand is done */
     wl_zmtp z;
-} gate_conn;
+} wl_gate_conn;
 
 /* A client's message on its way to the kernel: the token, then the client's frames. */
-typedef struct gate_msg {
-    struct gate_msg *next;
+typedef struct wl_gate_msg {
+    struct wl_gate_msg *next;
     int n;
     zmq_msg_t frames[];
-} gate_msg;
+} wl_gate_msg;
 
 struct wl_gate_chan {
     const char *name;
     int is_stdin;
     void *pub;                            /* ZMQ_STREAM: the port clients connect to */
     void *dealer;                         /* to the kernel's ROUTER for this channel */
-    gate_conn **conns;
+    wl_gate_conn **conns;
     size_t nconns, cap;
-    gate_msg *head, **tail;               /* messages waiting for room on the dealer; none read meanwhile */
+    wl_gate_msg *head, **tail;               /* messages waiting for room on the dealer; none read meanwhile */
 };
 
-static gate_conn *find(wl_gate_chan *ch, const void *id)
+static wl_gate_conn *find(wl_gate_chan *ch, const void *id)
 {
     for (size_t i = 0; i < ch->nconns; i++)
         if (!memcmp(ch->conns[i]->id, id, CONN_ID)) return ch->conns[i];
     return NULL;
 }
 
-static void forget(gate_conn *c)
+static void forget(wl_gate_conn *c)
 {
     wl_gate_chan *ch = c->ch;
     for (size_t i = 0; i < ch->nconns; i++)
@@ -72,7 +72,7 @@ static void reap(wl_gate_chan *ch)
 
 /* Sends data to one connection. Returns 0, or -1 with errno: EAGAIN when the client does not read (its queue is
  * full), EHOSTUNREACH when the connection is gone (it is then marked gone). */
-static int send_to(gate_conn *c, zmq_msg_t *data)
+static int send_to(wl_gate_conn *c, zmq_msg_t *data)
 {
     if (zmq_send(c->ch->pub, c->id, CONN_ID, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
         c->gone = errno == EHOSTUNREACH;
@@ -81,7 +81,7 @@ static int send_to(gate_conn *c, zmq_msg_t *data)
     return zmq_msg_send(data, c->ch->pub, ZMQ_DONTWAIT) < 0 ? -1 : 0;
 }
 
-static int send_bytes(gate_conn *c, const void *p, size_t n)
+static int send_bytes(wl_gate_conn *c, const void *p, size_t n)
 {
     zmq_msg_t m;
     if (zmq_msg_init_size(&m, n)) return -1;
@@ -93,7 +93,7 @@ static int send_bytes(gate_conn *c, const void *p, size_t n)
 
 /* Closes a connection (an empty message on a ZMQ_STREAM); when the client's queue is full the gate ignores its
  * bytes until it closes by itself. */
-static void shut(gate_conn *c, const char *why)
+static void shut(wl_gate_conn *c, const char *why)
 {
     fprintf(stderr, "wordlab kernel: closed a connection on %s: %s\n", c->ch->name, why);
     zmq_msg_t m;
@@ -105,7 +105,7 @@ static void shut(gate_conn *c, const char *why)
 
 static void on_ready(void *ud, const unsigned char *id, size_t len)
 {
-    gate_conn *c = ud;
+    wl_gate_conn *c = ud;
     if (len) memcpy(c->claim, id, len);
     c->claim_len = len;
     c->open = 1;
@@ -129,8 +129,8 @@ static void free_data(void *data, void *hint)
  * queued for the kernel. */
 static void on_message(void *ud, wl_zmtp_frame *frames, int n)
 {
-    gate_conn *c = ud;
-    gate_msg *m = wl_xmalloc(sizeof *m + (size_t)(n + 1) * sizeof(zmq_msg_t));
+    wl_gate_conn *c = ud;
+    wl_gate_msg *m = wl_xmalloc(sizeof *m + (size_t)(n + 1) * sizeof(zmq_msg_t));
     m->next = NULL;
     int made = !zmq_msg_init_size(&m->frames[0], CONN_ID + c->claim_len);
     if (made) {
@@ -157,14 +157,14 @@ static void on_message(void *ud, wl_zmtp_frame *frames, int n)
 
 static void on_dropped(void *ud, const char *why)
 {
-    fprintf(stderr, "wordlab kernel: dropped a message on %s: %s\n", ((gate_conn *)ud)->ch->name, why);
+    fprintf(stderr, "wordlab kernel: dropped a message on %s: %s\n", ((wl_gate_conn *)ud)->ch->name, why);
 }
 
 /* One event of a ZMQ_STREAM: a connection (empty data, new id), a disconnection (empty data, known id), or bytes. */
 static void from_client(wl_gate_chan *ch, zmq_msg_t *id, zmq_msg_t *data)
 {
     if (zmq_msg_size(id) != CONN_ID) return;
-    gate_conn *c = find(ch, zmq_msg_data(id));
+    wl_gate_conn *c = find(ch, zmq_msg_data(id));
     size_t n = zmq_msg_size(data);
     if (!n && c) {
         forget(c);
@@ -211,7 +211,7 @@ static int read_clients(wl_gate_chan *ch)
 static int to_kernel(wl_gate_chan *ch)
 {
     while (ch->head) {
-        gate_msg *m = ch->head;
+        wl_gate_msg *m = ch->head;
         if (zmq_msg_send(&m->frames[0], ch->dealer, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
             return errno == EAGAIN || errno == EINTR ? 0 : -1;
         /* the rest of a message that has begun always fits */
@@ -223,6 +223,22 @@ static int to_kernel(wl_gate_chan *ch)
         free(m);
     }
     return 0;
+}
+
+static int usable(const wl_gate_conn *c)
+{
+    return c->open && !c->closing && !c->gone;
+}
+
+/* Sends a copy of out to c: 1 when it went, 0 when the connection is gone, -1 when its client does not read. */
+static int deliver(wl_gate_conn *c, zmq_msg_t *out)
+{
+    zmq_msg_t copy;
+    zmq_msg_init(&copy);
+    zmq_msg_copy(&copy, out);
+    int rc = send_to(c, &copy) == 0 ? 1 : errno == EAGAIN ? -1 : 0;
+    zmq_msg_close(&copy);
+    return rc;
 }
 
 /* One message from the kernel, [token, frames...]: to the connection the token names while it is open, else (and
@@ -249,27 +265,22 @@ static void to_clients(wl_gate_chan *ch, zmq_msg_t *f, int n)
         memcpy(p, zmq_msg_data(&f[i]), zmq_msg_size(&f[i]));
         p += zmq_msg_size(&f[i]);
     }
-    gate_conn *c = ch->is_stdin ? NULL : find(ch, token);
-    int sent = 0, full = 0;
-    if (c && c->open && !c->closing && !c->gone) {
-        zmq_msg_t copy;
-        zmq_msg_init(&copy);
-        zmq_msg_copy(&copy, &out);
-        sent = send_to(c, &copy) == 0;
-        full = !sent && errno == EAGAIN;
-        zmq_msg_close(&copy);
+    wl_gate_conn *c = ch->is_stdin ? NULL : find(ch, token);
+    int r = c && usable(c) ? deliver(c, &out) : 0;
+    int sent = r > 0, full = r < 0;
+    const unsigned char *claim = token + CONN_ID;
+    size_t claim_len = tlen - CONN_ID;
+    for (size_t i = 0; !r && claim_len && i < ch->nconns; i++) {
+        wl_gate_conn *o = ch->conns[i];
+        if (!usable(o) || o->claim_len != claim_len || memcmp(o->claim, claim, claim_len)) continue;
+        int k = deliver(o, &out);
+        sent += k > 0;
+        full += k < 0;
     }
-    for (size_t i = 0; !sent && !full && tlen > CONN_ID && i < ch->nconns; i++) {
-        gate_conn *o = ch->conns[i];
-        if (!o->open || o->closing || o->gone || o->claim_len != tlen - CONN_ID || memcmp(o->claim, token + CONN_ID, o->claim_len))
-            continue;
-        zmq_msg_t copy;
-        zmq_msg_init(&copy);
-        zmq_msg_copy(&copy, &out);
-        if (send_to(o, &copy) && errno == EAGAIN) full = 1;
-        zmq_msg_close(&copy);
-    }
-    if (full) fprintf(stderr, "wordlab kernel: dropped a message on %s: its client does not read\n", ch->name);
+    if (full) fprintf(stderr, "wordlab kernel: dropped a message on %s for a client that does not read\n", ch->name);
+    else if (!sent && ch->is_stdin)
+        fprintf(stderr, "wordlab kernel: no stdin connection claims the routing id of the request that asks for "
+                        "input: nobody is asked\n");
     zmq_msg_close(&out);
     reap(ch);
 }
@@ -326,7 +337,7 @@ static void *gate_thread(void *arg)
         zmq_close(ch->pub);
         zmq_close(ch->dealer);
         while (ch->nconns) forget(ch->conns[0]);
-        for (gate_msg *m = ch->head, *next; m; m = next) {
+        for (wl_gate_msg *m = ch->head, *next; m; m = next) {
             next = m->next;
             for (int k = 0; k < m->n; k++) zmq_msg_close(&m->frames[k]);
             free(m);

@@ -1,4 +1,4 @@
-/* kernel_main.c: `wordlab kernel -f FILE`: binds the five sockets and runs the heartbeat, IOPub, control and shell threads. */
+/* kernel_main.c: `wordlab kernel -f FILE`: binds the five sockets and runs the gate, heartbeat, IOPub, control and shell threads. */
 #include "cli.h"
 #include "kernel_conn.h"
 #include "kernel_gate.h"
