@@ -1,6 +1,7 @@
-/* kernel_main.c: `wordlab kernel -f FILE`: binds the five sockets and runs the heartbeat, IOPub, control and shell threads. */
+/* kernel_main.c: `wordlab kernel -f FILE`: binds the sockets, runs the gate, heartbeat, IOPub, control and shell. */
 #include "kernel.h"
 #include "kernel_conn.h"
+#include "kernel_gate.h"
 #include "kernel_zmq.h"
 
 #include <errno.h>
@@ -255,25 +256,28 @@ int wl_kernel_main(int argc, char **argv, const wl_interp_opts *opts)
 
     void *ctx = zmq_ctx_new();
     void *sock[WL_NCH];
-    static const int types[WL_NCH] = {ZMQ_ROUTER, ZMQ_XPUB, ZMQ_ROUTER, ZMQ_ROUTER, ZMQ_ROUTER};
+    static const int types[WL_NCH] = {ZMQ_STREAM, ZMQ_XPUB, ZMQ_STREAM, ZMQ_STREAM, ZMQ_ROUTER};
     static const char *names[WL_NCH] = {"shell", "iopub", "stdin", "control", "heartbeat"};
     int ok = ctx != NULL, one = 1, hwm = 100000;
     for (int i = 0; i < WL_NCH; i++) {
         sock[i] = ok ? make_listener(ctx, types[i]) : NULL;
         ok = ok && sock[i];
     }
-    /* ROUTER_HANDOVER: a client that connects again with its routing id (a restarted client, a reconnected
-     * notebook) gets its replies even while the kernel still holds its old connection. It also lets a local peer
-     * that read a client's session id on IOPub take that id, without the key (see README). */
     if (ok) {
-        zmq_setsockopt(sock[WL_CH_CONTROL], ZMQ_ROUTER_HANDOVER, &one, sizeof one);
-        zmq_setsockopt(sock[WL_CH_SHELL], ZMQ_ROUTER_HANDOVER, &one, sizeof one);
-        zmq_setsockopt(sock[WL_CH_STDIN], ZMQ_ROUTER_HANDOVER, &one, sizeof one);
         zmq_setsockopt(sock[WL_CH_IOPUB], ZMQ_SNDHWM, &hwm, sizeof hwm);
         /* every subscribe and unsubscribe is passed up, so that subscribers can be counted */
         zmq_setsockopt(sock[WL_CH_IOPUB], ZMQ_XPUB_VERBOSER, &one, sizeof one);
     }
     for (int i = 0; ok && i < WL_NCH; i++) ok = !bind_retry(sock[i], conn.endpoint[i], names[i]);
+    /* Shell, control and stdin: the gate owns their ports and tells connections apart whatever routing id they
+     * claim (kernel_gate.h); from here on sock[] holds the kernel's ROUTERs behind it. */
+    wl_gate gate = {0};
+    ok = ok && !wl_gate_start(&gate, ctx, (void *const[]){sock[WL_CH_SHELL], sock[WL_CH_CONTROL], sock[WL_CH_STDIN]});
+    if (ok) {
+        sock[WL_CH_SHELL] = gate.inner[WL_GATE_SHELL];
+        sock[WL_CH_CONTROL] = gate.inner[WL_GATE_CONTROL];
+        sock[WL_CH_STDIN] = gate.inner[WL_GATE_STDIN];
+    }
     void *pull = ok ? make_socket(ctx, ZMQ_PULL, 0) : NULL;
     void *push_shell = ok ? make_socket(ctx, ZMQ_PUSH, 0) : NULL;
     void *push_control = ok ? make_socket(ctx, ZMQ_PUSH, 0) : NULL;
@@ -337,6 +341,7 @@ int wl_kernel_main(int argc, char **argv, const wl_interp_opts *opts)
     if (ctx) zmq_ctx_shutdown(ctx);
     if (started >= 2) pthread_join(t_hb, NULL);
     if (started >= 3) pthread_join(t_control, NULL);
+    wl_gate_join(&gate);
     if (ctx) zmq_ctx_term(ctx);
 
     wl_port_free(&zshell.req);

@@ -149,7 +149,8 @@ def heartbeat_echoes(km, payload=b"ping", timeout_ms=2000):
 class RawClient:
     """Hand-made frames on a kernel's shell socket: for signatures and malformed messages."""
 
-    def __init__(self, km, channel="shell", identity=None):
+    def __init__(self, km, channel="shell", identity=None, monitor=False):
+        """monitor: self.monitor (a Monitor) watches the socket from before it connects, so it sees the handshake."""
         info = km if isinstance(km, dict) else km.get_connection_info()
         self.key = info["key"] if isinstance(info["key"], bytes) else info["key"].encode()
         self.ctx = zmq.Context()
@@ -157,10 +158,13 @@ class RawClient:
         self.sock.linger = 0
         if identity is not None:
             self.sock.setsockopt(zmq.IDENTITY, identity)
+        self.monitor = Monitor(self.sock) if monitor else None
         self.sock.connect(f"{info['transport']}://{info['ip']}:{info[channel + '_port']}")
         self.session = str(uuid.uuid4())
 
     def close(self):
+        if self.monitor:
+            self.monitor.close()
         self.sock.close()
         self.ctx.term()
 

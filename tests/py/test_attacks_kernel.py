@@ -1,12 +1,15 @@
-"""test_attacks_kernel.py: the kernel under deliberate attack: oversized messages, history floods, very long or
-odd message types, replays after many messages, an address that binds every interface, and requests that come
-right after an error.
+"""test_attacks_kernel.py: the kernel under deliberate attack: oversized messages, a peer that claims another
+client's routing id (and clients that reconnect, which must keep working), bytes that are not ZMTP, history floods,
+very long or odd message types, replays after many messages, an address that binds every interface, and requests
+that come right after an error.
 
 Every check waits for a state (a reply, a log line, a zmq connection event), never for a time: a message that
 must be dropped is followed by one that must be answered on the same connection, and the first reply that comes
 back must be that one's.
 """
 import json
+import socket
+import uuid
 
 import pytest
 import zmq
@@ -19,6 +22,7 @@ SUBSCRIPTION_MAX = 4096  # kernel_wire.h: WL_WIRE_SUBSCRIPTION_MAX, ZMQ_MAXMSGSI
 HIST_INPUT_MAX = 64 << 10
 HIST_TOTAL_MAX = 8 << 20
 REPLAY_WINDOW = 65536
+RECONNECTS = 60          # rounds of a client that stops its channels and starts them again with its routing id
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +94,191 @@ def test_a_multipart_message_over_the_total_limit_is_dropped_logged_and_the_next
     text = ku.wait_for_text(log, "more than the 33554432 bytes a message may have")
     assert "dropped a message on shell" in text
     assert answers(kc)
+
+
+# ---- 13: another client's routing id ----
+
+@pytest.fixture
+def fresh():
+    """A kernel of the test's own: an attack that worked would leave a shared kernel's client cut off."""
+    km, kc = ku.start()
+    yield km, kc
+    ku.stop(km, kc)
+
+
+def routing_id(kc):
+    """What any IOPub subscriber learns of a client: its session id, which jupyter_client uses as its routing id."""
+    _, msgs = ku.run(kc, "mean 1 2")
+    identity = msgs[0]["parent_header"]["session"].encode()
+    assert identity == kc.session.bsession
+    return identity
+
+
+def control_reply(kc, msg_id):
+    while True:
+        msg = kc.get_control_msg(timeout=ku.TIMEOUT)
+        if msg["parent_header"].get("msg_id") == msg_id:
+            return msg
+
+
+def client_round(kc, code="mean 3 5", iopub=True):
+    """An execute and a kernel_info on shell, a kernel_info on control, an input on stdin: each reply reaches kc."""
+    msg_id = kc.execute(code)
+    assert ku.shell_reply(kc, msg_id)["content"]["status"] == "ok"
+    msg_id = kc.kernel_info()
+    assert ku.shell_reply(kc, msg_id)["msg_type"] == "kernel_info_reply"
+    msg = kc.session.msg("kernel_info_request", {})
+    kc.control_channel.send(msg)
+    assert control_reply(kc, msg["header"]["msg_id"])["msg_type"] == "kernel_info_reply"
+    msg_id = kc.execute('input "who? "', allow_stdin=True)
+    asked = kc.get_stdin_msg(timeout=ku.TIMEOUT)
+    while asked["parent_header"].get("msg_id") != msg_id:   # a copy of another client's with kc's routing id
+        asked = kc.get_stdin_msg(timeout=ku.TIMEOUT)
+    assert asked["msg_type"] == "input_request"
+    kc.input("me")
+    assert ku.shell_reply(kc, msg_id)["content"]["status"] == "ok"
+    if iopub:
+        ku.collect(kc, msg_id)
+
+
+def header_type(frames):
+    return json.loads(frames[frames.index(b"<IDS|MSG>") + 2])["msg_type"]
+
+
+@pytest.mark.parametrize("sends", ["nothing", "garbage"])
+def test_a_peer_without_the_key_that_claims_a_clients_routing_id_gets_none_of_its_replies(fresh, sends):
+    """The peer reads the client's session id on IOPub and connects with it as its routing id on shell, control and
+    stdin, then sends nothing, or unsigned and malformed messages. Every reply to the client's signed requests still
+    reaches the client and none reaches the peer. (On stdin the peer, like every stdin connection that claims the
+    client's routing id, gets a copy of each input_request: stdin carries no request of the client's by which the
+    kernel could tell its connection. The client gets it and answers.)"""
+    km, kc = fresh
+    identity = routing_id(kc)
+    thieves = {ch: ku.RawClient(km, ch, identity=identity, monitor=True) for ch in ("shell", "control", "stdin")}
+    try:
+        for thief in thieves.values():
+            thief.monitor.wait(zmq.EVENT_HANDSHAKE_SUCCEEDED)   # the kernel holds the peer's connection and its claim
+            if sends == "garbage":
+                thief.send_frames([b"<IDS|MSG>", b"0" * 64, b"{}", b"{}", b"{}", b"{}"])
+                thief.send("kernel_info_request", {}, signature=b"f" * 64)
+                thief.send_frames([b"junk"])
+        for _ in range(3):
+            client_round(kc)
+        for ch in ("shell", "control"):
+            assert not thieves[ch].sock.poll(0), f"a reply to the client went to the peer on {ch}"
+        copies = []
+        while thieves["stdin"].sock.poll(0):
+            copies.append(header_type(thieves["stdin"].sock.recv_multipart()))
+        assert set(copies) <= {"input_request"}, copies
+    finally:
+        for thief in thieves.values():
+            thief.close()
+
+
+def test_a_client_that_reconnects_with_its_routing_id_gets_every_reply(fresh):
+    """jupyter_client connects again with the same routing id (its session id) when a frontend stops and starts its
+    channels or restarts; the kernel may still hold the old connection. Every other round the new client connects
+    before the old one closes."""
+    km, kc = fresh
+    kc.stop_channels()
+    old = None
+    for i in range(RECONNECTS):
+        if old is not None and i % 2:
+            old.stop_channels()
+            old = None
+        c = km.client()                                    # km's session: the same routing id every time
+        c.start_channels(hb=False)
+        assert c.session.bsession == kc.session.bsession
+        client_round(c, code=f"mean {i} 1", iopub=False)
+        if old is not None:
+            old.stop_channels()
+        old = c
+    old.stop_channels()
+
+
+def test_two_clients_with_one_routing_id_each_get_their_replies(fresh):
+    """Two live clients of one session (km.client() twice) share a routing id: neither cuts the other off."""
+    km, kc = fresh
+    c = km.client()
+    c.start_channels(hb=False)
+    try:
+        assert c.session.bsession == kc.session.bsession
+        for i in range(3):
+            client_round(c, code=f"mean {i} 3", iopub=False)
+            client_round(kc)
+    finally:
+        c.stop_channels()
+
+
+def test_a_client_that_reconnects_with_a_new_routing_id_gets_every_reply(fresh):
+    from jupyter_client.session import Session
+    km, kc = fresh
+    seen = {kc.session.bsession}
+    for i in range(10):
+        c = km.client(session=Session(key=km.session.key, signature_scheme=km.session.signature_scheme))
+        c.start_channels(hb=False)
+        assert c.session.bsession not in seen
+        seen.add(c.session.bsession)
+        client_round(c, code=f"mean {i} 2", iopub=False)
+        c.stop_channels()
+    client_round(kc)
+
+
+def test_a_reply_whose_connection_closed_goes_to_the_clients_new_connection(fresh):
+    """The client's execute waits for input when the kernel closes the client's shell connection (a frame over the
+    limit); the client connects again with its routing id, answers, and gets the execute's reply there."""
+    km, kc = fresh
+    identity = b"client-" + uuid.uuid4().hex.encode()
+    stdin = ku.RawClient(km, "stdin", identity=identity, monitor=True)
+    old = ku.RawClient(km, identity=identity, monitor=True)
+    new = None
+    try:
+        stdin.monitor.wait(zmq.EVENT_HANDSHAKE_SUCCEEDED)
+        _, msg_id = old.send("execute_request", {"code": 'input "who? "', "silent": False, "store_history": True,
+                                                 "user_expressions": {}, "allow_stdin": True, "stop_on_error": True})
+        assert stdin.recv_reply_to(msg_id)[0]["msg_type"] == "input_request"   # the execute waits for it
+        old.sock.send(b"x" * (FRAME_MAX + 1))
+        old.monitor.wait(zmq.EVENT_DISCONNECTED)                              # the kernel closed the connection
+        old.close()
+        new = ku.RawClient(km, identity=identity, monitor=True)
+        new.monitor.wait(zmq.EVENT_HANDSHAKE_SUCCEEDED)
+        stdin.send("input_reply", {"value": "me"})
+        header, content = new.recv_reply_to(msg_id)
+        assert header["msg_type"] == "execute_reply" and content["status"] == "ok", content
+    finally:
+        for c in (stdin, old, new):
+            if c is not None and not c.sock.closed:
+                c.close()
+    assert answers(kc)
+
+
+@pytest.mark.parametrize("channel", ["shell", "control", "stdin"])
+def test_bytes_that_are_not_zmtp_get_the_connection_closed(logged, channel):
+    """Whatever a peer sends in place of ZMTP 3 with the NULL mechanism: the kernel closes that connection, says
+    why on stderr, and answers its clients."""
+    km, kc, log = logged
+    info = km.get_connection_info()
+    with socket.create_connection((info["ip"], info[channel + "_port"]), timeout=ku.TIMEOUT) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: kernel\r\n\r\n")
+        got = b""
+        while chunk := s.recv(4096):                       # until the kernel closes: a timeout fails the test
+            got += chunk
+    assert len(got) == 64 and got[0] == 0xFF and got[10] == 3, got   # the kernel's ZMTP greeting, then nothing
+    assert f"closed a connection on {channel}: not a ZMTP greeting" in ku.wait_for_text(log, "not a ZMTP greeting")
+    assert answers(kc)
+
+
+def test_the_kernel_serves_an_ipc_connection_file(tmp_path):
+    from jupyter_client.manager import KernelManager
+    km = KernelManager(kernel_name="wordlab", transport="ipc", ip=str(tmp_path / "k"))
+    km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=ku.TIMEOUT)
+        client_round(kc)
+    finally:
+        ku.stop(km, kc)
 
 
 # ---- 14: history ----
