@@ -17,16 +17,18 @@
 #define HOT512
 #endif
 
-/* The 8-wide helpers below are static inline: their vector arguments never cross an ABI boundary. The
- * types are aligned to their 32 bytes explicitly, as the x86-64-v3 clones assume (without AVX for the whole
- * file GCC would give them 16). */
+/* The vector helpers below are always inlined (VEC), at -O0 too: a 32-byte vector returned by a helper compiled
+ * for the default target travels in memory, while the x86-64-v3 clone that calls it expects it in a register, so
+ * an out-of-line helper would break the call. The types are aligned to their 32 bytes explicitly, as the
+ * x86-64-v3 clones assume (without AVX for the whole file GCC would give them 16). */
+#define VEC static inline __attribute__((always_inline))
 #pragma GCC diagnostic ignored "-Wpsabi"
 typedef float v8 __attribute__((vector_size(32), aligned(32)));
 typedef int32_t v8i __attribute__((vector_size(32), aligned(32)));
 
 /* Unaligned loads and stores of a vector type vf (v8 here, v16 below). */
 #define WL_DEFINE_LOAD(name, vf)                                                                                     \
-    static inline vf name(const float *p)                                                                            \
+    VEC vf name(const float *p)                                                                                      \
     {                                                                                                                \
         vf v;                                                                                                        \
         memcpy(&v, p, sizeof v);                                                                                     \
@@ -37,13 +39,13 @@ typedef int32_t v8i __attribute__((vector_size(32), aligned(32)));
 WL_DEFINE_LOAD(ld8, v8)
 #define st8(p, v) WL_STORE(v8, p, v)
 
-static inline v8 splat(float x)
+VEC v8 splat(float x)
 {
     return (v8){x, x, x, x, x, x, x, x};
 }
 
 /* The helpers take vectors by address: a by-value 32-byte vector parameter draws a GCC ABI note without AVX. */
-static inline float hsum8(const v8 *p)
+VEC float hsum8(const v8 *p)
 {
     v8 v = *p;
     return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
@@ -53,7 +55,7 @@ static inline float hsum8(const v8 *p)
  * (AVX-512 where the CPU has it): lane by lane they compute the same operations, so either width gives the same
  * bits. */
 #define WL_DEFINE_VMAX(name, vf, vi)                                                                                 \
-    static inline vf name(const vf *pa, const vf *pb)                                                                \
+    VEC vf name(const vf *pa, const vf *pb)                                                                          \
     {                                                                                                                \
         vf a = *pa, b = *pb;                                                                                         \
         vi m = a > b;                                                                                                \
@@ -63,7 +65,7 @@ static inline float hsum8(const v8 *p)
 /* e^x for x <= 0 (softmax arguments), relative error about 2e-7; x below -87 gives e^-87 (about 1.6e-38).
  * Cephes' expf: x = n ln2 + r with |r| <= ln2/2, a degree-6 polynomial for e^r, times 2^n. */
 #define WL_DEFINE_VEXP(name, vf, vi, vmaxf, splatf)                                                                  \
-    static inline vf name(const vf *px)                                                                              \
+    VEC vf name(const vf *px)                                                                                        \
     {                                                                                                                \
         vf lo = splatf(-87.0f), x = vmaxf(px, &lo);                                                                  \
         vf n = x * splatf(1.44269504f) + splatf(0x1.8p23f);                                                          \
@@ -89,7 +91,7 @@ typedef int32_t v16i __attribute__((vector_size(64), aligned(64)));
 WL_DEFINE_LOAD(ld16, v16)
 #define st16(p, v) WL_STORE(v16, p, v)
 
-static inline v16 splat16(float x)
+VEC v16 splat16(float x)
 {
     return (v16){x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x};
 }
@@ -98,7 +100,7 @@ WL_DEFINE_VMAX(vmax16, v16, v16i)
 WL_DEFINE_VEXP(vexp16, v16, v16i, vmax16, splat16)
 
 /* Dot product of n floats, n a multiple of 16. */
-static inline float dot16(const float *a, const float *b, int n)
+VEC float dot16(const float *a, const float *b, int n)
 {
     v8 s0 = splat(0.0f), s1 = splat(0.0f);
     for (int i = 0; i < n; i += 16) {
@@ -110,7 +112,7 @@ static inline float dot16(const float *a, const float *b, int n)
 }
 
 /* y[n] += a x[n], n a multiple of 8. */
-static inline void axpy8(float *y, float a, const float *x, int n)
+VEC void axpy8(float *y, float a, const float *x, int n)
 {
     v8 va = splat(a);
     for (int i = 0; i < n; i += 8) st8(y + i, ld8(y + i) + va * ld8(x + i));
