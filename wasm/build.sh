@@ -40,7 +40,7 @@ done
 inc=(-I"$src/runtime/nn/portable" -I"$deb/include" -I"$deb/cjson" -I"$deb/utf8proc" -I"$deb/zlib")
 for m in core text corpus io nn; do inc+=(-I"$src/runtime/$m"); done
 flags=(-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -DUTF8PROC_STATIC "${inc[@]}")
-for f in core/wl_core core/wl_buf core/wl_utf8 text/wl_text corpus/wl_vocab io/wl_npz io/wl_zip nn/wl_model nn/wl_layers \
+for f in core/wl_core core/wl_buf core/wl_utf8 text/wl_text corpus/wl_vocab corpus/wl_context io/wl_npz io/wl_zip nn/wl_model nn/wl_layers \
          nn/wl_gemm nn/wl_rng nn/wl_pool nn/wl_generate nn/wl_checkpoint nn/portable/wl_cblas; do
     name="${f//\//_}"
     WL_WASM_FULL=1 compile "$src/runtime/$f.c" "$name" "${flags[@]}"

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "wl_context.h"
 #include "wl_rng.h"
 
 const char *wl_gen_stop_name(wl_gen_stop s)
@@ -69,12 +70,7 @@ struct wl_gen {
 };
 
 /* The last T ids of history, left-padded with PAD, into g->ctx. */
-static void set_context(wl_gen *g)
-{
-    size_t take = g->nh < WL_T ? g->nh : WL_T;
-    for (size_t t = 0; t < WL_T - take; t++) g->ctx[t] = WL_PAD;
-    memcpy(g->ctx + (WL_T - take), g->hist + (g->nh - take), take * sizeof(int32_t));
-}
+static void set_context(wl_gen *g) { wl_context_window(g->hist, g->nh, g->ctx, WL_T); }
 
 void wl_gen_free(wl_gen *g)
 {
