@@ -144,7 +144,7 @@ static int cmd_heatmap(wl_call *c, wl_value **out)
     int R = t->shape[t->ndim - 2], nheads = t->ndim == 4 ? t->shape[1] : 1;
     long long head, last, cols;
     if (wl_opt_int(c, "head", 1, 1, nheads, &head) || wl_opt_int(c, "last", R, 1, R, &last) ||
-        wl_opt_int(c, "cols", 64, 1, 256, &cols))
+        wl_opt_int(c, "cols", 0, 1, 256, &cols))
         return -1;
     wl_value *labels = wl_opt_val(c, "labels");
     if (labels && (labels->type != WL_V_LIST || labels->n != last))

@@ -88,7 +88,11 @@ static wl_value *details_field(wl_value *self, const char *name, wl_err *err)
     tensor_ref tr[10];
     int n = details_tensors(ld, tr);
     for (int i = 0; i < n; i++)
-        if (!strcmp(tr[i].name, name)) return lang_tensor_value(name, tr[i].data, tr[i].ndim, tr[i].shape, err);
+        if (!strcmp(tr[i].name, name)) {
+            wl_value *t = lang_tensor_value(name, tr[i].data, tr[i].ndim, tr[i].shape, err);
+            if (t && !strncmp(name, "logits", 6)) lang_tensor_words(t, ld->vocab);   /* heat maps name the words */
+            return t;
+        }
     if (!strcmp(name, "ids")) return lang_ids_value(ld->ids + (WL_T - ld->nreal), ld->nreal, WL_T, ld->vocab);
     wl_fail(err, "%s has no field .%s (fields: ids%s)", ld->d.E ? "a forward_details" : "an mlp's forward_details", name,
             ld->d.E ? " E Q K V scores weights messages contextual logits_all logits" : " logits");
@@ -257,7 +261,8 @@ static wl_heatmap attn_map(const lang_attn *a, int k, char *title, size_t cap)
     snprintf(title, cap, "head %d: each row is a query, each column a key (rows sum to 1)", a->first_head + k + 1);
     return (wl_heatmap){.title = title, .rows = a->n, .cols = a->n, .v = a->w + (size_t)k * (size_t)a->n * (size_t)a->n,
                         .row_labels = (const char *const *)a->labels, .col_labels = (const char *const *)a->labels,
-                        .row_axis = "query", .col_axis = "key", .width = a->width};
+                        .row_axis = "query", .col_axis = "key", .scale = WL_SCALE_SEQUENTIAL, .lo = 0, .hi = 1,
+                        .masked = "masked: a later key (causal mask)", .width = a->width};
 }
 
 static int attn_render(const void *p, wl_mime *out, wl_err *err)

@@ -39,7 +39,7 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
     char a[64], b2[64];
     wl_buf t = {0}, h = {0}, j = {0};
     wl_buf_printf(&t, "%s\n", l->title);
-    if (l->color) wl_buf_puts(&t, "background: the token's loss, white 0 to dark red >= 8 nats; the loss follows in ( )\n");
+    if (l->color) wl_buf_puts(&t, "background: the token's loss, light 0 to dark red >= 8 nats; the loss follows in ( )\n");
     int col = 0;
     for (int i = 0; i < l->n; i++) {
         char word[256];
@@ -49,10 +49,10 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
             col = 0;
         }
         if (col) wl_buf_puts(&t, " ");
-        if (l->color) { /* the same shade as the notebook's: white to dark red over 0..8 nats */
-            double s = fmin(1.0, l->loss[i] / LOSS_TOP);
-            wl_buf_printf(&t, "\033[48;2;%d;%d;%dm\033[%sm%s%s\033[0m(%.2f)", (int)lround(255 - 55 * s), (int)lround(255 - 225 * s),
-                          (int)lround(255 - 225 * s), s > 0.6 ? "97" : "30", l->tokens[i], l->unknown[i] ? "*" : "", l->loss[i]);
+        if (l->color) { /* the same shade and text colour as the notebook's */
+            wl_rgb bg = wl_scale_rgb(WL_SCALE_LOSS, l->loss[i] / LOSS_TOP), fg = wl_rgb_text_on(bg);
+            wl_buf_printf(&t, "\033[48;2;%d;%d;%dm\033[38;2;%d;%d;%dm%s%s\033[0m(%.2f)", bg.r, bg.g, bg.b, fg.r, fg.g, fg.b,
+                          l->tokens[i], l->unknown[i] ? "*" : "", l->loss[i]);
         } else {
             wl_buf_puts(&t, word);
         }
@@ -62,14 +62,14 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
                   wl_fmt_num(l->ppl, 0, b2));
     out->text_plain = wl_buf_take(&t);
 
-    wl_buf_puts(&h, "<div class=\"wordlab-losses\" style=\"max-width:56em;line-height:2.1\"><p><b>");
+    wl_buf_puts(&h, "<div class=\"wordlab-losses\" style=\"max-width:56em;line-height:2.1;color:" WL_CSS_FG "\"><p><b>");
     wl_buf_html(&h, l->title);
-    wl_buf_puts(&h, "</b><br><small>each token is shaded by its loss −ln p (white 0, dark red ≥ 8 nats); "
+    wl_buf_puts(&h, "</b><br><small>each token is shaded by its loss −ln p (light 0, dark red ≥ 8 nats); "
                     "hover for p and the loss; * scored as &lt;UNK&gt;</small></p><p>");
     for (int i = 0; i < l->n; i++) {
-        double s = fmin(1.0, l->loss[i] / LOSS_TOP);
-        wl_buf_printf(&h, "<span title=\"p = %.4g, loss %.3f\" style=\"background:rgba(200,30,30,%.2f);color:%s;"
-                          "padding:2px 3px;margin:1px;border-radius:3px\">", l->p[i], l->loss[i], s, s > 0.6 ? "#fff" : "#000");
+        wl_buf_printf(&h, "<span class=\"wordlab-token\" title=\"p = %.4g, loss %.3f\" style=\"", l->p[i], l->loss[i]);
+        wl_buf_shade_style(&h, WL_SCALE_LOSS, l->loss[i] / LOSS_TOP);
+        wl_buf_puts(&h, ";padding:2px 3px;margin:1px;border-radius:3px\">");
         wl_buf_html(&h, l->tokens[i]);
         if (l->unknown[i]) wl_buf_puts(&h, "*");
         wl_buf_puts(&h, "</span> ");

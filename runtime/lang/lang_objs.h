@@ -104,12 +104,15 @@ typedef struct lang_tensor {
     int shape[LANG_TENSOR_MAXDIM];
     size_t n;
     float *data;
+    wl_value *vocab;   /* names the last axis, one word each (logits), or NULL */
 } lang_tensor;
 
 extern const wl_objtype lang_tensor_type;
 
 /* A tensor value copying data [prod(shape)], or NULL with err when memory runs out. */
 wl_value *lang_tensor_value(const char *name, const float *data, int ndim, const int *shape, wl_err *err);
+/* Names the last axis of tensor value t by the words of vocab (a vocab value; a new reference is taken). */
+void lang_tensor_words(wl_value *t, wl_value *vocab);
 /* Appends "[d0,d1,...]". */
 void lang_shape_text(wl_buf *b, const int *shape, int ndim);
 

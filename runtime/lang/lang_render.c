@@ -116,21 +116,14 @@ char *wl_table_text(const wl_table *t)
     return wl_buf_take(&b);
 }
 
-/* White to deep blue for v in [0,1]. */
-static void shade_rgb(double v, int *r, int *g, int *bl)
-{
-    if (v < 0) v = 0;
-    if (v > 1) v = 1;
-    *r = (int)lround(255 - v * (255 - 8));
-    *g = (int)lround(255 - v * (255 - 69));
-    *bl = (int)lround(255 - v * (255 - 148));
-}
+/* A masked cell: neutral grey with diagonal stripes, in every theme. */
+#define MASKED_CSS "background:repeating-linear-gradient(135deg,#d9d9d9 0 3px,#8c8c8c 3px 5px)"
 
 char *wl_table_html(const wl_table *t)
 {
     int nrows = (t->ncells + t->ncols - 1) / t->ncols;
     wl_buf b = {0};
-    wl_buf_puts(&b, "<table class=\"wordlab\" style=\"border-collapse:collapse;font-variant-numeric:tabular-nums\">");
+    wl_buf_puts(&b, "<table class=\"wordlab\" style=\"border-collapse:collapse;font-variant-numeric:tabular-nums;color:" WL_CSS_FG "\">");
     if (t->title) {
         wl_buf_puts(&b, "<caption style=\"text-align:left;font-weight:bold\">");
         wl_buf_html(&b, t->title);
@@ -143,11 +136,12 @@ char *wl_table_html(const wl_table *t)
             const char *s = i < t->ncells ? t->text[i] : "";
             int head = r < t->hrows || c < t->hcols;
             wl_buf_puts(&b, head ? "<th style=\"padding:4px 8px\"" : "<td style=\"padding:4px 8px;text-align:right");
+            int masked = !head && i < t->ncells && isnan(t->shade[i]);
             if (!head && i < t->ncells && t->shade[i] >= 0) {
-                int R, G, B;
-                shade_rgb(t->shade[i], &R, &G, &B);
-                wl_buf_printf(&b, ";background:rgb(%d,%d,%d);color:%s", R, G, B, t->shade[i] > 0.55 ? "#fff" : "#000");
+                wl_buf_put(&b, ";", 1);
+                wl_buf_shade_style(&b, WL_SCALE_SEQUENTIAL, t->shade[i]);
             }
+            if (masked) wl_buf_puts(&b, ";" MASKED_CSS "\" class=\"wordlab-masked\" title=\"masked");
             wl_buf_puts(&b, head ? ">" : "\">");
             wl_buf_html(&b, s);
             wl_buf_puts(&b, head ? "</th>" : "</td>");
@@ -188,11 +182,51 @@ static int labels_equal(const char *const *a, const char *const *b, int n)
     return 1;
 }
 
-/* The value that shade v in [0,1] stands for, as text. */
-static void heat_value(const wl_heatmap *h, double v, char *out, size_t cap)
+/* A heat map's scale: the values' own min and max (finite ones), the scale's ends a..b, how many cells are masked. */
+typedef struct heat_scale {
+    double min, max, a, b;
+    int masked, diverging;
+} heat_scale;
+
+static heat_scale heat_scale_of(const wl_heatmap *h)
 {
-    double x = h->hi > h->lo ? h->lo + v * (h->hi - h->lo) : v;
-    snprintf(out, cap, "%.3g", fabs(x) < 1e-12 ? 0.0 : x);
+    heat_scale s = {INFINITY, -INFINITY, 0, 1, 0, h->scale == WL_SCALE_DIVERGING};
+    for (int i = 0; i < h->rows * h->cols; i++) {
+        if (isnan(h->v[i])) s.masked++;
+        else s.min = fmin(s.min, h->v[i]), s.max = fmax(s.max, h->v[i]);
+    }
+    if (!(s.min <= s.max)) s.min = s.max = 0;
+    if (s.diverging) {
+        double m = fmax(fabs(s.min), fabs(s.max));
+        s.a = -(m > 0 ? m : 1), s.b = -s.a;
+    } else if (h->hi > h->lo) {
+        s.a = h->lo, s.b = h->hi;
+    } else {
+        s.a = s.min, s.b = s.max > s.min ? s.max : s.min + 1;
+    }
+    return s;
+}
+
+/* Where x falls on the scale: [-1, 1] for the diverging scale, [0, 1] for the sequential one. */
+static double heat_t(const heat_scale *s, double x) { return s->diverging ? x / s->b : (x - s->a) / (s->b - s->a); }
+
+static void heat_num(double x, char *out, size_t cap) { snprintf(out, cap, "%.3g", fabs(x) < 1e-12 ? 0.0 : x); }
+
+/* One text cell of width cw: the sign and the magnitude's shade (diverging), the shade (sequential), ╱ masked. */
+static void heat_text_cell(wl_buf *b, const heat_scale *s, double v, int cw)
+{
+    if (isnan(v)) {
+        for (int k = 0; k < cw; k++) wl_buf_puts(b, "╱");
+        return;
+    }
+    double t = heat_t(s, v);
+    if (!s->diverging) {
+        for (int k = 0; k < cw; k++) wl_buf_puts(b, SHADES[shade_level(t)]);
+        return;
+    }
+    int lv = shade_level(fabs(t));
+    wl_buf_puts(b, lv ? (t < 0 ? "-" : "+") : " ");
+    for (int k = 1; k < cw; k++) wl_buf_puts(b, SHADES[lv]);
 }
 
 char *wl_heatmap_text(const wl_heatmap *h)
@@ -200,9 +234,10 @@ char *wl_heatmap_text(const wl_heatmap *h)
     wl_buf b = {0};
     if (h->title) wl_buf_printf(&b, "%s\n", h->title);
     const char *ra = h->row_axis ? h->row_axis : "row", *ca = h->col_axis ? h->col_axis : "column";
+    heat_scale sc = heat_scale_of(h);
     int numbered = labels_are_numbers(h->col_labels, h->cols);
     int same = !numbered && h->cols == h->rows && labels_equal(h->col_labels, h->row_labels, h->rows);
-    int lw = 0, nw = 1, masked = 0;
+    int lw = 0, nw = 1;
     for (int r = 0; r < h->rows; r++) {
         int w = text_width(h->row_labels[r]);
         if (w > lw) lw = w;
@@ -212,7 +247,6 @@ char *wl_heatmap_text(const wl_heatmap *h)
         int w = numbered ? (int)strlen(h->col_labels[c]) : snprintf(NULL, 0, "%d", c + 1);
         if (w > nw) nw = w;
     }
-    for (int i = 0; i < h->rows * h->cols; i++) masked |= isnan(h->v[i]);
     int cw = nw + 1 < 3 ? 3 : nw + 1, prefix = 4 + lw + 1;   /* "NNN label " then the cells */
     int width = h->width > 0 ? h->width : 80, per = (width - prefix - 2) / cw;
     if (per < 1) per = 1;
@@ -235,16 +269,13 @@ char *wl_heatmap_text(const wl_heatmap *h)
             wl_buf_printf(&b, "%3d %s", r + 1, label);
             for (int k = text_width(label); k < lw + 1; k++) wl_buf_put(&b, " ", 1);
             wl_buf_puts(&b, "│");
-            for (int c = c0; c < c1; c++) {
-                double v = h->v[(size_t)r * (size_t)h->cols + (size_t)c];
-                for (int k = 0; k < cw; k++) wl_buf_puts(&b, isnan(v) ? (k == cw - 1 ? "·" : " ") : SHADES[shade_level(v)]);
-            }
+            for (int c = c0; c < c1; c++) heat_text_cell(&b, &sc, h->v[(size_t)r * (size_t)h->cols + (size_t)c], cw);
             wl_buf_puts(&b, "│\n");
         }
     }
     if (!numbered && !same) {
-        wl_buf_printf(&b, "%ss:", ca);
-        int at = text_width(ca) + 2;
+        wl_buf_printf(&b, "%s:", ca);
+        int at = text_width(ca) + 1;
         for (int c = 0; c < h->cols; c++) {
             int w = snprintf(NULL, 0, " %d=", c + 1) + text_width(h->col_labels[c]);
             if (at + w > width && at > 8) wl_buf_puts(&b, "\n     "), at = 5;
@@ -253,71 +284,178 @@ char *wl_heatmap_text(const wl_heatmap *h)
         }
         wl_buf_put(&b, "\n", 1);
     }
-    char v0[32], v1[32], v2[32], v3[32], v4[32];
-    heat_value(h, 0, v0, sizeof v0);
-    heat_value(h, 0.25, v1, sizeof v1);
-    heat_value(h, 0.5, v2, sizeof v2);
-    heat_value(h, 0.75, v3, sizeof v3);
-    heat_value(h, 1, v4, sizeof v4);
-    int real = h->hi > h->lo;
-    wl_buf_printf(&b, "shade: blank = %s%s … █ up to %s%s\n       ░ < %s  ▒ < %s  ▓ < %s%s", v0, real ? " (smallest)" : "",
-                  v4, real ? " (largest)" : "", v1, v2, v3, masked ? "  · masked" : "");
+    char q[5][32], lo[32], hi[32];
+    heat_num(sc.min, lo, sizeof lo);
+    heat_num(sc.max, hi, sizeof hi);
+    if (sc.diverging) {
+        for (int k = 1; k <= 4; k++) heat_num(sc.b * k / 4, q[k], sizeof q[k]);
+        wl_buf_printf(&b, "shade: the sign, then the size: + above 0, - below, blank 0\n"
+                          "       ░ |x| < %s  ▒ < %s  ▓ < %s  █ up to %s\n", q[1], q[2], q[3], q[4]);
+        wl_buf_printf(&b, "range: min %s · 0 · max %s", lo, hi);
+    } else {
+        for (int k = 0; k <= 4; k++) heat_num(sc.a + (sc.b - sc.a) * k / 4, q[k], sizeof q[k]);
+        wl_buf_printf(&b, "shade: blank = %s … █ up to %s\n       ░ < %s  ▒ < %s  ▓ < %s\n", q[0], q[4], q[1], q[2], q[3]);
+        wl_buf_printf(&b, "range: min %s · max %s", lo, hi);
+    }
+    if (sc.masked) wl_buf_printf(&b, "\n╱ %s", h->masked ? h->masked : "masked");
     return wl_buf_take(&b);
+}
+
+/* A masked cell: neutral grey with two diagonal strokes. */
+static void svg_masked_cell(wl_buf *b, int x, int y, int cell)
+{
+    wl_buf_printf(b, "<g class=\"masked\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#d9d9d9\"/>"
+                     "<path d=\"M%d %dl%d %dM%d %dl%d %d\" stroke=\"#737373\" stroke-width=\"1.5\"/><title>masked</title></g>",
+                  x, y, cell, cell, x, y + cell / 2, cell / 2, -cell / 2, x + cell / 2, y + cell, cell / 2, -cell / 2);
+}
+
+/* The colour bar at (x, y), h px tall, with its ends, 0 (or the middle) and the values' min and max written,
+ * and the masked swatch below it when some cells are masked. Returns the y below it. */
+static int svg_colour_bar(wl_buf *b, const wl_heatmap *h, const heat_scale *sc, int x, int y, int bh)
+{
+    enum { SLICES = 48 };
+    char a[32], m[32], z[32];
+    wl_buf_printf(b, "<g class=\"colourbar\"><text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>", x, y - 6,
+                  sc->diverging ? "value (0 centred)" : "value");
+    for (int k = 0; k < SLICES; k++) {   /* top: the largest */
+        double t = 1 - (k + 0.5) / SLICES;
+        wl_rgb c = wl_scale_rgb(sc->diverging ? WL_SCALE_DIVERGING : WL_SCALE_SEQUENTIAL, sc->diverging ? 2 * t - 1 : t);
+        wl_buf_printf(b, "<rect x=\"%d\" y=\"%.2f\" width=\"14\" height=\"%.2f\" fill=\"#%02x%02x%02x\"/>", x,
+                      y + (double)bh * k / SLICES, (double)bh / SLICES + 0.3, c.r, c.g, c.b);
+    }
+    wl_buf_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"%d\" fill=\"none\" style=\"stroke:" WL_CSS_LINE "\"/>", x, y, bh);
+    heat_num(sc->b, a, sizeof a);
+    heat_num(sc->diverging ? 0 : (sc->a + sc->b) / 2, m, sizeof m);
+    heat_num(sc->a, z, sizeof z);
+    const char *ends[3] = {a, m, z};
+    for (int k = 0; k < 3; k++) {
+        int ty = y + bh * k / 2;
+        wl_buf_printf(b, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"currentColor\"/><text class=\"tick\" x=\"%d\" y=\"%d\">%s</text>",
+                      x + 14, x + 18, ty, ty, x + 21, ty + 4, ends[k]);
+    }
+    heat_num(sc->min, z, sizeof z);
+    heat_num(sc->max, a, sizeof a);
+    wl_buf_printf(b, "<text class=\"range\" x=\"%d\" y=\"%d\">min %s</text><text class=\"range\" x=\"%d\" y=\"%d\">max %s</text>",
+                  x, y + bh + 16, z, x, y + bh + 30, a);
+    int yy = y + bh + 34;
+    if (sc->masked) {
+        svg_masked_cell(b, x, yy + 4, 14);
+        wl_buf_printf(b, "<text class=\"masked-legend\" x=\"%d\" y=\"%d\">", x + 20, yy + 15);
+        wl_buf_html(b, h->masked ? h->masked : "masked");
+        wl_buf_puts(b, "</text>");
+        yy += 22;
+    }
+    wl_buf_puts(b, "</g>");
+    return yy;
 }
 
 char *wl_heatmap_svg(const wl_heatmap *h)
 {
-    int cell = h->cols <= 24 ? 22 : h->cols <= 48 ? 12 : 8;
-    int left = 110, top = h->title ? 100 : 80;
-    int W = left + cell * h->cols + 20, H = top + cell * h->rows + 20;
+    heat_scale sc = heat_scale_of(h);
+    wl_scale scale = sc.diverging ? WL_SCALE_DIVERGING : WL_SCALE_SEQUENTIAL;
+    const char *ra = h->row_axis ? h->row_axis : "row", *ca = h->col_axis ? h->col_axis : "column";
+    int cell = h->cols <= 24 ? 22 : 14, per = h->cols < WL_HEATMAP_PANEL ? h->cols : WL_HEATMAP_PANEL;
+    int npanels = (h->cols + per - 1) / per, lrow = 0, lcol = 0;
+    for (int r = 0; r < h->rows; r++) lrow = text_width(h->row_labels[r]) > lrow ? text_width(h->row_labels[r]) : lrow;
+    for (int c = 0; c < h->cols; c++) lcol = text_width(h->col_labels[c]) > lcol ? text_width(h->col_labels[c]) : lcol;
+    if (lrow > 16) lrow = 16;
+    if (lcol > 12) lcol = 12;
+    if (lrow < text_width(ra) + 2) lrow = text_width(ra) + 2;   /* the row axis's title sits above the row labels */
+    int left = 12 + 7 * lrow, title_h = h->title ? 26 : 6, labels_h = 10 + 5 * lcol;   /* column labels at -60 degrees */
+    int panel_h = 18 + labels_h + cell * h->rows + 10, bh = cell * h->rows < 90 ? 90 : cell * h->rows > 200 ? 200 : cell * h->rows;
+    int legend_w = sc.masked ? 26 + 6 * text_width(h->masked ? h->masked : "masked") : 0;   /* about 6 px a character */
+    int bar_x = left + cell * per + 24, W = bar_x + (legend_w > 110 ? legend_w : 110), H = title_h + npanels * panel_h + 10;
+    int bar_bottom = title_h + 18 + labels_h + bh + 34 + (sc.masked ? 22 : 0) + 10;
+    if (H < bar_bottom) H = bar_bottom;
     int title_w = h->title ? 8 * text_width(h->title) + 10 : 0;   /* about 8 px per character at 14 px bold */
     if (W < title_w) W = title_w;
     wl_buf b = {0};
     wl_buf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                      "font-family=\"sans-serif\" font-size=\"%d\">", W, H, W, H, cell >= 12 ? 11 : 8);
-    wl_buf_printf(&b, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>", W, H);
+                      "font-family=\"sans-serif\" font-size=\"11\" fill=\"currentColor\" class=\"wordlab-heatmap\" "
+                      "style=\"color:" WL_CSS_FG "\">", W, H, W, H);
+    wl_buf_printf(&b, "<rect class=\"page\" width=\"%d\" height=\"%d\" style=\"fill:" WL_CSS_PAGE "\"/>", W, H);
     if (h->title) {
-        wl_buf_puts(&b, "<text x=\"4\" y=\"16\" font-size=\"14\" font-weight=\"bold\">");
+        wl_buf_puts(&b, "<text class=\"title\" x=\"4\" y=\"17\" font-size=\"14\" font-weight=\"bold\">");
         wl_buf_html(&b, h->title);
         wl_buf_puts(&b, "</text>");
     }
-    for (int c = 0; c < h->cols; c++) {
-        int x = left + c * cell + cell / 2, y = top - 6;
-        wl_buf_printf(&b, "<text transform=\"translate(%d,%d) rotate(-60)\">", x, y);
-        wl_buf_html(&b, h->col_labels[c]);
-        wl_buf_puts(&b, "</text>");
-    }
-    for (int r = 0; r < h->rows; r++) {
-        wl_buf_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, top + r * cell + cell * 3 / 4);
-        wl_buf_html(&b, h->row_labels[r]);
-        wl_buf_puts(&b, "</text>");
-        for (int c = 0; c < h->cols; c++) {
-            double v = h->v[(size_t)r * (size_t)h->cols + (size_t)c];
-            if (isnan(v)) continue;
-            int R, G, B;
-            shade_rgb(v, &R, &G, &B);
-            wl_buf_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" stroke=\"#eee\">"
-                              "<title>%.3f</title></rect>", left + c * cell, top + r * cell, cell, cell, R, G, B, v);
+    for (int p = 0; p < npanels; p++) {
+        int c0 = p * per, c1 = c0 + per < h->cols ? c0 + per : h->cols, y0 = title_h + p * panel_h, top = y0 + 18 + labels_h;
+        wl_buf_printf(&b, "<text class=\"axis\" x=\"%d\" y=\"%d\" font-style=\"italic\">", left, y0 + 12);
+        wl_buf_html(&b, ca);
+        if (npanels > 1) wl_buf_printf(&b, " (columns %d–%d of %d)", c0 + 1, c1, h->cols);
+        wl_buf_puts(&b, " →</text>");
+        wl_buf_printf(&b, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"end\" font-style=\"italic\">", left - 6, top - 6);
+        wl_buf_html(&b, ra);
+        wl_buf_puts(&b, " ↓</text>");
+        for (int c = c0; c < c1; c++) {
+            wl_buf_printf(&b, "<text class=\"col\" transform=\"translate(%d,%d) rotate(-60)\">", left + (c - c0) * cell + cell / 2 + 3,
+                          top - 5);
+            wl_buf_html(&b, h->col_labels[c]);
+            wl_buf_puts(&b, "</text>");
         }
+        wl_buf_printf(&b, "<g style=\"stroke:" WL_CSS_PAGE "\">");
+        for (int r = 0; r < h->rows; r++) {
+            wl_buf_printf(&b, "<text class=\"row\" x=\"%d\" y=\"%d\" text-anchor=\"end\" stroke=\"none\">", left - 6,
+                          top + r * cell + cell / 2 + 4);
+            wl_buf_html(&b, h->row_labels[r]);
+            wl_buf_puts(&b, "</text>");
+            for (int c = c0; c < c1; c++) {
+                double v = h->v[(size_t)r * (size_t)h->cols + (size_t)c];
+                int x = left + (c - c0) * cell, y = top + r * cell;
+                if (isnan(v)) {
+                    svg_masked_cell(&b, x, y, cell);
+                    continue;
+                }
+                wl_rgb col = wl_scale_rgb(scale, heat_t(&sc, v));
+                wl_buf_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#%02x%02x%02x\"><title>", x, y, cell,
+                              cell, col.r, col.g, col.b);
+                wl_buf_html(&b, h->row_labels[r]);
+                wl_buf_puts(&b, ", ");
+                wl_buf_html(&b, h->col_labels[c]);
+                wl_buf_printf(&b, ": %.4g</title></rect>", v);
+            }
+        }
+        wl_buf_puts(&b, "</g>");
     }
+    svg_colour_bar(&b, h, &sc, bar_x, title_h + 18 + labels_h, bh);
     wl_buf_puts(&b, "</svg>");
+    return wl_buf_take(&b);
+}
+
+char *wl_heatmap_svg_html(const char *svg)
+{
+    wl_buf b = {0};
+    wl_buf_puts(&b, "<div class=\"wordlab-picture\" style=\"overflow-x:auto;max-width:100%\">");
+    wl_buf_puts(&b, svg);
+    wl_buf_puts(&b, "</div>");
     return wl_buf_take(&b);
 }
 
 char *wl_heatmap_html(const wl_heatmap *h)
 {
+    heat_scale sc = heat_scale_of(h);
     wl_table *t = wl_table_new(h->cols + 1);
-    if (h->title) wl_table_title(t, h->title);
+    wl_buf cap = {0};
+    if (h->title) wl_buf_printf(&cap, "%s · ", h->title);
+    char lo[32], hi[32];
+    heat_num(sc.a, lo, sizeof lo);
+    heat_num(sc.b, hi, sizeof hi);
+    wl_buf_printf(&cap, "shade: light %s to dark %s", lo, hi);
+    if (sc.masked) wl_buf_printf(&cap, " · hatched: %s", h->masked ? h->masked : "masked");
+    char *title = wl_buf_take(&cap);
+    wl_table_title(t, title);
+    free(title);
     wl_table_header_rows(t, 1);
     wl_table_header_cols(t, 1);
-    wl_table_cell(t, "query \\ key", -1);
+    wl_table_cellf(t, -1, "%s \\ %s", h->row_axis ? h->row_axis : "row", h->col_axis ? h->col_axis : "column");
     for (int c = 0; c < h->cols; c++) wl_table_cell(t, h->col_labels[c], -1);
     for (int r = 0; r < h->rows; r++) {
         wl_table_cell(t, h->row_labels[r], -1);
         for (int c = 0; c < h->cols; c++) {
             double v = h->v[(size_t)r * (size_t)h->cols + (size_t)c];
-            if (isnan(v)) wl_table_cell(t, "", -1);
-            else wl_table_cellf(t, v, "%.3f", v);
+            if (isnan(v)) wl_table_cell(t, "", NAN);
+            else wl_table_cellf(t, heat_t(&sc, v), "%.3f", v);
         }
     }
     char *s = wl_table_html(t);
@@ -427,18 +565,19 @@ char *wl_chart_svg(const wl_chart *c)
 #define PY(y) (T + ph - ph * ((y) - a.y0) / (a.y1 - a.y0))
     wl_buf b = {0};
     wl_buf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                      "font-family=\"sans-serif\" font-size=\"11\"><rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>",
+                      "font-family=\"sans-serif\" font-size=\"11\" fill=\"currentColor\" class=\"wordlab-chart\" "
+                      "style=\"color:" WL_CSS_FG "\"><rect class=\"page\" width=\"%d\" height=\"%d\" style=\"fill:" WL_CSS_PAGE "\"/>",
                   W, H, W, H, W, H);
     for (int i = 0; i < nl; i++) {
         wl_buf_printf(&b, "<text class=\"title\" x=\"8\" y=\"%d\" font-size=\"14\" font-weight=\"bold\">", 18 + 18 * i);
         wl_buf_html(&b, lines[i]);
         wl_buf_puts(&b, "</text>");
     }
-    wl_buf_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%g\" height=\"%g\" fill=\"none\" stroke=\"#888\"/>", L, T, pw, ph);
+    wl_buf_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%g\" height=\"%g\" fill=\"none\" style=\"stroke:" WL_CSS_LINE "\"/>", L, T, pw, ph);
     int yd = tick_decimals(a.ys), xd = c->x_integer ? 0 : tick_decimals(a.xs);
     for (int k = 0; k < a.ny; k++) {
         double v = a.y0 + a.ys * k;
-        wl_buf_printf(&b, "<line x1=\"%d\" x2=\"%g\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>", L, L + pw, PY(v), PY(v));
+        wl_buf_printf(&b, "<line x1=\"%d\" x2=\"%g\" y1=\"%.1f\" y2=\"%.1f\" style=\"stroke:" WL_CSS_GRID "\"/>", L, L + pw, PY(v), PY(v));
         wl_buf_printf(&b, "<text class=\"ytick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.*f</text>", L - 4, PY(v) + 4, yd,
                       fabs(v) < a.ys * 1e-9 ? 0.0 : v);
     }
@@ -454,7 +593,7 @@ char *wl_chart_svg(const wl_chart *c)
     wl_buf_puts(&b, "</text>");
     int entry = 0;
     if (isfinite(c->ref_y)) {
-        wl_buf_printf(&b, "<line x1=\"%g\" x2=\"%g\" y1=\"%d\" y2=\"%d\" stroke=\"#555\" stroke-dasharray=\"4,2\"/>"
+        wl_buf_printf(&b, "<line x1=\"%g\" x2=\"%g\" y1=\"%d\" y2=\"%d\" stroke=\"currentColor\" stroke-dasharray=\"4,2\"/>"
                           "<text class=\"legend\" x=\"%g\" y=\"%d\">",
                       L + pw + 10, L + pw + 22, T + 11, T + 11, L + pw + 26, T + 14);
         wl_buf_html(&b, c->ref_label ? c->ref_label : "reference");
@@ -481,7 +620,7 @@ char *wl_chart_svg(const wl_chart *c)
         wl_buf_puts(&b, "</text>");
     }
     if (isfinite(c->ref_y)) /* drawn last, so that lines near it do not hide it */
-        wl_buf_printf(&b, "<line class=\"reference\" x1=\"%d\" x2=\"%g\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\" "
+        wl_buf_printf(&b, "<line class=\"reference\" x1=\"%d\" x2=\"%g\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"currentColor\" "
                           "stroke-width=\"1.5\" stroke-dasharray=\"5,4\"/>", L, L + pw, PY(c->ref_y), PY(c->ref_y));
 #undef PX
 #undef PY
@@ -536,9 +675,9 @@ char *wl_chart_vegalite(const wl_chart *c)
         wl_buf_puts(&b, ",\"y\":");
         wl_buf_json_num(&b, c->ref_y);
         wl_buf_printf(&b, ",\"x\":%.10g}]},\"encoding\":{\"y\":{\"field\":\"y\",\"type\":\"quantitative\"}},\"layer\":["
-                          "{\"mark\":{\"type\":\"rule\",\"strokeDash\":[5,4],\"color\":\"#222\",\"tooltip\":true},"
+                          "{\"mark\":{\"type\":\"rule\",\"strokeDash\":[5,4],\"color\":\"#888\",\"tooltip\":true},"
                           "\"encoding\":{\"tooltip\":[{\"field\":\"reference\"},{\"field\":\"y\"}]}},"
-                          "{\"mark\":{\"type\":\"text\",\"align\":\"right\",\"dy\":-7,\"color\":\"#222\"},"
+                          "{\"mark\":{\"type\":\"text\",\"align\":\"right\",\"dy\":-7,\"color\":\"#888\"},"
                           "\"encoding\":{\"x\":{\"field\":\"x\",\"type\":\"quantitative\"},\"text\":{\"field\":\"reference\"}}}]}",
                       a.x1);
     }

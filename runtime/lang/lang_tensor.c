@@ -9,6 +9,7 @@
 static void tensor_free(void *d)
 {
     lang_tensor *t = d;
+    wl_unref(t->vocab);
     free(t->data);
     free(t);
 }
@@ -99,7 +100,16 @@ static wl_value *tensor_field(wl_value *self, const char *name, wl_err *err)
     size_t inner = t->n / (size_t)t->shape[0];
     char nm[48];
     snprintf(nm, sizeof nm, "%.20s.%d", t->name, (int)i);
-    return lang_tensor_value(nm, t->data + (size_t)i * inner, t->ndim - 1, t->shape + 1, err);
+    wl_value *row = lang_tensor_value(nm, t->data + (size_t)i * inner, t->ndim - 1, t->shape + 1, err);
+    if (row && t->ndim > 1) lang_tensor_words(row, t->vocab);
+    return row;
+}
+
+void lang_tensor_words(wl_value *t, wl_value *vocab)
+{
+    lang_tensor *lt = t->data;
+    wl_unref(lt->vocab);
+    lt->vocab = vocab ? wl_ref(vocab) : NULL;
 }
 
 const wl_objtype lang_tensor_type = {.name = "tensor", .fields = "shape values", .free = tensor_free,

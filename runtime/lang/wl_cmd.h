@@ -172,8 +172,31 @@ wl_value *wl_interp_get(wl_interp *in, const char *name);
 /* Appends s to a growable string (wl_buf.h), HTML/XML-escaped. */
 void wl_buf_html(wl_buf *b, const char *s);
 
+/* Colour scales (lang_colour.c): sequential for probabilities and weights (t in [0,1], light to dark blue),
+ * diverging for signed values (t in [-1,1]: blue negative, near-white 0, red positive), loss (t in [0,1], light to
+ * dark red). Text over a shade is black or white, whichever contrasts more (WCAG 2 relative luminance): at least
+ * 4.58:1 over every colour. */
+typedef enum wl_scale { WL_SCALE_SEQUENTIAL, WL_SCALE_DIVERGING, WL_SCALE_LOSS } wl_scale;
+typedef struct wl_rgb {
+    unsigned char r, g, b;
+} wl_rgb;
+wl_rgb wl_scale_rgb(wl_scale scale, double t);
+double wl_rgb_luminance(wl_rgb c);
+double wl_rgb_contrast(wl_rgb a, wl_rgb b);
+wl_rgb wl_rgb_text_on(wl_rgb bg);
+/* Appends "background:#rrggbb;color:#rrggbb" for the shade t of scale (an opaque background, readable text). */
+void wl_buf_shade_style(wl_buf *b, wl_scale scale, double t);
+/* The front end's theme colours (JupyterLab's and Notebook 7's CSS variables) with the light theme's as fallbacks:
+ * text, the page, lines, faint grid lines. Outside such a page (an SVG shown as an image) the fallbacks apply. */
+#define WL_CSS_FG "var(--jp-ui-font-color0,#000)"
+#define WL_CSS_FG2 "var(--jp-ui-font-color1,#222)"
+#define WL_CSS_PAGE "var(--jp-layout-color0,#fff)"
+#define WL_CSS_LINE "var(--jp-border-color1,#bdbdbd)"
+#define WL_CSS_GRID "var(--jp-border-color2,#e0e0e0)"
+
 /* An aligned table: text/plain with padded columns (numbers right-aligned), text/html with
- * optional shaded cells. Cell strings are copied. shade in [0,1] tints the cell; < 0 none. */
+ * optional shaded cells. Cell strings are copied. shade in [0,1] tints the cell (the sequential scale, its text
+ * black or white by contrast); < 0 none; NAN: a masked cell (hatched grey). */
 typedef struct wl_table wl_table;
 wl_table *wl_table_new(int ncols);
 void wl_table_free(wl_table *t);
@@ -185,23 +208,30 @@ void wl_table_header_cols(wl_table *t, int n);   /* the first n columns are row 
 char *wl_table_text(const wl_table *t);
 char *wl_table_html(const wl_table *t);
 
-/* A heat map of rows x cols values in [0,1] (NAN: blank) with labels: Unicode shades for text,
- * SVG with a colour scale. title may be NULL. The text form names its axes, numbers its columns (with
- * a key when their labels are not numbers), gives the real values the shades stand for, and folds
- * into blocks of columns that fit width. */
+/* A heat map of rows x cols values (NAN: masked) with labels: Unicode shades for text, SVG with a colour bar,
+ * HTML (the SVG in a box that scrolls, or a table of the numbers). Signed values take the diverging scale centred
+ * on 0 (over plus and minus the largest magnitude: the text form writes the sign before each cell's shade);
+ * others the sequential scale over [lo, hi]. Both forms name their axes, write the range (min, 0, max) and mark
+ * masked cells (hatched grey; ╱ in text) with a legend entry. The text form numbers its columns (with a key when
+ * their labels are not numbers) and folds into blocks of columns that fit width; the SVG splits wide maps into
+ * panels of at most WL_HEATMAP_PANEL columns, its cells never under 14 px. title may be NULL. */
+enum { WL_HEATMAP_PANEL = 32 };
 typedef struct wl_heatmap {
     const char *title;
     int rows, cols;
-    const double *v;              /* [rows, cols] */
+    const double *v;              /* [rows, cols] the values; NAN: masked */
     const char *const *row_labels;
     const char *const *col_labels;
     const char *row_axis, *col_axis;   /* what a row and a column are ("query", "key", "dimension"); NULL: row, column */
-    double lo, hi;                /* the values that 0 and 1 stand for (lo == hi: 0 and 1 themselves) */
+    wl_scale scale;               /* WL_SCALE_DIVERGING for signed values; else sequential */
+    double lo, hi;                /* the sequential range (lo == hi: the values' own min and max) */
+    const char *masked;           /* what a masked cell is, for the legend; NULL: "masked" */
     int width;                    /* text columns to fit; 0: 80 */
 } wl_heatmap;
 char *wl_heatmap_text(const wl_heatmap *h);
 char *wl_heatmap_svg(const wl_heatmap *h);
-char *wl_heatmap_html(const wl_heatmap *h);
+char *wl_heatmap_html(const wl_heatmap *h);        /* the numbers as a shaded table */
+char *wl_heatmap_svg_html(const char *svg);        /* an SVG in a box that scrolls sideways when it is wider than the page */
 
 /* Line chart of up to 4 series over x. NAN points are skipped. */
 typedef struct wl_series {

@@ -1,5 +1,6 @@
-/* test_render.c: the shared renderers: nice chart ticks, wrapped chart titles, the Vega-Lite form, text heat maps,
- * JSON arrays. */
+/* test_render.c: the shared renderers: nice chart ticks, wrapped chart titles, the Vega-Lite form, heat maps (text and
+ * SVG: scales, colour bars, masks, axes, panels), the contrast of every text over a shade, JSON arrays. */
+#include "lang_test.h"
 #include "wl_cmd.h"
 #include "wl_test.h"
 
@@ -118,29 +119,207 @@ static void test_heatmap_text(void)
     double v[R * C];
     const char *rows[R] = {"<BOS>", "a", "dog"}, *cols[C];
     char names[C][8];
-    for (int i = 0; i < R * C; i++) v[i] = (double)(i % C) / (C - 1);
+    for (int i = 0; i < R * C; i++) v[i] = -2.04 + 5.06 * (double)(i % C) / (C - 1);
     for (int c = 0; c < C; c++) snprintf(names[c], sizeof names[c], "%d", c), cols[c] = names[c];
     wl_heatmap h = {.title = "E: -2.04 .. 3.02", .rows = R, .cols = C, .v = v, .row_labels = rows, .col_labels = cols,
-                    .row_axis = "slot", .col_axis = "dimension", .lo = -2.04, .hi = 3.02, .width = 60};
+                    .row_axis = "slot", .col_axis = "dimension", .scale = WL_SCALE_DIVERGING, .width = 60};
     char *t = wl_heatmap_text(&h);
     CHECK_MSG(max_line_width(t) <= 60, "%s", t);
     CHECK(strstr(t, "rows: slot · columns: dimension\n(40 columns, in ") != NULL);
     CHECK(strstr(t, "columns 1–") != NULL);
     CHECK(strstr(t, "  9 10 11") != NULL);                  /* headers apart */
-    CHECK(strstr(t, "blank = -2.04 (smallest)") && strstr(t, "up to 3.02 (largest)"));
-    CHECK(strstr(t, "keys:") == NULL);
+    /* signed values: the sign before each cell, the range with its 0 */
+    CHECK_MSG(strstr(t, "│-▓▓-▓▓") && strstr(t, "+██│") && strstr(t, "│+░░+░░"), "%s", t);
+    CHECK_MSG(strstr(t, "range: min -2.04 · 0 · max 3.02") && strstr(t, "█ up to 3.02"), "%s", t);
+    CHECK(strstr(t, "╱") == NULL);
     free(t);
     h.width = 400;
     t = wl_heatmap_text(&h);
     CHECK(strstr(t, "blocks") == NULL && strstr(t, " 38 39\n") != NULL);
     free(t);
-    /* token columns: numbered, with a key that names them, and unit values as they are */
+    /* token columns: numbered, with a key that names them; weights on the sequential scale; masked cells marked */
     const char *toks[R] = {"the", "cat", "sat"};
     double w[R * R] = {1, NAN, NAN, 0.5, 0.5, NAN, 0.2, 0.3, 0.5};
-    wl_heatmap a = {.rows = R, .cols = R, .v = w, .row_labels = rows, .col_labels = toks, .row_axis = "query", .col_axis = "key"};
+    wl_heatmap a = {.rows = R, .cols = R, .v = w, .row_labels = rows, .col_labels = toks, .row_axis = "query", .col_axis = "key",
+                    .lo = 0, .hi = 1, .masked = "masked: a later key"};
     t = wl_heatmap_text(&a);
-    CHECK(strstr(t, "keys: 1=the 2=cat 3=sat") && strstr(t, "blank = 0 … █ up to 1\n") && strstr(t, "· masked"));
+    CHECK_MSG(strstr(t, "key: 1=the 2=cat 3=sat") && strstr(t, "blank = 0 … █ up to 1\n") && strstr(t, "range: min 0.2 · max 1"),
+              "%s", t);
+    CHECK_MSG(strstr(t, "│███╱╱╱╱╱╱│") && strstr(t, "│▓▓▓▓▓▓╱╱╱│") && strstr(t, "│░░░▒▒▒▓▓▓│") && strstr(t, "\n╱ masked: a later key"),
+              "%s", t);
+    CHECK(strstr(t, "+") == NULL);
     free(t);
+}
+
+/* The fill of the SVG cell rect whose title ends with ": VALUE". */
+static int cell_fill(const char *svg, const char *value, wl_rgb *out)
+{
+    char key[64];
+    snprintf(key, sizeof key, ": %s</title>", value);
+    const char *p = strstr(svg, key);
+    if (!p) return 0;
+    while (p > svg && strncmp(p, "<rect ", 6)) p--;
+    const char *f = strstr(p, "fill=\"#");
+    unsigned r, g, b;
+    if (!f || sscanf(f, "fill=\"#%02x%02x%02x", &r, &g, &b) != 3) return 0;
+    *out = (wl_rgb){(unsigned char)r, (unsigned char)g, (unsigned char)b};
+    return 1;
+}
+
+static int count(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+/* The SVG: a diverging scale centred on 0 with its colour bar and range, hatched masked cells in the legend, the axes
+ * named, wide maps in panels of readable cells, theme colours for everything that is not data. */
+static void test_heatmap_svg(void)
+{
+    double v[4] = {-2, 0, 3, NAN};
+    const char *rows[2] = {"<BOS>", "dog"}, *cols[2] = {"<BOS>", "dog"};
+    wl_heatmap h = {.title = "scores head 1", .rows = 2, .cols = 2, .v = v, .row_labels = rows, .col_labels = cols,
+                    .row_axis = "query", .col_axis = "key", .scale = WL_SCALE_DIVERGING, .masked = "masked: a later key"};
+    char *svg = wl_heatmap_svg(&h);
+    wl_rgb neg, zero, pos;
+    CHECK(cell_fill(svg, "-2", &neg) && cell_fill(svg, "0", &zero) && cell_fill(svg, "3", &pos));
+    CHECK_MSG(neg.b > neg.r + 60 && pos.r > pos.b + 60, "negative #%02x%02x%02x, positive #%02x%02x%02x", neg.r, neg.g, neg.b,
+              pos.r, pos.g, pos.b);
+    CHECK_MSG(zero.r > 240 && zero.g > 240 && zero.b > 240, "0 is #%02x%02x%02x", zero.r, zero.g, zero.b);
+    /* centred: -2 is two thirds as far from 0 as 3, on the other side of the same scale */
+    wl_rgb m2 = wl_scale_rgb(WL_SCALE_DIVERGING, -2.0 / 3);
+    CHECK(neg.r == m2.r && neg.g == m2.g && neg.b == m2.b);
+    CHECK(strstr(svg, "class=\"colourbar\"") && strstr(svg, ">min -2<") && strstr(svg, ">max 3<"));
+    CHECK(strstr(svg, "class=\"tick\" x=") && strstr(svg, ">3</text>") && strstr(svg, ">0</text>") && strstr(svg, ">-3</text>"));
+    CHECK_MSG(count(svg, "<g class=\"masked\">") == 2, "%d", count(svg, "<g class=\"masked\">"));   /* the cell and its legend */
+    CHECK(strstr(svg, ">masked: a later key</text>") != NULL);
+    CHECK(strstr(svg, ">query ↓</text>") && strstr(svg, ">key →</text>"));
+    CHECK(strstr(svg, "style=\"color:" WL_CSS_FG "\"") && strstr(svg, "style=\"fill:" WL_CSS_PAGE "\""));
+    CHECK(strstr(svg, "fill=\"#fff\"") == NULL);
+    char *html = wl_heatmap_svg_html(svg);
+    CHECK(strstr(html, "overflow-x:auto") && strstr(html, svg));
+    free(html);
+    free(svg);
+    /* 64 columns: two panels of 32, cells of 14 px, no wider than a notebook's page */
+    enum { R = 2, C = 64 };
+    double wv[R * C];
+    const char *wr[R] = {"a", "b"}, *wc[C];
+    char names[C][8];
+    for (int i = 0; i < R * C; i++) wv[i] = i % 7 - 3;
+    for (int c = 0; c < C; c++) snprintf(names[c], sizeof names[c], "%d", c), wc[c] = names[c];
+    wl_heatmap w = {.rows = R, .cols = C, .v = wv, .row_labels = wr, .col_labels = wc, .row_axis = "slot",
+                    .col_axis = "dimension", .scale = WL_SCALE_DIVERGING};
+    svg = wl_heatmap_svg(&w);
+    int width = 0;
+    sscanf(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\"", &width);
+    CHECK_MSG(width > 0 && width <= 800, "width %d", width);
+    CHECK(strstr(svg, "(columns 1–32 of 64) →") && strstr(svg, "(columns 33–64 of 64) →"));
+    CHECK(strstr(svg, "width=\"14\" height=\"14\" fill=\"#") != NULL);
+    CHECK(strstr(svg, "masked") == NULL);
+    free(svg);
+    /* sequential: darker with the value */
+    double prev = 2;
+    for (int k = 0; k <= 16; k++) {
+        double l = wl_rgb_luminance(wl_scale_rgb(WL_SCALE_SEQUENTIAL, k / 16.0));
+        CHECK_MSG(l < prev, "step %d: luminance %g after %g", k, l, prev);
+        prev = l;
+    }
+}
+
+/* ---- contrast: every text over a shade that the renderers write, on a light and on a dark page ---- */
+
+/* JupyterLab's light and dark pages (--jp-layout-color0) and their text (--jp-ui-font-color0). */
+static const wl_rgb PAGES[2] = {{255, 255, 255}, {17, 17, 17}}, PAGE_TEXT[2] = {{0, 0, 0}, {255, 255, 255}};
+
+/* The colour at s ("#rrggbb", "rgb(r,g,b)", "rgba(r,g,b,a)" or a var(...) of the theme) over page k. */
+static int css_colour(const char *s, int k, int text, wl_rgb *out)
+{
+    unsigned r, g, b;
+    double a = 1;
+    if (!strncmp(s, "var(", 4)) {
+        *out = text ? PAGE_TEXT[k] : PAGES[k];
+        return 1;
+    }
+    if (sscanf(s, "#%02x%02x%02x", &r, &g, &b) == 3 || sscanf(s, "rgb(%u,%u,%u)", &r, &g, &b) == 3 ||
+        sscanf(s, "rgba(%u,%u,%u,%lf)", &r, &g, &b, &a) == 4) {
+        wl_rgb p = PAGES[k];
+        *out = (wl_rgb){(unsigned char)lround(a * r + (1 - a) * p.r), (unsigned char)lround(a * g + (1 - a) * p.g),
+                        (unsigned char)lround(a * b + (1 - a) * p.b)};
+        return 1;
+    }
+    return 0;
+}
+
+/* Checks every style attribute of html that sets both a background and a text colour: contrast >= 4.5 on both pages.
+ * Returns the number of such pairs (0 when the attribute is missing: the caller checks there were some), or -1 at the
+ * first pair under 4.5 (reported as a failure when report is set). */
+static int check_contrast(const char *html, const char *what, int report)
+{
+    int pairs = 0;
+    for (const char *p = html; (p = strstr(p, "style=\"")); p++) {
+        const char *end = strchr(p + 7, '"');
+        char style[512];
+        snprintf(style, sizeof style, "%.*s", (int)(end - p - 7), p + 7);
+        const char *bg = strstr(style, "background:"), *fg = strstr(style, ";color:");
+        if (!fg && !strncmp(style, "color:", 6)) fg = style - 1;
+        if (!bg || !fg || !strncmp(bg + 11, "repeating", 9)) continue;
+        for (int k = 0; k < 2; k++) {
+            wl_rgb b, f;
+            if (!css_colour(bg + 11, k, 0, &b) || !css_colour(fg + 7, k, 1, &f)) {
+                if (report) CHECK_MSG(0, "%s: colours not understood in %s", what, style);
+                return -1;
+            }
+            double c = wl_rgb_contrast(b, f);
+            if (c < 4.5) {
+                if (report) CHECK_MSG(0, "%s: %s on the %s page: contrast %.2f < 4.5", what, style, k ? "dark" : "light", c);
+                return -1;
+            }
+        }
+        pairs++;
+    }
+    return pairs;
+}
+
+static void test_contrast(void)
+{
+    /* the checker itself: the old story's translucent red with black text is unreadable on a dark page */
+    CHECK(check_contrast("<span style=\"background:rgba(200,30,30,0.10);color:#000\">", "old", 0) == -1);
+    CHECK(check_contrast("<span style=\"background:rgba(200,30,30,0.10);color:#000\">x</span>"
+                         "<span style=\"background:#ffffff;color:#000000\">", "old", 0) == -1);
+    CHECK(check_contrast("<span style=\"background:#ffffff;color:#000000\">", "plain", 0) == 1);
+    /* every shade of every scale, as the renderers write it */
+    wl_buf b = {0};
+    for (int k = 0; k <= 512; k++) {
+        static const wl_scale S[3] = {WL_SCALE_SEQUENTIAL, WL_SCALE_DIVERGING, WL_SCALE_LOSS};
+        for (int s = 0; s < 3; s++) {
+            wl_buf_puts(&b, "<span style=\"");
+            wl_buf_shade_style(&b, S[s], S[s] == WL_SCALE_DIVERGING ? k / 256.0 - 1 : k / 512.0);
+            wl_buf_puts(&b, "\">x</span>");
+        }
+    }
+    char *spans = wl_buf_take(&b);
+    CHECK(check_contrast(spans, "scales", 1) == 3 * 513);
+    free(spans);
+    /* a shaded table over the whole range */
+    wl_table *t = wl_table_new(4);
+    for (int k = 0; k <= 256; k++) wl_table_cellf(t, k / 256.0, "%.3f", k / 256.0);
+    wl_table_cell(t, "", NAN);
+    char *html = wl_table_html(t);
+    CHECK(check_contrast(html, "table", 1) == 257);
+    CHECK(count(html, "class=\"wordlab-masked\"") == 1);
+    free(html);
+    wl_table_free(t);
+    /* the shaded story of the losses renderer, with losses from near 0 to past the darkest shade */
+    lt_run *r = lt_eval(NULL, "m = model load [artifact attention_seed11.npz] vocab=[artifact vocab.json]\n"
+                              "losses $m \"once upon a time there was a little dog . the dog was happy . zebra quantum\"", NULL);
+    CHECK_MSG(r->rc == 0 && r->result.text_html, "%s", r->err.evalue);
+    if (r->result.text_html) {
+        int n = check_contrast(r->result.text_html, "losses", 1);
+        CHECK_MSG(n >= 15, "%d shaded tokens", n);
+        CHECK(strstr(r->result.text_html, "rgba(") == NULL);
+    }
+    lt_free(r);
 }
 
 /* The JSON arrays that the value types write their fields with, and the list value of the same numbers. */
@@ -174,6 +353,8 @@ void wl_test_main(void)
 {
     test_json_arrays();
     test_heatmap_text();
+    test_heatmap_svg();
+    test_contrast();
     test_nice_ticks();
     test_chart_ticks_title_legend();
 }
