@@ -1,4 +1,4 @@
-/* cmd_lesson.c: commands the lessons lean on: artifact (bundled files), losses (a story shaded by its per-token loss), uniform, heatmap (any tensor slice). */
+/* cmd_lesson.c: commands the lessons lean on: artifact (bundled files), losses (a story shaded by its per-token loss), uniform, heatmap (any tensor slice), code (the model's C). */
 #include "lang_objs.h"
 
 #include "wl_context.h"
@@ -157,6 +157,57 @@ static int cmd_heatmap(wl_call *c, wl_value **out)
     return 0;
 }
 
+/* ---- code: the runtime's own C for the models' forward pass ---- */
+
+/* The regions of each model kind's forward pass, in the order a reader follows them. */
+static const char *const CODE_MLP[] = {"embedding", "linear", "forward", NULL};
+static const char *const CODE_ATTENTION[] = {"details", "embedding", "linear", "attention", "softmax", "forward", "final_query", NULL};
+
+static int cmd_code(wl_call *c, wl_value **out)
+{
+    enum { MAX = 32 };
+    const char *kind = wl_opt_str(c, "kind", NULL);
+    if (wl_opt_has(c, "kind") && !kind) return -1;
+    if (kind && c->argc)
+        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "kind"), "give a region's NAME or kind=, not both");
+    const char *const *want = NULL, *one[2] = {c->argc ? wl_arg_str(c, 0) : NULL, NULL};
+    if (c->argc && !one[0]) return -1;
+    if (kind && !strcmp(kind, "mlp")) want = CODE_MLP;
+    else if (kind && (!strcmp(kind, "attention") || !strcmp(kind, "multihead"))) want = CODE_ATTENTION;
+    else if (kind) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "kind"), "kind= is mlp, attention or multihead");
+    else if (c->argc) want = one;
+    lang_code_region *all = wl_xcalloc(MAX, sizeof *all);
+    int n = lang_code_regions(all, MAX);
+    if (!want) {
+        *out = lang_code_value(all, n, 1);
+        return 0;
+    }
+    int k = 0;
+    while (want[k]) k++;
+    lang_code_region *sel = wl_xcalloc((size_t)k, sizeof *sel);
+    int rc = 0;
+    for (int i = 0; i < k && !rc; i++) {
+        int at = 0;
+        while (at < n && strcmp(all[at].name, want[i])) at++;
+        if (at == n) {
+            rc = wl_call_fail(c, "RuntimeError", c->argc ? wl_call_argword(c, 0) : -1,
+                              "the sources hold no region %s (its marker /* @code %s: ... */ is missing)", want[i], want[i]);
+            break;
+        }
+        sel[i] = all[at];
+        all[at].text = NULL;   /* moved */
+    }
+    lang_code_regions_free(all, n);
+    free(all);
+    if (rc) {
+        lang_code_regions_free(sel, k);
+        free(sel);
+        return -1;
+    }
+    *out = lang_code_value(sel, k, 0);
+    return 0;
+}
+
 const wl_command wl_cmds_lesson[] = {
     {.name = "artifact", .topic = "lessons", .synopsis = "artifact [NAME]",
      .summary = "the path of a bundled file: vocab.json, the seed-11 checkpoints, comparison.json",
@@ -204,5 +255,19 @@ const wl_command wl_cmds_lesson[] = {
                 "heatmap $d.weights head=2 last=8 labels=$ids.tokens\n"
                 "heatmap $d.Q head=1 last=8",
      .min_args = 1, .max_args = 1, .options = "head last cols labels", .fn = cmd_heatmap},
+    {.name = "code", .topic = "lessons", .synopsis = "code [NAME] [kind=mlp|attention|multihead]",
+     .summary = "the runtime's own C for the models' forward pass, highlighted",
+     .help = "Shows the C that computes the numbers: the marked regions of runtime/nn/wl_layers.c and\n"
+             "wl_model.c, taken from the sources when wordlab was built, with their line numbers and the\n"
+             "shapes in their comments. NAME is one region: embedding (token and position embeddings),\n"
+             "linear (a Linear layer), attention (every query of every head: the split into heads, the\n"
+             "scores, the causal mask, the softmax, the messages), softmax (the masked softmax), details\n"
+             "(forward_details: every intermediate), forward (the forward pass of training and generation)\n"
+             "and final_query (its attention, for the final query only). kind= shows every region of one\n"
+             "model's forward pass in reading order. Without either: the table of regions.\n"
+             "Fields: .names (the regions shown) .text (the code of one region).",
+     .example = "code\ncode attention\ncode kind=mlp",
+     .min_args = 0, .max_args = 1, .options = "kind", .subcommands = "embedding linear attention softmax details forward final_query",
+     .fn = cmd_code},
     {0},
 };

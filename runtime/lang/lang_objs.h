@@ -230,6 +230,26 @@ wl_value *lang_seq_params_value(lang_seq_net *n);
  * (a list of `last` strings or numbers, or NULL) name the rows; width: text columns. */
 wl_value *lang_heatmap_value(const lang_tensor *t, int head, int last, int cols, const wl_value *labels, int width);
 
+/* ---- the model's own code (lang_code.c, and the sources embedded at build time by cmake/embed-sources.cmake) ---- */
+
+typedef struct lang_source_file {
+    const char *path, *text;   /* the path in the source tree; the file's text when it was built */
+} lang_source_file;
+extern const lang_source_file lang_source_files[];   /* ends with {0} */
+
+/* A region of a source between the lines "/\* @code NAME: TITLE *\/" and "/\* @end NAME *\/". */
+typedef struct lang_code_region {
+    const char *file;
+    char name[32], title[160];
+    int first, last;   /* its lines (1-based, the markers excluded) */
+    char *text;        /* those lines as they are in the file */
+} lang_code_region;
+/* Every region of the embedded sources, in file and line order (at most max): how many. */
+int lang_code_regions(lang_code_region *out, int max);
+void lang_code_regions_free(lang_code_region *r, int n);
+/* The code value of regions r [n] (taken over): their code highlighted, or (listing) the table of them. */
+wl_value *lang_code_value(lang_code_region *r, int n, int listing);
+
 /* ---- the bundled artifacts (lang_artifacts.c) ---- */
 
 /* The directories searched for bundled files, in order: the interpreter's artifacts_dir (the front ends pass

@@ -130,6 +130,8 @@ static void gemm_blas(int ta, int tb, int M, int N, int K, float alpha, const fl
                     lda, B, ldb, beta, C, ldc);
 }
 
+/* @code embedding: token and position embeddings */
+/* X [B*T, D] = tok[ids] + pos[t]: ids [B, T], tok [V, D], pos [T, D]; pos NULL: tok[ids] alone (the mlp) */
 HOT void wl_embed_forward(float *X, const int32_t *ids, const float *tok, const float *pos, int B, int T, int D)
 {
     for (size_t r = 0; r < (size_t)B * T; r++) {
@@ -143,6 +145,7 @@ HOT void wl_embed_forward(float *X, const int32_t *ids, const float *tok, const 
         for (int i = 0; i < D; i += 8) st8(x + i, ld8(e + i) + ld8(p + i));
     }
 }
+/* @end embedding */
 
 HOT void wl_embed_backward(float *dtok, float *dpos, const float *dX, const int32_t *ids, int B, int T, int D)
 {
@@ -154,6 +157,8 @@ HOT void wl_embed_backward(float *dtok, float *dpos, const float *dX, const int3
     }
 }
 
+/* @code linear: a Linear layer */
+/* out [N, OC] = inp [N, C] weight^T + bias: weight [OC, C], bias [OC] or NULL; inp's rows are ld floats apart */
 void wl_linear_forward(const wl_par *par, float *out, const float *inp, size_t ld, const float *weight,
                        const float *bias, int N, int C, int OC)
 {
@@ -161,6 +166,7 @@ void wl_linear_forward(const wl_par *par, float *out, const float *inp, size_t l
         for (int n = 0; n < N; n++) memcpy(out + (size_t)n * OC, bias, sizeof(float) * OC);
     wl_gemm(par, out, OC, 0, inp, ld, 1, weight, C, 1, NULL, bias != NULL, N, OC, C);
 }
+/* @end linear */
 
 HOT static void column_sums(float *sums, const float *x, int rows, int cols)
 {
@@ -307,6 +313,7 @@ void wl_layers_token_losses(double *losses, const float *logits, const int32_t *
     }
 }
 
+/* @code softmax: the masked softmax */
 /* Softmax of s [T] in place over the entries with keep[t] != 0; the others become exactly 0. T % 8 == 0. */
 static inline void masked_softmax(float *s, const int32_t *keep, int T)
 {
@@ -324,6 +331,7 @@ static inline void masked_softmax(float *s, const int32_t *keep, int T)
     v8 inv = splat(1.0f / hsum8(&sum));
     for (int t = 0; t < T; t += 8) st8(s + t, ld8(s + t) * inv);
 }
+/* @end softmax */
 
 /* keep[t] = -1 where the final query may look at key t (every key when the last slot is PAD), else 0. */
 static inline void final_row_keep(int32_t *keep, const int32_t *id, int T)
@@ -331,6 +339,7 @@ static inline void final_row_keep(int32_t *keep, const int32_t *id, int T)
     for (int t = 0; t < T; t++) keep[t] = (id[T - 1] == 0 || id[t] != 0) ? -1 : 0;
 }
 
+/* @code final_query: the training forward: only the final query, as the loss reads only its row */
 void wl_attention_query_forward(float *xl, float *q, float *u, const int32_t *ids, const float *tok, const float *pos,
                                 const float *wq, const float *wk, int B, int T, int D, int H)
 {
@@ -370,6 +379,7 @@ void wl_attention_message_forward(float *msg, const float *mx, const float *wv, 
     for (int h = 0; h < H; h++)   /* message_h = mx_h W_V_h^T */
         gemm_blas(0, 1, B, d, D, 1.0f, mx + (size_t)h * D, H * D, wv + (size_t)h * d * D, D, 0.0f, msg + h * d, D);
 }
+/* @end final_query */
 
 void wl_attention_message_backward(float *dmx, float *dwv, const float *dmsg, const float *mx, const float *wv,
                                    int B, int D, int H)
@@ -450,6 +460,8 @@ void wl_attention_query_backward(float *dtok, float *dpos, float *dwq, float *dw
     }
 }
 
+/* @code attention: every query of every head: split into heads, scores, causal mask, softmax, messages */
+/* Qf Kf Vf [B,T,D] split into Q K V [B,H,T,d] (d = D/H); scores, weights [B,H,T,T]; messages [B,T,D]; ids [B,T] */
 void wl_attention_full_forward(float *Q, float *K, float *V, float *scores, float *weights, float *messages,
                                const float *Qf, const float *Kf, const float *Vf, const int32_t *ids,
                                int B, int T, int D, int H)
@@ -473,8 +485,8 @@ void wl_attention_full_forward(float *Q, float *K, float *V, float *scores, floa
             for (int t = 0; t < T; t++) {
                 float *s = S + (size_t)t * T, *w = W + (size_t)t * T;
                 for (int j = 0; j < T; j++) {
-                    keep[j] = j <= t && (id[t] == 0 || id[j] != 0) ? -1 : 0;
-                    w[j] *= c;
+                    keep[j] = j <= t && (id[t] == 0 || id[j] != 0) ? -1 : 0;   /* the causal and padding masks */
+                    w[j] *= c;                                                  /* scores = Q_h K_h^T / sqrt(d) */
                     s[j] = keep[j] ? w[j] : -INFINITY;
                 }
                 masked_softmax(w, keep, T);
@@ -485,3 +497,4 @@ void wl_attention_full_forward(float *Q, float *K, float *V, float *scores, floa
         }
     }
 }
+/* @end attention */

@@ -405,6 +405,7 @@ static step make_step(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, co
     return s;
 }
 
+/* @code forward: the forward pass of training and generation, for the three models */
 /* The final-row forward into ws->logitsT [V,B]; fills the workspace's activations for backward. */
 static void forward_core(step *s, float *logitsT)
 {
@@ -426,6 +427,7 @@ static void forward_core(step *s, float *logitsT)
     wl_relu_forward(ws->hid, ws->hid, (size_t)B * F);
     wl_head_forward(&s->par, logitsT, ws->hid, m->head_w, m->head_b, B, F, m->V);
 }
+/* @end forward */
 
 /* Logits [B,V] into out: a single column is already a row; more are transposed from feature-major. */
 static void forward_logits(step *s, float *out)
@@ -535,6 +537,8 @@ int wl_model_details(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, int
         ok = ok && *slots[i];
     }
     if (ok) {
+        /* @code details: forward_details: every intermediate of the attention models, every query */
+        /* E [B,T,D]; Qf Kf Vf [B,T,D] before the split into heads; hid [B,T,F]; logits_all [B,T,V]; logits [B,V] */
         float *Qf = QKV, *Kf = QKV + N * D, *Vf = QKV + 2 * N * D;
         wl_par par = wl_pool_par(ws ? ws->pool : own);
         wl_embed_forward(out->E, ctx, m->tok_emb, m->pos_emb, B, WL_T, WL_D);
@@ -551,6 +555,7 @@ int wl_model_details(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, int
         wl_gemm(&par, out->logits_all, m->V, 1, m->head_w, F, 1, hid, WL_F, 1, m->head_b, 0, m->V, (int)N, WL_F);
         for (int b = 0; b < B; b++)
             memcpy(out->logits + b * V, out->logits_all + ((size_t)b * T + T - 1) * V, sizeof(float) * V);
+        /* @end details */
     }
     free(QKV);
     free(hid);
