@@ -156,7 +156,7 @@ static void render_region(const lang_code_region *r, wl_buf *t, wl_buf *h)
     wl_buf_html(h, r->name);
     wl_buf_puts(h, "</b>: ");
     wl_buf_html(h, r->title);
-    wl_buf_printf(h, " <small>(%s, lines %d–%d)</small></div><pre style=\"margin:4px 0;padding:6px 8px;overflow-x:auto;"
+    wl_buf_printf(h, " <small>(%s, lines %d–%d)</small></div><pre style=\"margin:4px 0;padding:6px 8px;overflow-x:auto;white-space:pre;"
                      "background:var(--jp-cell-editor-background,#f5f5f5);color:var(--jp-content-font-color1,#000);"
                      "border:1px solid " WL_CSS_GRID ";line-height:1.35\">", r->file, r->first, r->last);
     size_t indent = common_indent(r->text);

@@ -442,7 +442,7 @@ char *wl_heatmap_html(const wl_heatmap *h)
     heat_num(sc.a, lo, sizeof lo);
     heat_num(sc.b, hi, sizeof hi);
     wl_buf_printf(&cap, "shade: light %s to dark %s", lo, hi);
-    if (sc.masked) wl_buf_printf(&cap, " · hatched: %s", h->masked ? h->masked : "masked");
+    if (sc.masked) wl_buf_printf(&cap, " · hatched grey = %s", h->masked ? h->masked : "masked");
     char *title = wl_buf_take(&cap);
     wl_table_title(t, title);
     free(title);

@@ -360,7 +360,7 @@ def test_heatmap_shapes_and_uniform():
     assert re.search(r"\n +0  1  2  3 ", out) and re.search(r" 62 63\n", out)
     maps = out[out.index("weights head 3: "):out.index("0.25 0.0007")]
     assert all(len(line) <= 80 for line in maps.splitlines())
-    assert "logits_all (5 of " in out
+    assert "logits_all (the top 5 of " in out and "rows: slot · columns: next word (the last slot's top 5)" in out
     assert "0.25 0.0007" in out and "perplexity: exp(2.0794) = 8.0" in out
 
 
