@@ -49,5 +49,5 @@ wl_rgb wl_rgb_text_on(wl_rgb bg)
 void wl_buf_shade_style(wl_buf *b, wl_scale scale, double t)
 {
     wl_rgb bg = wl_scale_rgb(scale, t), fg = wl_rgb_text_on(bg);
-    wl_buf_printf(b, "background:#%02x%02x%02x;color:#%02x%02x%02x", bg.r, bg.g, bg.b, fg.r, fg.g, fg.b);
+    wl_buf_printf(b, "background:#%02x%02x%02x;color:#%02x%02x%02x;forced-color-adjust:none", bg.r, bg.g, bg.b, fg.r, fg.g, fg.b);
 }

@@ -117,7 +117,7 @@ char *wl_table_text(const wl_table *t)
 }
 
 /* A masked cell: neutral grey with diagonal stripes, in every theme. */
-#define MASKED_CSS "background:repeating-linear-gradient(135deg,#d9d9d9 0 3px,#8c8c8c 3px 5px)"
+#define MASKED_CSS "background:repeating-linear-gradient(135deg,#d9d9d9 0 3px,#8c8c8c 3px 5px);forced-color-adjust:none"
 
 char *wl_table_html(const wl_table *t)
 {
@@ -304,7 +304,7 @@ char *wl_heatmap_text(const wl_heatmap *h)
 /* A masked cell: neutral grey with two diagonal strokes. */
 static void svg_masked_cell(wl_buf *b, int x, int y, int cell)
 {
-    wl_buf_printf(b, "<g class=\"masked\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#d9d9d9\"/>"
+    wl_buf_printf(b, "<g class=\"masked\" style=\"forced-color-adjust:none\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#d9d9d9\"/>"
                      "<path d=\"M%d %dl%d %dM%d %dl%d %d\" stroke=\"#737373\" stroke-width=\"1.5\"/><title>masked</title></g>",
                   x, y, cell, cell, x, y + cell / 2, cell / 2, -cell / 2, x + cell / 2, y + cell, cell / 2, -cell / 2);
 }
@@ -317,12 +317,14 @@ static int svg_colour_bar(wl_buf *b, const wl_heatmap *h, const heat_scale *sc, 
     char a[32], m[32], z[32];
     wl_buf_printf(b, "<g class=\"colourbar\"><text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>", x, y - 6,
                   sc->diverging ? "value (0 centred)" : "value");
+    wl_buf_puts(b, "<g style=\"forced-color-adjust:none\">");
     for (int k = 0; k < SLICES; k++) {   /* top: the largest */
         double t = 1 - (k + 0.5) / SLICES;
         wl_rgb c = wl_scale_rgb(sc->diverging ? WL_SCALE_DIVERGING : WL_SCALE_SEQUENTIAL, sc->diverging ? 2 * t - 1 : t);
         wl_buf_printf(b, "<rect x=\"%d\" y=\"%.2f\" width=\"14\" height=\"%.2f\" fill=\"#%02x%02x%02x\"/>", x,
                       y + (double)bh * k / SLICES, (double)bh / SLICES + 0.3, c.r, c.g, c.b);
     }
+    wl_buf_puts(b, "</g>");
     wl_buf_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"%d\" fill=\"none\" style=\"stroke:" WL_CSS_LINE "\"/>", x, y, bh);
     heat_num(sc->b, a, sizeof a);
     heat_num(sc->diverging ? 0 : (sc->a + sc->b) / 2, m, sizeof m);
@@ -394,12 +396,14 @@ char *wl_heatmap_svg(const wl_heatmap *h)
             wl_buf_html(&b, h->col_labels[c]);
             wl_buf_puts(&b, "</text>");
         }
-        wl_buf_printf(&b, "<g style=\"stroke:" WL_CSS_PAGE "\">");
         for (int r = 0; r < h->rows; r++) {
-            wl_buf_printf(&b, "<text class=\"row\" x=\"%d\" y=\"%d\" text-anchor=\"end\" stroke=\"none\">", left - 6,
-                          top + r * cell + cell / 2 + 4);
+            wl_buf_printf(&b, "<text class=\"row\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, top + r * cell + cell / 2 + 4);
             wl_buf_html(&b, h->row_labels[r]);
             wl_buf_puts(&b, "</text>");
+        }
+        /* the cells keep their colours in a forced-colours mode: they are the data */
+        wl_buf_puts(&b, "<g class=\"cells\" style=\"stroke:" WL_CSS_PAGE ";forced-color-adjust:none\">");
+        for (int r = 0; r < h->rows; r++) {
             for (int c = c0; c < c1; c++) {
                 double v = h->v[(size_t)r * (size_t)h->cols + (size_t)c];
                 int x = left + (c - c0) * cell, y = top + r * cell;

@@ -184,7 +184,9 @@ wl_rgb wl_scale_rgb(wl_scale scale, double t);
 double wl_rgb_luminance(wl_rgb c);
 double wl_rgb_contrast(wl_rgb a, wl_rgb b);
 wl_rgb wl_rgb_text_on(wl_rgb bg);
-/* Appends "background:#rrggbb;color:#rrggbb" for the shade t of scale (an opaque background, readable text). */
+/* Appends "background:#rrggbb;color:#rrggbb;forced-color-adjust:none" for the shade t of scale: an opaque background
+ * with readable text, kept as it is in a forced-colours (high-contrast) mode, where it still carries the value. Text
+ * and lines outside the shades take the theme's colours (WL_CSS_*), which such a mode replaces. */
 void wl_buf_shade_style(wl_buf *b, wl_scale scale, double t);
 /* The front end's theme colours (JupyterLab's and Notebook 7's CSS variables) with the light theme's as fallbacks:
  * text, the page, lines, faint grid lines. Outside such a page (an SVG shown as an image) the fallbacks apply. */

@@ -6,6 +6,7 @@
  *   lang_args.c      the command API's argument and option helpers (wl_arg_, wl_opt_, wl_call_fail)
  *   lang_value.c     reference-counted values (number, string, list, object) and their text/JSON rendering
  *   lang_render.c    shared renderers: aligned/shaded tables, heat maps (Unicode, SVG, HTML), line charts (SVG, Vega-Lite)
+ *   lang_colour.c    the pictures' colour scales (sequential, diverging, loss) and text chosen by WCAG contrast
  *   lang_complete.c  is_complete, tab completion and inspect, all from the command table
  *   lang_tinystories.c  `corpus source=tinystories`: its options, the live page display, the messages of a fetch
  *   cmd_table.c      the one command table: the per-topic arrays, in `help` order

@@ -192,7 +192,11 @@ static void test_heatmap_svg(void)
     CHECK(neg.r == m2.r && neg.g == m2.g && neg.b == m2.b);
     CHECK(strstr(svg, "class=\"colourbar\"") && strstr(svg, ">min -2<") && strstr(svg, ">max 3<"));
     CHECK(strstr(svg, "class=\"tick\" x=") && strstr(svg, ">3</text>") && strstr(svg, ">0</text>") && strstr(svg, ">-3</text>"));
-    CHECK_MSG(count(svg, "<g class=\"masked\">") == 2, "%d", count(svg, "<g class=\"masked\">"));   /* the cell and its legend */
+    CHECK_MSG(count(svg, "<g class=\"masked\"") == 2, "%d", count(svg, "<g class=\"masked\""));   /* the cell and its legend */
+    /* the data keep their colours in a forced-colours mode; text and lines take the mode's */
+    CHECK(strstr(svg, "<g class=\"cells\" style=\"stroke:" WL_CSS_PAGE ";forced-color-adjust:none\">") != NULL);
+    const char *cells = strstr(svg, "<g class=\"cells\""), *bar = strstr(svg, "<g class=\"colourbar\">"), *text = strstr(cells, "<text");
+    CHECK(cells && bar && text && cells < bar && text > bar);   /* no label inside the cells' group */
     CHECK(strstr(svg, ">masked: a later key</text>") != NULL);
     CHECK(strstr(svg, ">query ↓</text>") && strstr(svg, ">key →</text>"));
     CHECK(strstr(svg, "style=\"color:" WL_CSS_FG "\"") && strstr(svg, "style=\"fill:" WL_CSS_PAGE "\""));
@@ -300,6 +304,7 @@ static void test_contrast(void)
     }
     char *spans = wl_buf_take(&b);
     CHECK(check_contrast(spans, "scales", 1) == 3 * 513);
+    CHECK(count(spans, "forced-color-adjust:none") == 3 * 513);
     free(spans);
     /* a shaded table over the whole range */
     wl_table *t = wl_table_new(4);
