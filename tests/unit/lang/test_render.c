@@ -231,6 +231,31 @@ static void test_heatmap_svg(void)
     }
 }
 
+/* The heatmap value on a real forward pass: logits over their top words by name, the weights' masked cells (exactly
+ * 0 only where masked), the SVG inside an HTML box that scrolls. */
+static void test_heatmap_value(void)
+{
+    lt_run *r = lt_eval(NULL, "v = vocab [artifact vocab.json]\nm = model load [artifact multihead_seed11.npz] vocab=$v\n"
+                              "ids = encode \"a little dog found a red hat\" vocab=$v\nd = details $m $ids\n"
+                              "heatmap $d.logits_all last=1 cols=5", NULL);
+    CHECK_MSG(r->rc == 0, "%s", r->err.evalue);
+    const char *t = lt_text(r);
+    CHECK_MSG(strstr(t, "logits_all (the top 5 of 4000 words)") && strstr(t, "columns: next word (the last slot's top 5)"), "%s", t);
+    CHECK_MSG(strstr(t, "next word (the last slot's top 5): 1=. 2=for"), "%s", t);   /* by name, the largest first */
+    CHECK(r->result.text_html && !strncmp(r->result.text_html, "<div class=\"wordlab-picture\"", 28) &&
+          strstr(r->result.text_html, r->result.image_svg));
+    lt_free(r);
+    r = lt_eval(NULL, "v = vocab [artifact vocab.json]\nm = model load [artifact multihead_seed11.npz] vocab=$v\n"
+                      "d = details $m \"a little dog\"\nheatmap $d.weights head=2 last=6\nheatmap $d.scores last=4", NULL);
+    CHECK_MSG(r->rc == 0, "%s", r->err.evalue);
+    /* 4 real slots and 2 of padding: the real queries' padding keys and every later key are masked */
+    CHECK_MSG(strstr(r->displays, "\n╱ masked: a later key or padding, weight exactly 0"), "%s", r->displays);
+    CHECK_MSG(strstr(lt_text(r), "\n╱ masked: a later key or padding, -inf before the softmax"), "%s", lt_text(r));
+    /* the real queries give the two padding keys nothing: masked, not a small weight */
+    CHECK_MSG(strstr(r->displays, "  6 63 │╱╱╱╱╱╱▓▓▓") && strstr(r->displays, "  1 58 │░░░╱╱╱"), "%s", r->displays);
+    lt_free(r);
+}
+
 /* ---- contrast: every text over a shade that the renderers write, on a light and on a dark page ---- */
 
 /* JupyterLab's light and dark pages (--jp-layout-color0) and their text (--jp-ui-font-color0). */
@@ -359,6 +384,7 @@ void wl_test_main(void)
     test_json_arrays();
     test_heatmap_text();
     test_heatmap_svg();
+    test_heatmap_value();
     test_contrast();
     test_nice_ticks();
     test_chart_ticks_title_legend();
