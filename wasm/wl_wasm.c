@@ -85,8 +85,9 @@ API char *wlw_tokenize(const char *text, const wl_vocab *v)
     return json;
 }
 
-/* detokenize of ids [n] through v (ids outside the vocabulary are an error). */
-API char *wlw_detokenize(const wl_vocab *v, const int32_t *ids, int n)
+/* The readable text (wl_text_readable) of ids [from..n) through v, with ids [0..from) the text before them (a
+ * prompt); ids outside the vocabulary are an error. */
+API char *wlw_detokenize(const wl_vocab *v, const int32_t *ids, int n, int from)
 {
     const char **words = malloc(sizeof(char *) * ((size_t)n + 1));
     if (!words) {
@@ -97,7 +98,7 @@ API char *wlw_detokenize(const wl_vocab *v, const int32_t *ids, int n)
     int i = 0;
     for (; i < n && (words[i] = wlw_vocab_token(v, ids[i])); i++) {}
     if (i < n) wl_fail(&last, "id %d at position %d is outside the vocabulary [0, %zu)", (int)ids[i], i, v->n);
-    else wl_text_detokenize(words, (size_t)n, &out, &last);
+    else wl_text_readable(words, (size_t)n, (size_t)(from < 0 ? 0 : from > n ? n : from), &out, &last);
     free(words);
     return out;
 }

@@ -59,7 +59,7 @@ static int cmd_story(wl_call *c, wl_value **out)
     }
     size_t n = (size_t)words < st->tokens.n ? (size_t)words : st->tokens.n;
     char *text;
-    if (wl_text_detokenize((const char *const *)st->tokens.tok, n, &text, c->err)) return -1;
+    if (wl_text_readable((const char *const *)st->tokens.tok, n, 0, &text, c->err)) return -1;
     *out = wl_str(text);
     free(text);
     return 0;
@@ -89,8 +89,8 @@ const wl_command wl_cmds_corpus[] = {
     {.name = "story", .topic = "data", .synopsis = "story CORPUS [split=test] [story=1] [words=N]",
      .summary = "one story of a corpus as text, or its first N tokens (a prompt from the corpus)",
      .help = "The story=N-th story (from 1) of split= (train, validation or test, in the split's doc_id\n"
-             "order) as the source gave it; words=N keeps its first N tokens, detokenized: a prompt whose\n"
-             "continuation the story itself shows.",
+             "order) as the source gave it; words=N keeps its first N tokens, spaced as English is written: a prompt\n"
+             "whose continuation the story itself shows.",
      .example = "stories = corpus profile=smoke\nstory $stories split=train story=1 words=12\nstory $stories",
      .min_args = 1, .max_args = 1, .options = "split story words", .fn = cmd_story},
     {0},

@@ -114,7 +114,7 @@ static int cmd_decode(wl_call *c, wl_value **out)
         else toks[i] = v->itos[id];
     }
     char *text = NULL;
-    if (!rc && wl_text_detokenize(toks, (size_t)n, &text, c->err)) rc = -1;
+    if (!rc && wl_text_readable(toks, (size_t)n, 0, &text, c->err)) rc = -1;
     if (!rc) {
         *out = wl_str(text);
         free(text);
@@ -163,7 +163,8 @@ const wl_command wl_cmds_text[] = {
      .min_args = 1, .max_args = 1, .options = "vocab context", .fn = cmd_encode},
     {.name = "decode", .topic = "text", .synopsis = "decode IDS vocab=V", .summary = "turn ids back into text",
      .help = "Takes ids from `encode` or a list of whole numbers, drops <PAD> <BOS> <EOS> <UNK> and\n"
-             "joins the tokens with the spacing rules of detokenize (no space before . , ! ?).",
+             "joins the tokens as English is written: no space before . , ! ? or a closing quote, none\n"
+             "after an opening one (quotes pair up: came over. \"i am shy,\" said his mom).",
      .example = "stories = corpus profile=smoke\nids = encode \"the dog was happy .\" vocab=$stories\n"
                 "decode $ids vocab=$stories",
      .min_args = 1, .max_args = 1, .options = "vocab", .fn = cmd_decode},

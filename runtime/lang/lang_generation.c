@@ -72,14 +72,21 @@ static const wl_objtype GEN_T = {.name = "generation", .fields = "text tokens co
 wl_value *lang_generation_value(const wl_vocab *v, const wl_tokens *prompt, const wl_gen_result *res, wl_err *err)
 {
     lang_gen *g = wl_xcalloc(1, sizeof *g);
-    const char **words = wl_xcalloc((size_t)res->n_new + 1, sizeof(char *));   /* tokens= is at most 10000 */
+    /* [prompt->n + n_new] the prompt's tokens, then the new ones: the continuation closes the prompt's quotes */
+    const char **words = malloc(sizeof(char *) * (prompt->n + (size_t)res->n_new + 1));
+    if (!words) {
+        gen_free(g);
+        wl_fail(err, "out of memory for the text of %zu tokens", prompt->n + (size_t)res->n_new);
+        return NULL;
+    }
+    for (size_t i = 0; i < prompt->n; i++) words[i] = prompt->tok[i];
     g->tokens = wl_list();
     for (int i = 0; i < res->n_new; i++) {
-        words[i] = lang_token(v, res->ids[i]);
-        wl_list_push(g->tokens, wl_str(words[i]));
+        words[prompt->n + (size_t)i] = lang_token(v, res->ids[i]);
+        wl_list_push(g->tokens, wl_str(words[prompt->n + (size_t)i]));
     }
-    int rc = wl_text_detokenize((const char *const *)prompt->tok, prompt->n, &g->prompt, err) ||
-             wl_text_detokenize(words, (size_t)res->n_new, &g->continuation, err);
+    int rc = wl_text_readable(words, prompt->n, 0, &g->prompt, err) ||
+             wl_text_readable(words, prompt->n + (size_t)res->n_new, prompt->n, &g->continuation, err);
     free(words);
     if (rc) {
         gen_free(g);

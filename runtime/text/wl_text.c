@@ -368,3 +368,101 @@ int wl_text_detokenize(const char *const *tokens, size_t n, char **out, wl_err *
     *out = s;
     return 0;
 }
+
+/* ---- readable text ---- */
+
+typedef enum { RD_WORD, RD_CLOSE, RD_OPEN, RD_JOIN } rd_class;   /* what a token does to the spaces around it */
+
+#define LQUOTE "\xE2\x80\x9C"   /* “ */
+#define RQUOTE "\xE2\x80\x9D"   /* ” */
+#define LSINGLE "\xE2\x80\x98"  /* ‘ */
+#define RSINGLE "\xE2\x80\x99"  /* ’ */
+
+static int is_letters(const char *t)
+{
+    if (!*t) return 0;
+    for (; *t; t++)
+        if (!((*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') || *t == '\'')) return 0;
+    return 1;
+}
+
+static int is_contraction_end(const char *t)
+{
+    static const char *const ends[] = {"s", "t", "d", "m", "ll", "re", "ve"};
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
+        if (!strcmp(t, ends[i])) return 1;
+    return 0;
+}
+
+static int is_single(const char *t) { return !strcmp(t, "'") || !strcmp(t, RSINGLE); }
+
+/* The kept token after index i (specials skipped), or NULL. */
+static const char *next_kept(const char *const *tokens, size_t n, size_t i)
+{
+    for (size_t k = i + 1; k < n; k++)
+        if (!is_special(tokens[k])) return tokens[k];
+    return NULL;
+}
+
+/* Whether another single quote follows tokens[i] before the sentence ends (. ! ? or a straight double quote). */
+static int single_follows(const char *const *tokens, size_t n, size_t i)
+{
+    for (size_t k = i + 1; k < n; k++) {
+        const char *t = tokens[k];
+        if (is_single(t)) return 1;
+        if (!strcmp(t, ".") || !strcmp(t, "!") || !strcmp(t, "?") || !strcmp(t, "\"")) return 0;
+    }
+    return 0;
+}
+
+/* The class of tokens[i] after prev (the kept token before it, or NULL); dq and sq: a straight double or single quote
+ * is open (updated). */
+static rd_class readable_class(const char *const *tokens, size_t n, size_t i, const char *prev, int *dq, int *sq)
+{
+    const char *t = tokens[i];
+    if (t[0] && !t[1] && strchr(".,!?;:%)]}", t[0])) return RD_CLOSE;
+    if (t[0] && !t[1] && strchr("([{", t[0])) return RD_OPEN;
+    if (!strcmp(t, "\"")) return (*dq = !*dq) ? RD_OPEN : RD_CLOSE;
+    if (!strcmp(t, LQUOTE) || !strcmp(t, LSINGLE)) return RD_OPEN;
+    if (!strcmp(t, RQUOTE)) return RD_CLOSE;
+    if (!is_single(t)) return RD_WORD;
+    const char *next = next_kept(tokens, n, i);
+    int after_word = prev && is_letters(prev);
+    if (after_word && next && is_contraction_end(next)) return RD_JOIN;
+    if (*sq) {
+        *sq = 0;
+        return RD_CLOSE;
+    }
+    if (after_word && (t[0] != '\'' || (prev[strlen(prev) - 1] == 's' && !single_follows(tokens, n, i))))
+        return RD_CLOSE;   /* the dogs' bone; a ’ that closes no quote */
+    *sq = 1;
+    return RD_OPEN;
+}
+
+int wl_text_readable(const char *const *tokens, size_t n, size_t from, char **out, wl_err *err)
+{
+    size_t total = 1;
+    for (size_t i = from; i < n; i++) total += strlen(tokens[i]) + 1;
+    char *s = malloc(total);
+    if (!s) return wl_fail(err, "out of memory laying out %zu tokens", n);
+    size_t len = 0;
+    int dq = 0, sq = 0, glue = 1;   /* glue: no space before the next token (the start, or after an opening mark) */
+    const char *prev = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (is_special(tokens[i])) continue;
+        rd_class c = readable_class(tokens, n, i, prev, &dq, &sq);
+        prev = tokens[i];
+        if (i < from) {
+            glue = c == RD_OPEN || c == RD_JOIN;
+            continue;
+        }
+        if (!glue && len && c != RD_CLOSE && c != RD_JOIN) s[len++] = ' ';
+        size_t tl = strlen(tokens[i]);
+        memcpy(s + len, tokens[i], tl);
+        len += tl;
+        glue = c == RD_OPEN || c == RD_JOIN;
+    }
+    s[len] = '\0';
+    *out = s;
+    return 0;
+}

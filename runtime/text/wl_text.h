@@ -48,4 +48,14 @@ int wl_text_tokenize(const char *s, size_t n, wl_tokens *out, wl_err *err);
  * *out is malloc'd and NUL-terminated. */
 int wl_text_detokenize(const char *const *tokens, size_t n, char **out, wl_err *err);
 
+/* The tokens as English is written, for people to read (generated text; detokenize above is the course's, which
+ * squeezes the spaces around every quote: `over."i am shy,"said`). Drops the special tokens; no space before
+ * . , ! ? ; : % ) ] } or a closing quote, none after ( [ { or an opening quote. A straight " opens and closes in turn,
+ * counted from tokens[0]; “ and ‘ open, ” closes. A ' or ’ between a word and the end of a contraction (s t d m ll
+ * re ve) joins them (don ’ t: don’t); after a word ending in s with no other ' before the sentence ends, it is a
+ * plural possessive (the dogs' bone); otherwise ' pairs as a quote, and a ’ that closes none ends the word before.
+ * *out holds tokens[from..n) laid out so, with the quotes that tokens[0..from) left open (a prompt, before its
+ * continuation); malloc'd, NUL-terminated. */
+int wl_text_readable(const char *const *tokens, size_t n, size_t from, char **out, wl_err *err);
+
 #endif

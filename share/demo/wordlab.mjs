@@ -104,9 +104,12 @@ export class Vocab {
     return JSON.parse(rt.take(rt.withString(text, (p) => rt.M._wlw_tokenize(p, this.ptr)), 'tokenize'));
   }
 
-  detokenize(ids) {
+  // The text of ids as English is written; before: the ids of the text before them (a prompt), whose open quotes
+  // they close.
+  detokenize(ids, before = []) {
     const rt = this.rt;
-    return rt.take(rt.withIds(ids, (p) => rt.M._wlw_detokenize(this.ptr, p, ids.length)), 'detokenize');
+    const all = [...before, ...ids];
+    return rt.take(rt.withIds(all, (p) => rt.M._wlw_detokenize(this.ptr, p, all.length, before.length)), 'detokenize');
   }
 
   free() {

@@ -61,14 +61,19 @@ let script = '';
 for (const f of MODELS) {
   script += `m = model load ${q(path.join(art, f))} vocab=${q(path.join(art, 'vocab.json'))}\n`;
   for (const p of LOGIT_PROMPTS) script += `d = details $m ${q(p)}\n$d.ids\n$d.logits\n`;
-  for (const p of GEN_PROMPTS) script += `g = generate $m ${q(p)} tokens=${GEN_TOKENS}\n$g.tokens\n$g.stop\n`;
+  for (const p of GEN_PROMPTS) script += `g = generate $m ${q(p)} tokens=${GEN_TOKENS}\n$g.tokens\n$g.stop\n$g.text\n`;
 }
 const out = execFileSync(wordlab, ['--json', '-c', script], { encoding: 'utf8', maxBuffer: 1 << 28 });
 const native = out.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
-const perModel = LOGIT_PROMPTS.length * 2 + GEN_PROMPTS.length * 2;
+const perModel = LOGIT_PROMPTS.length * 2 + GEN_PROMPTS.length * 3;
 if (native.length !== MODELS.length * perModel) throw new Error(`native wordlab printed ${native.length} values, expected ${MODELS.length * perModel}`);
 
 const vocab = rt.vocab(fs.readFileSync(path.join(art, 'vocab.json')));
+// Generated text is spaced as English is written: quotes pair up, also when the prompt opened them.
+const said = vocab.encode('came over . " i am happy , " said his mom').ids, cut = said.length - 8;
+check(vocab.detokenize(said) === 'came over. "i am happy," said his mom', `readable text: ${q(vocab.detokenize(said))}`);
+check(vocab.detokenize(said.slice(cut), said.slice(0, cut)) === 'i am happy," said his mom',
+      `readable continuation: ${q(vocab.detokenize(said.slice(cut), said.slice(0, cut)))}`);
 for (const [mi, f] of MODELS.entries()) {
   const model = rt.model(fs.readFileSync(path.join(art, f)), f, vocab);
   let k = mi * perModel, worst = 0;
@@ -87,13 +92,15 @@ for (const [mi, f] of MODELS.entries()) {
   }
   let same = 0;
   for (const p of GEN_PROMPTS) {
-    const wantTokens = native[k++], wantStop = native[k++];
-    const g = model.start(vocab.encode(p).ids, { maxNewTokens: GEN_TOKENS, greedy: true });
+    const wantTokens = native[k++], wantStop = native[k++], wantText = native[k++];
+    const promptIds = vocab.encode(p).ids;
+    const g = model.start(promptIds, { maxNewTokens: GEN_TOKENS, greedy: true });
     while (!g.finished) g.step();
     const got = g.ids().map((id) => vocab.token(id));
-    const ok = JSON.stringify(got) === JSON.stringify(wantTokens) && g.stop === wantStop;
+    const text = vocab.detokenize(g.ids(), promptIds);   // the page's text: the same C as `generate`'s
+    const ok = JSON.stringify(got) === JSON.stringify(wantTokens) && g.stop === wantStop && text === wantText;
     same += ok;
-    check(ok, `${f} greedy from ${q(p)}: wasm ${JSON.stringify(got)} (${g.stop}), native ${JSON.stringify(wantTokens)} (${wantStop})`);
+    check(ok, `${f} greedy from ${q(p)}: wasm ${JSON.stringify(got)} (${g.stop}) ${q(text)}, native ${JSON.stringify(wantTokens)} (${wantStop}) ${q(wantText)}`);
     g.free();
   }
   console.log(`${f}: logits within ${worst.toExponential(2)} relative of native (${LOGIT_PROMPTS.length} contexts, forward and forward_details); greedy generation equal for ${same}/${GEN_PROMPTS.length} prompts`);

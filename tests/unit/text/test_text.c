@@ -93,10 +93,57 @@ static void test_detokenize(void)
     check_detok(NULL, 0, "");
 }
 
+/* readable(tokenize(text)) from token from on (0: all of them). */
+static void check_readable(const char *text, size_t from, const char *want)
+{
+    wl_tokens t;
+    wl_err e;
+    char *out = NULL;
+    CHECK(wl_text_tokenize(text, strlen(text), &t, &e) == 0);
+    CHECK(wl_text_readable((const char *const *)t.tok, t.n, from, &out, &e) == 0);
+    CHECK_MSG(out && !strcmp(out, want), "readable(\"%s\", from %zu) gave \"%s\", want \"%s\"", text, from, out ? out : "",
+              want);
+    free(out);
+    wl_tokens_free(&t);
+}
+
+static void test_readable(void)
+{
+    /* the course's detokenize squeezes both sides of every quote; readable text pairs them */
+    const char *course[] = {"came", "over", ".", "\"", "i", "am", "shy", ",", "\"", "said", "his", "mom"};
+    check_detok(course, 12, "came over.\"i am shy,\"said his mom");
+    check_readable("came over . \" i am shy , \" said his mom", 0, "came over. \"i am shy,\" said his mom");
+    check_readable("\"Hi!\" she said. \"Can I play?\" \"Yes,\" he said.", 0,
+                   "\"hi!\" she said. \"can i play?\" \"yes,\" he said.");
+    /* nested quotes: single inside double, straight inside curly */
+    check_readable("\"Mom said 'no' to me,\" Tom cried.", 0, "\"mom said 'no' to me,\" tom cried.");
+    check_readable("\xE2\x80\x9CHe said \"go\" and ran.\xE2\x80\x9D The end.", 0,
+                   "\xE2\x80\x9Che said \"go\" and ran.\xE2\x80\x9D the end.");
+    /* apostrophes: contractions are one token; a curly one is joined back; a plural possessive ends its word */
+    check_readable("Don't stop, Lily's dog!", 0, "don't stop, lily's dog!");
+    check_readable("I don\xE2\x80\x99t know.", 0, "i don\xE2\x80\x99t know.");
+    check_readable("The dogs' bone was big.", 0, "the dogs' bone was big.");
+    check_readable("He says 'hi' to the cats' mom.", 0, "he says 'hi' to the cats' mom.");
+    /* brackets, an unbalanced quote, specials */
+    check_readable("a ( small ) box [ red ] and 50 % off", 0, "a (small) box [red] and 50% off");
+    check_readable("she said \" hi and left", 0, "she said \"hi and left");
+    check_readable("\" hello", 0, "\"hello");
+    const char *sp[] = {"<BOS>", "the", "<UNK>", "dog", ".", "<EOS>"};
+    char *out = NULL;
+    wl_err e;
+    CHECK(wl_text_readable(sp, 6, 0, &out, &e) == 0 && !strcmp(out, "the dog."));
+    free(out);
+    /* a continuation after its prompt: the prompt's open quote is closed by the continuation */
+    check_readable("tom said , \" i want the ball , \" and ran", 4, "i want the ball,\" and ran");
+    check_readable("tom said , \" i want the ball , \" and ran", 9, "\" and ran");
+    check_readable("a b", 2, "");
+}
+
 void wl_test_main(void)
 {
     test_normalize();
     test_bad_utf8();
     test_tokenize();
     test_detokenize();
+    test_readable();
 }
