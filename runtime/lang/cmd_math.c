@@ -1,4 +1,4 @@
-/* cmd_math.c: cross-entropy and perplexity step by step: nll, mean, exp, perplexity. */
+/* cmd_math.c: cross-entropy and perplexity step by step: nll and perplexity (mean and exp: cmd_arith.c). */
 #include "lang_objs.h"
 
 #include <math.h>
@@ -25,31 +25,7 @@ static int cmd_nll(wl_call *c, wl_value **out)
     double *p;
     int n;
     if (read_probs(c, &p, &n)) return -1;
-    wl_value *l = wl_list();
-    for (int i = 0; i < n; i++) wl_list_push(l, wl_num(-log(p[i])));
-    free(p);
-    *out = l;
-    return 0;
-}
-
-static int cmd_mean(wl_call *c, wl_value **out)
-{
-    double *x;
-    int n;
-    if (wl_args_nums(c, 0, &x, &n)) return -1;
-    if (n == 0) return wl_call_fail(c, "ArgumentError", 1, "`mean` of nothing: give at least one number");
-    *out = wl_num(wl_mean(x, (size_t)n));
-    free(x);
-    return 0;
-}
-
-static int cmd_exp(wl_call *c, wl_value **out)
-{
-    double x;
-    if (wl_arg_num(c, 0, &x)) return -1;
-    if (x > 709) return wl_call_fail(c, "ArgumentError", 1, "exp of %g overflows a double (the largest is about exp 709)", x);
-    *out = wl_num(exp(x));
-    return 0;
+    return lang_nll_value(c, p, n, out);
 }
 
 static int cmd_perplexity(wl_call *c, wl_value **out)
@@ -65,14 +41,9 @@ const wl_command wl_cmds_math[] = {
      .summary = "the loss -ln p of each target probability",
      .help = "For each probability a model gave the observed next token, the loss is -ln p\n"
              "(natural log, in nats). A sure prediction (p = 1) costs 0; p = 0.5 costs 0.6931.\n"
-             "Gives a list; lists of numbers are accepted too.",
+             "Shows each p beside its loss; where numbers are expected (mean, + - * /, $l.0) it is the list\n"
+             "of losses. Lists of numbers are accepted too. Fields: .probabilities .losses .count",
      .example = "nll 0.5 0.25 0.125", .min_args = 1, .max_args = -1, .fn = cmd_nll},
-    {.name = "mean", .topic = "cross-entropy", .synopsis = "mean X [X ...]", .summary = "the average of numbers or lists of numbers",
-     .help = "The mean of the per-target losses is the cross-entropy in nats per token.",
-     .example = "mean 0.6931 1.3863 2.0794\nmean [nll 0.5 0.25 0.125]", .min_args = 1, .max_args = -1, .fn = cmd_mean},
-    {.name = "exp", .topic = "cross-entropy", .synopsis = "exp X", .summary = "e to the power X",
-     .help = "exp of the cross-entropy is the perplexity.", .example = "exp [mean [nll 0.5 0.25 0.125]]",
-     .min_args = 1, .max_args = 1, .fn = cmd_exp},
     {.name = "perplexity", .topic = "cross-entropy", .synopsis = "perplexity P [P ...]",
      .summary = "losses, cross-entropy and perplexity from target probabilities",
      .help = "Shows each target's loss -ln p, their mean (the cross-entropy, nats per token) and\n"

@@ -4,12 +4,13 @@
 #include <string.h>
 
 extern const wl_command wl_cmds_core[], wl_cmds_text[], wl_cmds_corpus[], wl_cmds_model[], wl_cmds_train[],
-    wl_cmds_evaluate[], wl_cmds_generate[], wl_cmds_compare[], wl_cmds_math[], wl_cmds_io[], wl_cmds_seq[],
+    wl_cmds_evaluate[], wl_cmds_generate[], wl_cmds_compare[], wl_cmds_math[], wl_cmds_arith[], wl_cmds_io[], wl_cmds_seq[],
     wl_cmds_lesson[];
 
 static const wl_command *const TABLES[] = {wl_cmds_core,     wl_cmds_corpus,   wl_cmds_text,     wl_cmds_model,
                                             wl_cmds_train,    wl_cmds_evaluate, wl_cmds_generate, wl_cmds_compare,
-                                            wl_cmds_math,     wl_cmds_io,       wl_cmds_seq,      wl_cmds_lesson};
+                                            wl_cmds_math,     wl_cmds_arith,    wl_cmds_io,       wl_cmds_seq,
+                                            wl_cmds_lesson};
 
 const wl_command *wl_command_at(int i)
 {

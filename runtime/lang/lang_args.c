@@ -119,11 +119,13 @@ int wl_args_nums(wl_call *c, int from, double **out, int *n)
     int cap = 0;
     for (int i = from; i < c->argc; i++) {
         wl_value *v = c->argv[i];
+        const double *stands = NULL;   /* a value that stands for numbers */
         int cnt = v->type == WL_V_LIST ? v->n : 1;
+        if (v->type == WL_V_OBJ && v->otype->numbers) v->otype->numbers(v->data, &stands, &cnt);
         for (int k = 0; k < cnt; k++) {
             wl_value *item = v->type == WL_V_LIST ? v->items[k] : v;
-            double x;
-            if (num_of(item, &x)) {
+            double x = stands ? stands[k] : 0;
+            if (!stands && num_of(item, &x)) {
                 free(*out);
                 *out = NULL;
                 return type_fail(c, i, v->type == WL_V_LIST ? "numbers (this list holds something else)" : "a number", item);

@@ -213,9 +213,27 @@ void wl_interp_free(wl_interp *in)
 static int eval_script_value(wl_interp *in, const wl_script *s, wl_value **out);
 static int eval_stmt(wl_interp *in, const wl_stmt *st, wl_value **out, const wl_command **cmd_out);
 
+/* Whether field is an index (digits) or .count, which a list, and a value that stands for numbers, have. */
+static int list_field(const char *field)
+{
+    return !strcmp(field, "count") || (field[0] >= '0' && field[0] <= '9' && strspn(field, "0123456789") == strlen(field));
+}
+
 static int field_of(wl_interp *in, wl_value *v, const char *field, const wl_part *pt, wl_value **out)
 {
     wl_err err = {{0}};
+    if (v->type == WL_V_OBJ && v->otype->numbers && list_field(field)) {
+        const double *x;
+        int n;
+        v->otype->numbers(v->data, &x, &n);
+        long i = strtol(field, NULL, 10);
+        if (!strcmp(field, "count")) *out = wl_int(n);
+        else if (i < n) *out = wl_num(x[i]);
+        else
+            return fail_at(in, "IndexError", pt->line, pt->col, "$%s has %d items; .%ld is past the end (items count from 0)",
+                           pt->text, n, i);
+        return 0;
+    }
     if (v->type == WL_V_OBJ && v->otype->field) {
         *out = v->otype->field(v, field, &err);
         if (*out) return 0;
@@ -388,6 +406,13 @@ static int unknown_command(wl_interp *in, const wl_word *w, const char *name)
     return -1;
 }
 
+/* The operator a word is (+ - * /, bare and alone), or 0. */
+static char op_of(const wl_word *w)
+{
+    const char *t = wl_word_bare(w);
+    return t && t[0] && !t[1] && strchr("+-*/", t[0]) ? t[0] : 0;
+}
+
 static int word_pos_fail(wl_interp *in, const wl_stmt *st, int word, const char *ename, const char *msg)
 {
     if (word >= 0 && word < st->nwords) return fail_at(in, ename, st->words[word].line, st->words[word].col, "%s", msg);
@@ -414,6 +439,12 @@ static int check_call(wl_interp *in, const wl_stmt *st, wl_call *c)
         wl_buf_printf(&b, "`%s` takes %s%d argument%s, got %d; usage: %s", cmd->name,
                       cmd->max_args == cmd->min_args ? "" : "at most ", cmd->max_args, cmd->max_args == 1 ? "" : "s",
                       c->argc, cmd->synopsis);
+        for (int i = 1; i < st->nwords; i++)
+            if (op_of(&st->words[i])) {
+                wl_buf_printf(&b, "; to compute with its value put the command in [ ]: [%s ...] %c ...", cmd->name,
+                              op_of(&st->words[i]));
+                break;
+            }
         rc = word_pos_fail(in, st, c->argword[cmd->max_args], "ArgumentError", b.s);
     } else if (cmd->subcommands && c->argc > 0) {
         int n = wl_split_words(cmd->subcommands, buf, sizeof buf, words, 64), ok = 0;
@@ -463,6 +494,122 @@ static void free_call(wl_call *c)
     free(c->optword);
 }
 
+/* ---- arithmetic: a statement that starts with a value and goes on with + - * / ---- */
+
+/* Whether a bare word is arithmetic written without spaces (1/4, 2*3, 0.5+1): digits and points around operators. */
+static int unspaced_arith(const char *t)
+{
+    int digits = 0, ops = 0;
+    for (const char *p = t; *p; p++) {
+        if ((*p >= '0' && *p <= '9') || *p == '.') digits++;
+        else if (strchr("+-*/", *p) && p > t && p[1]) ops++;
+        else if (!(strchr("+-", *p) && p == t)) return 0;
+    }
+    return digits && ops;
+}
+
+/* The numbers of word i of st (evaluated), with unary minuses *neg times before it. */
+static int expr_operand(wl_interp *in, const wl_stmt *st, int i, int neg, lang_nums *out)
+{
+    const wl_word *w = &st->words[i];
+    wl_value *v;
+    if (eval_word(in, w, &v)) return -1;
+    int bad, rc = lang_nums_read(v, out, &bad);
+    if (rc == -1 && bad >= 0)
+        fail_at(in, "TypeError", w->line, w->col, "arithmetic takes numbers and lists of numbers; item %d of this list is %s",
+                bad, wl_value_kind(v->items[bad]));
+    else if (rc == -1)
+        fail_at(in, "TypeError", w->line, w->col, "arithmetic takes numbers and lists of numbers, not %s%s", wl_value_kind(v),
+                v->type == WL_V_STR ? " (a number in \"quotes\" is text)" : "");
+    else if (rc == -2)
+        fail_at(in, "RuntimeError", w->line, w->col, "out of memory for the numbers of %s", wl_value_kind(v));
+    wl_unref(v);
+    for (int k = 0; !rc && neg && k < out->n; k++) out->x[k] = -out->x[k];
+    return rc ? -1 : 0;
+}
+
+/* Folds vals[k] ops[k] vals[k+1] for the operators in which (e.g. "* /"), left to right; n: values (updated). */
+static int expr_fold(wl_interp *in, const wl_stmt *st, lang_nums *vals, int *valw, char *ops, int *opw, int *n,
+                     const char *which)
+{
+    int k = 0;
+    while (k < *n - 1) {
+        if (!strchr(which, ops[k])) {
+            k++;
+            continue;
+        }
+        lang_nums r;
+        wl_buf msg = {0};
+        int blame;
+        if (lang_nums_op(ops[k], &vals[k], &vals[k + 1], &r, &msg, &blame)) {
+            const wl_word *w = &st->words[blame == 0 ? opw[k] : blame == 1 ? valw[k] : valw[k + 1]];
+            fail_at(in, "ArithmeticError", w->line, w->col, "%s", msg.s);
+            free(msg.s);
+            return -1;
+        }
+        lang_nums_free(&vals[k]);
+        lang_nums_free(&vals[k + 1]);
+        vals[k] = r;
+        memmove(vals + k + 1, vals + k + 2, sizeof *vals * (size_t)(*n - k - 2));
+        memmove(valw + k + 1, valw + k + 2, sizeof *valw * (size_t)(*n - k - 2));
+        memmove(ops + k, ops + k + 1, (size_t)(*n - k - 2));
+        memmove(opw + k, opw + k + 1, sizeof *opw * (size_t)(*n - k - 2));
+        (*n)--;
+    }
+    return 0;
+}
+
+/* value (op value)*, * and / before + and -, each value a word with any number of unary minuses before it. */
+static int eval_expr(wl_interp *in, const wl_stmt *st, wl_value **out)
+{
+    int nw = st->nwords, n = 0, rc = 0;
+    lang_nums *vals = wl_xcalloc((size_t)nw, sizeof *vals);
+    int *valw = wl_xcalloc((size_t)nw, sizeof(int)), *opw = wl_xcalloc((size_t)nw, sizeof(int));
+    char *ops = wl_xcalloc((size_t)nw, 1);
+    for (int i = 0; i < nw && !rc;) {
+        int neg = 0;
+        while (i < nw && op_of(&st->words[i]) == '-') neg ^= 1, i++;
+        if (i == nw) {
+            rc = word_pos_fail(in, st, nw, "ArgumentError", "a value is missing at the end: write a number, $name or [command] "
+                                                             "after the operator");
+            break;
+        }
+        if (op_of(&st->words[i])) {
+            rc = fail_at(in, "ArgumentError", st->words[i].line, st->words[i].col,
+                         "expected a value (a number, $name or [command]) here, not the operator %c", op_of(&st->words[i]));
+            break;
+        }
+        if (st->words[i].optkey) {
+            rc = fail_at(in, "ArgumentError", st->words[i].line, st->words[i].col,
+                         "an option like %s= belongs to a command; arithmetic takes values and + - * /", st->words[i].optkey);
+            break;
+        }
+        valw[n] = i;
+        if ((rc = expr_operand(in, st, i, neg, &vals[n]))) break;
+        n++;
+        if (++i == nw) break;
+        if (!op_of(&st->words[i])) {
+            rc = fail_at(in, "ArgumentError", st->words[i].line, st->words[i].col,
+                         "expected an operator (+ - * /) or the end of the line after a value; a line that runs a "
+                         "command starts with its name (type `help` for the list)");
+            break;
+        }
+        ops[n - 1] = op_of(&st->words[i]);
+        opw[n - 1] = i++;
+        if (i == nw) rc = word_pos_fail(in, st, nw, "ArgumentError", "a value is missing at the end: write a number, $name "
+                                                                    "or [command] after the operator");
+    }
+    if (!rc) rc = expr_fold(in, st, vals, valw, ops, opw, &n, "*/");
+    if (!rc) rc = expr_fold(in, st, vals, valw, ops, opw, &n, "+-");
+    if (!rc) *out = lang_nums_value(&vals[0]);
+    for (int k = 0; k < n; k++) lang_nums_free(&vals[k]);
+    free(vals);
+    free(valw);
+    free(opw);
+    free(ops);
+    return rc;
+}
+
 static int eval_stmt(wl_interp *in, const wl_stmt *st, wl_value **out, const wl_command **cmd_out)
 {
     *out = NULL;
@@ -471,9 +618,12 @@ static int eval_stmt(wl_interp *in, const wl_stmt *st, wl_value **out, const wl_
     const wl_word *w0 = &st->words[0];
     const char *name = wl_word_bare(w0);
     if (!name || !wl_is_ident(name)) {
-        if (st->nwords == 1) return eval_word(in, w0, out);
-        return fail_at(in, "ArgumentError", w0->line, w0->col,
-                       "a line starts with a command name (type `help` for the list); a value like this one is shown when written alone");
+        if (st->nwords > 1 || op_of(w0)) return eval_expr(in, st, out);
+        if (name && unspaced_arith(name))
+            return fail_at(in, "ArgumentError", w0->line, w0->col,
+                           "arithmetic needs spaces around its operators: write %s as values and + - * / separated by spaces "
+                           "(1 / 4)", name);
+        return eval_word(in, w0, out);
     }
     const wl_command *cmd = wl_command_find(name);
     if (!cmd) return unknown_command(in, w0, name);

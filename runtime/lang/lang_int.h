@@ -78,6 +78,26 @@ int wl_split_words(const char *list, char *buf, size_t cap, const char **words, 
 int wl_interp_nvars(const wl_interp *in);
 const char *wl_interp_var_name(const wl_interp *in, int i);
 
+/* ---- numbers and lists of numbers (lang_arith.c) ---- */
+
+typedef struct lang_nums {
+    double *x;               /* [n] malloc'd */
+    int n;
+    int list;                /* a list (even of one item), not a single number */
+    int ints;                /* every item is a whole number written without a point */
+} lang_nums;
+
+/* The numbers of v: a number (or a string that reads as one), a list of them, or a value that stands for numbers.
+ * Returns 0; -1 when v holds something else (*bad: the index of the list item that is not a number, else -1);
+ * -2 when memory runs out. */
+int lang_nums_read(const wl_value *v, lang_nums *out, int *bad);
+void lang_nums_free(lang_nums *a);
+/* a as a value: a number, or a list when a->list. */
+wl_value *lang_nums_value(const lang_nums *a);
+/* out = a op b (op one of + - * /), item by item; a single number meets every item of a list. Returns 0, or -1 with
+ * the reason in msg and *blame: 0 the operator, 1 the left side, 2 the right side. */
+int lang_nums_op(char op, const lang_nums *a, const lang_nums *b, lang_nums *out, wl_buf *msg, int *blame);
+
 /* A command's help page: synopsis, summary, long help, options, example (lang_help.c). */
 void wl_help_command(const wl_command *cmd, wl_mime *out);
 

@@ -192,6 +192,8 @@ int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int
 /* The perplexity value of the target probabilities p [n] (malloc'd, moved in): each loss -ln p, their mean (the
  * cross-entropy) and its exp. Returns 0, or -1 with an error on c when memory runs out (p is freed either way). */
 int lang_perplexity_value(wl_call *c, double *p, int n, wl_value **out);
+/* The value of nll: the same table without the mean, standing for its losses where numbers are expected. */
+int lang_nll_value(wl_call *c, double *p, int n, wl_value **out);
 
 /* ---- help pages (lang_help.c) ---- */
 

@@ -1,4 +1,5 @@
-/* lang_perplexity.c: the perplexity value: target probabilities, their losses -ln p, the mean (cross-entropy) and its exp. */
+/* lang_perplexity.c: the nll and perplexity values: target probabilities, their losses -ln p, their mean (cross-entropy)
+ * and its exp. */
 #include "lang_objs.h"
 
 #include <math.h>
@@ -9,6 +10,7 @@ typedef struct ppl {
     int n;
     double *p, *loss;     /* [n] the target probabilities and their losses -ln p (malloc'd, owned) */
     double ce, ppl;       /* the mean loss and its exp */
+    int summary;          /* perplexity: the mean and its exp follow the table; nll: the table alone */
 } ppl;
 
 static void ppl_free(void *d)
@@ -35,7 +37,15 @@ static int ppl_render(const void *d, wl_mime *out, wl_err *err)
         wl_table_cell(t, wl_fmt_num(q->loss[i], 0, b2), -1);
     }
     char *tt = wl_table_text(t), *th = wl_table_html(t);
+    wl_table_free(t);
     wl_buf b = {0};
+    if (!q->summary) {   /* nll: the table, and for programs the list of losses */
+        out->text_plain = tt;
+        out->text_html = th;
+        wl_buf_json_nums(&b, q->loss, q->n);
+        out->app_json = wl_buf_take(&b);
+        return 0;
+    }
     wl_buf_printf(&b, "%s\nmean cross-entropy: %s nats per token\n", tt, wl_fmt_num(q->ce, 0, a));
     wl_buf_printf(&b, "perplexity: exp(%s) = %s", a, wl_fmt_num(q->ppl, 0, b2));
     out->text_plain = wl_buf_take(&b);
@@ -43,7 +53,6 @@ static int ppl_render(const void *d, wl_mime *out, wl_err *err)
     out->text_html = wl_buf_take(&b);
     free(tt);
     free(th);
-    wl_table_free(t);
     wl_buf_puts(&b, "{\"type\":\"perplexity\",\"probabilities\":");
     wl_buf_json_nums(&b, q->p, q->n);
     wl_buf_puts(&b, ",\"losses\":");
@@ -59,33 +68,49 @@ static int ppl_render(const void *d, wl_mime *out, wl_err *err)
 
 static wl_value *ppl_field(wl_value *self, const char *name, wl_err *err);
 
+/* nll stands for its losses wherever numbers are expected (mean $l, $l.0, $l / 2) */
+static void nll_numbers(const void *d, const double **x, int *n)
+{
+    const ppl *q = d;
+    *x = q->loss;
+    *n = q->n;
+}
+
 static const wl_objtype PPL_T = {.name = "perplexity", .fields = "probabilities losses cross_entropy perplexity",
                                  .free = ppl_free, .render = ppl_render, .field = ppl_field};
+static const wl_objtype NLL_T = {.name = "list of losses", .fields = "probabilities losses count", .free = ppl_free,
+                                 .render = ppl_render, .field = ppl_field, .numbers = nll_numbers};
 
 static wl_value *ppl_field(wl_value *self, const char *name, wl_err *err)
 {
     const ppl *q = self->data;
     if (!strcmp(name, "probabilities")) return wl_list_nums(q->p, q->n);
     if (!strcmp(name, "losses")) return wl_list_nums(q->loss, q->n);
-    if (!strcmp(name, "cross_entropy")) return wl_num(q->ce);
-    if (!strcmp(name, "perplexity")) return wl_num(q->ppl);
-    wl_fail(err, "a perplexity has no field .%s; its fields are %s", name, PPL_T.fields);
+    if (q->summary && !strcmp(name, "cross_entropy")) return wl_num(q->ce);
+    if (q->summary && !strcmp(name, "perplexity")) return wl_num(q->ppl);
+    wl_fail(err, "%s has no field .%s; its fields are %s", q->summary ? "a perplexity" : "a list of losses", name,
+            self->otype->fields);
     return NULL;
 }
 
-int lang_perplexity_value(wl_call *c, double *p, int n, wl_value **out)
+/* The value over p [n] (moved in): with its summary (perplexity) or without (nll). */
+static int probs_value(wl_call *c, double *p, int n, int summary, wl_value **out)
 {
     ppl *q = wl_xcalloc(1, sizeof *q);
+    q->summary = summary;
     q->p = p;
     q->n = n;
     q->loss = malloc(sizeof(double) * (size_t)n);
     if (!q->loss) {
         ppl_free(q);
-        return wl_call_fail(c, "RuntimeError", -1, "`perplexity`: out of memory for %d losses", n);
+        return wl_call_fail(c, "RuntimeError", -1, "`%s`: out of memory for %d losses", c->cmd->name, n);
     }
-    for (int i = 0; i < n; i++) q->loss[i] = -log(p[i]);
+    for (int i = 0; i < n; i++) q->loss[i] = 0.0 - log(p[i]);   /* 0, not -0, for p = 1 */
     q->ce = wl_mean(q->loss, (size_t)n);
     q->ppl = exp(q->ce);
-    *out = wl_obj(&PPL_T, q);
+    *out = wl_obj(summary ? &PPL_T : &NLL_T, q);
     return 0;
 }
+
+int lang_perplexity_value(wl_call *c, double *p, int n, wl_value **out) { return probs_value(c, p, n, 1, out); }
+int lang_nll_value(wl_call *c, double *p, int n, wl_value **out) { return probs_value(c, p, n, 0, out); }

@@ -42,6 +42,9 @@ typedef struct wl_objtype {
     int (*render)(const void *data, wl_mime *out, wl_err *err);
     /* A new reference to field name of self, or NULL with err filled. NULL: the type has no fields. */
     wl_value *(*field)(wl_value *self, const char *name, wl_err *err);
+    /* The numbers the value stands for where numbers are expected (arithmetic, mean, $x.0, $x.count): *x [*n],
+     * owned by data. NULL: the type stands for no numbers. */
+    void (*numbers)(const void *data, const double **x, int *n);
 } wl_objtype;
 
 struct wl_value {
@@ -136,8 +139,8 @@ int wl_arg_num(wl_call *c, int i, double *out);
 int wl_arg_int(wl_call *c, int i, long long lo, long long hi, long long *out);
 const char *wl_arg_str(wl_call *c, int i);
 void *wl_arg_obj(wl_call *c, int i, const wl_objtype *t);
-/* Flattens positional arguments from..argc-1 (numbers and lists of numbers) into a malloc'd array (an error, not
- * an abort, when the numbers do not fit in memory). */
+/* Flattens positional arguments from..argc-1 (numbers, lists of numbers and values that stand for numbers) into a
+ * malloc'd array (an error, not an abort, when the numbers do not fit in memory). */
 int wl_args_nums(wl_call *c, int from, double **out, int *n);
 
 /* Options: when absent, *out = dflt and 0 is returned; a number must be finite. */

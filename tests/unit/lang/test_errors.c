@@ -75,7 +75,7 @@ static void test_argument_errors(void)
     expect_error("nll 0.5 x=1", "ArgumentError", 1, 9, "takes no options");
     expect_error("model nwe vocab=10", "ArgumentError", 1, 7, "did you mean new?");
     expect_error("nll 0.5 0", "ArgumentError", 1, 9, "greater than 0");
-    expect_error("1 2", "ArgumentError", 1, 1, "starts with a command name");
+    expect_error("1 2", "ArgumentError", 1, 3, "expected an operator (+ - * /) or the end of the line");
     expect_error("help perplexty", "ArgumentError", 1, 6, "did you mean perplexity?");
     expect_error("corpus profile=huge", "ArgumentError", 1, 8, "huge");
 }
@@ -83,7 +83,7 @@ static void test_argument_errors(void)
 static void test_type_errors(void)
 {
     expect_error("mean 1 abc", "TypeError", 1, 8, "the second argument of `mean` must be a number, not a string");
-    expect_error("x = perplexity 0.5\nexp $x", "TypeError", 2, 5, "must be a number, not a perplexity");
+    expect_error("x = perplexity 0.5\nexp $x", "TypeError", 2, 5, "`exp` takes a number or a list of numbers, not a perplexity");
     expect_error("heads 3", "TypeError", 1, 7, "must be a forward_details, not a number");
     expect_error("corpus seed=abc", "TypeError", 1, 8, "option seed= of `corpus` must be a number");
     expect_error("mean [tokenize \"a b\"]", "TypeError", 1, 6, "numbers");
@@ -184,8 +184,33 @@ static void test_nul_place_and_escapes(void)
     lt_free(r);
 }
 
+/* Arithmetic: operators between values, and the math commands, point at the word that is wrong. */
+static void test_arithmetic_errors(void)
+{
+    expect_error("x = 1/4", "ArgumentError", 1, 5, "spaces around its operators: write 1/4 as values and + - * / separated");
+    expect_error("1 /", "ArgumentError", 1, 5, "a value is missing at the end");
+    expect_error("1 + + 2", "ArgumentError", 1, 5, "not the operator +");
+    expect_error("* 2", "ArgumentError", 1, 1, "not the operator *");
+    expect_error("1 + \"a\"", "TypeError", 1, 5, "not a string (a number in \"quotes\" is text)");
+    expect_error("t = tokenize \"a b\"\n2 * $t", "TypeError", 2, 5, "item 0 of this list is a string");
+    expect_error("x = 2\ny = $x / 0", "ArithmeticError", 2, 10, "division by zero");
+    expect_error("1 / [nll 1 0.5]", "ArithmeticError", 1, 5, "item 0 of the list is 0");
+    expect_error("[softmax 1 2] + [softmax 1 2 3]", "ArithmeticError", 1, 15, "have 2 and 3 items");
+    expect_error("1e300 * 1e300", "ArithmeticError", 1, 7, "overflows");
+    expect_error("1 + x=2", "ArgumentError", 1, 5, "belongs to a command");
+    expect_error("exp 1 + 2", "ArgumentError", 1, 7, "put the command in [ ]: [exp ...] + ...");
+    expect_error("ln 0", "ArgumentError", 1, 4, "ln is defined for numbers above 0, got 0");
+    expect_error("log2 [softmax 1 2] -1", "ArgumentError", 1, 20, "takes 1 argument");
+    expect_error("ln [nll 1 0.5]", "ArgumentError", 1, 4, "got 0 (item 0 of the list)");
+    expect_error("exp [mean 800 800]", "ArgumentError", 1, 5, "overflows a double");
+    expect_error("sum", "ArgumentError", 1, 5, "needs at least 1 argument");
+    expect_error("argmax 1 two", "TypeError", 1, 10, "the second argument of `argmax` must be a number");
+    expect_error("softmax [tokenize \"a\"]", "TypeError", 1, 9, "this list holds something else");
+}
+
 void wl_test_main(void)
 {
+    test_arithmetic_errors();
     test_nul_place_and_escapes();
     test_whole_numbers_past_long_long();
     test_lone_cr_is_a_line_break();

@@ -31,12 +31,54 @@ static void test_numbers_and_strings(void)
     expect_text(NULL, "-2.5e1", "-25.0");
     expect_text(NULL, "0.000012345", "1.234e-05");
     expect_text(NULL, "\"007\"", "007");
-    expect_text(NULL, "nll 0.5 0.25 0.125", "[0.6931, 1.3863, 2.0794]");
+    expect_text(NULL, "nll 0.5 0.25 0.125", "target p  loss -ln p\n────────────────────\n     0.5      0.6931\n"
+                                            "    0.25      1.3863\n   0.125      2.0794");
     expect_text(NULL, "exp [mean [nll 0.5 0.25 0.125]]", "4.0");
     expect_text(NULL, "\"tab\\there\\n\\\"q\\\" \\$x \\u00e9\\u{1F600}\"", "tab\there\n\"q\" $x é😀");
     expect_text(NULL, "tokenize \"Don't stop, Lily's dog!\"", "[\"don't\", \"stop\", \",\", \"lily's\", \"dog\", \"!\"]");
     expect_out(NULL, "print a b   c", "a b c\n");
     expect_out(NULL, "print costs $5 and 100%", "costs $5 and 100%\n");
+}
+
+/* + - * / between values (numbers, lists, values that stand for numbers) and the math commands. */
+static void test_arithmetic(void)
+{
+    expect_text(NULL, "1 / 4", "0.25");
+    expect_text(NULL, "x = 1 / 4\n$x", "0.25");
+    expect_text(NULL, "1 + 2 * 3 - 4 / 2", "5.0");
+    expect_text(NULL, "2 * 3 + 1", "7");
+    expect_text(NULL, "7 - 2 - 1", "4");
+    expect_text(NULL, "8 / 2 / 2", "2.0");
+    expect_text(NULL, "- 2 * 3", "-6");
+    expect_text(NULL, "x = 0.5\n- - $x", "0.5");
+    expect_text(NULL, "- [ln 0.25]", "1.3863");
+    expect_text(NULL, "[ln 0.25] / [ln 2]", "-2.0");
+    expect_text(NULL, "l = nll 0.5 0.25\n$l * 2", "[1.3863, 2.7726]");
+    expect_text(NULL, "l = nll 0.5 0.25\n1 + $l", "[1.6931, 2.3863]");
+    expect_text(NULL, "[softmax 0 0] + [softmax 0 0]", "[1.0, 1.0]");
+    expect_text(NULL, "s = softmax 0 0 0 0\n[softmax 0 0] / $s.0", "[2.0, 2.0]");
+    expect_text(NULL, "ln 1", "0.0");
+    expect_text(NULL, "ln [nll 0.5]", "[-0.3665]");
+    expect_text(NULL, "log2 0.125", "-3.0");
+    expect_text(NULL, "exp [ln 0.25]", "0.25");
+    expect_text(NULL, "sum 1 2 3", "6");
+    expect_text(NULL, "sum 0.5 [softmax 1 1]", "1.5");
+    expect_text(NULL, "sum [nll 0.5 0.25 0.125]", "4.1589");
+    expect_text(NULL, "mean [nll 0.5 0.25 0.125]", "1.3863");
+    expect_text(NULL, "softmax 1 1 2", "[0.2119, 0.2119, 0.5761]");
+    expect_text(NULL, "softmax 1001 1001 1002", "[0.2119, 0.2119, 0.5761]");
+    expect_text(NULL, "sum [softmax 3 1 4 1 5]", "1.0");
+    expect_text(NULL, "argmax 3 1 4 1 5", "4");
+    expect_text(NULL, "argmax 5 1 5", "0");
+    /* nll stands for its losses: index, count, mean, arithmetic; its JSON is the list of losses */
+    expect_text(NULL, "l = nll 0.5 0.25\n$l.1", "1.3863");
+    expect_text(NULL, "l = nll 0.5 0.25\n$l.count", "2");
+    lt_run *r = lt_eval(NULL, "nll 0.5 0.25", NULL);
+    CHECK(r->rc == 0 && r->result.app_json && !strcmp(r->result.app_json, "[0.6931471805599453,1.3862943611198906]"));
+    CHECK(r->result.text_html && strstr(r->result.text_html, "target p") && strstr(r->result.text_html, "0.25"));
+    lt_free(r);
+    /* the steps of lesson 03, checked by hand: the cross-entropy is the mean of -ln p, the perplexity its exp */
+    expect_text(NULL, "ce = [- [ln 0.5] - [ln 0.25] - [ln 0.125]] / 3\nexp $ce", "4.0");
 }
 
 static void test_perplexity_example(void)
@@ -209,6 +251,7 @@ void wl_test_main(void)
 {
     test_numbers_and_strings();
     test_perplexity_example();
+    test_arithmetic();
     test_variables_and_fields();
     test_comments_and_continuation();
     test_display_rules();
