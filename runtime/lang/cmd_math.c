@@ -28,6 +28,20 @@ static int cmd_nll(wl_call *c, wl_value **out)
     return lang_nll_value(c, p, n, out);
 }
 
+static int cmd_next(wl_call *c, wl_value **out)
+{
+    lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
+    const char *text = lm ? wl_arg_str(c, 1) : NULL;
+    const char *target = text ? wl_opt_str(c, "target", NULL) : NULL;
+    long long top;
+    if (!text || (wl_opt_has(c, "target") && !target) || wl_opt_int(c, "top", 10, 1, 1000000, &top)) return -1;
+    wl_value *vv = lang_model_vocab(c, lm);
+    if (!vv) return -1;
+    int rc = lang_next_value(c, lm, vv, text, (int)top, target, out);
+    wl_unref(vv);
+    return rc;
+}
+
 static int cmd_perplexity(wl_call *c, wl_value **out)
 {
     double *p;
@@ -44,6 +58,18 @@ const wl_command wl_cmds_math[] = {
              "Shows each p beside its loss; where numbers are expected (mean, + - * /, $l.0) it is the list\n"
              "of losses. Lists of numbers are accepted too. Fields: .probabilities .losses .count",
      .example = "nll 0.5 0.25 0.125", .min_args = 1, .max_args = -1, .fn = cmd_nll},
+    {.name = "next", .topic = "cross-entropy", .synopsis = "next MODEL TEXT [top=10] [target=WORD] [vocab=V]",
+     .summary = "the model's probability for every word of its vocabulary as the next token after TEXT",
+     .help = "Runs the model once on <BOS> and the text's ids (the last 64, left-padded, as generate and\n"
+             "losses read them) and turns its logits into probabilities with softmax: one for every word\n"
+             "of the vocabulary, adding up to 1. Shows the top= most likely words with p, -ln p and a bar,\n"
+             "and the rest summed. target=WORD marks one word and gives its p, its loss -ln p and its\n"
+             "rank: the number `losses` shows for that word when it follows the text.\n"
+             "Fields: .tokens .probabilities (the top ones) .rest .all (every word, by id) and, with\n"
+             "target=, .p .loss .rank",
+     .example = "stories = corpus profile=smoke\nm = model new kind=multihead vocab=$stories.vocab seed=11\n"
+                "next $m \"once upon a\" top=5\nn = next $m \"once upon a\" target=time\nprint $n.p [exp [- $n.loss]]",
+     .min_args = 2, .max_args = 2, .options = "top target vocab", .fn = cmd_next},
     {.name = "perplexity", .topic = "cross-entropy", .synopsis = "perplexity P [P ...]",
      .summary = "losses, cross-entropy and perplexity from target probabilities",
      .help = "Shows each target's loss -ln p, their mean (the cross-entropy, nats per token) and\n"

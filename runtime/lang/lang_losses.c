@@ -112,10 +112,12 @@ static wl_value *losses_field(wl_value *self, const char *name, wl_err *err)
 static const wl_objtype LOSSES_T = {.name = "losses", .fields = "tokens probabilities losses loss perplexity count",
                                     .free = losses_free, .render = losses_render, .field = losses_field};
 
-/* Scores the targets hist[1..n] into l: target k from the last WL_CONTEXT of the k ids before it, CHUNK at a time. */
+/* Scores the targets hist[1..n] into l: target k from the last WL_CONTEXT of the k ids before it, one at a time: a
+ * forward pass of one context, as `next` runs it, so that both give a target the same probability to the last bit
+ * (a batch of several contexts may round differently). */
 static int score_story(wl_call *c, const lang_model *lm, const int32_t *hist, int n, lang_losses *l)
 {
-    enum { CHUNK = 64 };
+    enum { CHUNK = 1 };
     wl_model_ws *ws = wl_model_ws_new(&lm->m, CHUNK);
     int32_t *ctx = malloc(sizeof(int32_t) * CHUNK * WL_CONTEXT);        /* [CHUNK, WL_CONTEXT] */
     float *logits = malloc(sizeof(float) * CHUNK * (size_t)lm->m.V);    /* [CHUNK, V] */

@@ -6,19 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* n with commas between groups of three digits (2,332,832); buf of at least 32 bytes. */
-static const char *grouped(size_t n, char *buf)
-{
-    char tmp[32];
-    int len = snprintf(tmp, sizeof tmp, "%zu", n), k = 0;
-    for (int i = 0; i < len; i++) {
-        if (i && (len - i) % 3 == 0) buf[k++] = ',';
-        buf[k++] = tmp[i];
-    }
-    buf[k] = 0;
-    return buf;
-}
-
 static void model_free(void *d)
 {
     lang_model *lm = d;
@@ -38,7 +25,7 @@ static int model_render(const void *d, wl_mime *out, wl_err *err)
     wl_buf_printf(&b, "model %s", m->kind_name);
     if (m->kind == WL_KIND_ATTENTION)
         wl_buf_printf(&b, ": %d head%s of width %d", m->H, m->H == 1 ? "" : "s", WL_D / m->H);
-    wl_buf_printf(&b, ", vocabulary %d, %s parameters\n", m->V, grouped(m->nparams, g));
+    wl_buf_printf(&b, ", vocabulary %d, %s parameters\n", m->V, wl_fmt_count(m->nparams, g));
     wl_buf_printf(&b, "seed %llu; ", (unsigned long long)lm->seed);
     if (lm->steps_trained) wl_buf_printf(&b, "trained %ld steps here, ", lm->steps_trained);
     if (lm->selected_step) wl_buf_printf(&b, "selected step %d", lm->selected_step);
@@ -57,7 +44,7 @@ static int model_render(const void *d, wl_mime *out, wl_err *err)
         wl_table_cell(t, v->name, -1);
         if (v->ndim == 2) wl_table_cellf(t, -1, "[%d, %d]", v->shape[0], v->shape[1]);
         else wl_table_cellf(t, -1, "[%d]", v->shape[0]);
-        wl_table_cell(t, grouped(v->size, g), -1);
+        wl_table_cell(t, wl_fmt_count(v->size, g), -1);
     }
     char *tt = wl_table_text(t), *th = wl_table_html(t);
     wl_table_free(t);

@@ -187,6 +187,14 @@ int lang_comparison_load(wl_call *c, const char *where, int word, wl_value **out
 int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int n, char *const *tokens, const wl_vocab *v,
                       const char *title, wl_value **out);
 
+/* ---- the next-token distribution (lang_next.c) ---- */
+
+/* The probability lm gives every token of vocab (its own, V tokens) after text: the top ones (the one that target, a
+ * token or NULL, names marked), the rest summed. The same forward pass and the same numbers as lang_losses_score.
+ * Returns 0, or -1 with an error on c. */
+int lang_next_value(wl_call *c, const lang_model *lm, wl_value *vocab, const char *text, int top, const char *target,
+                    wl_value **out);
+
 /* ---- perplexity from target probabilities (lang_perplexity.c) ---- */
 
 /* The perplexity value of the target probabilities p [n] (malloc'd, moved in): each loss -ln p, their mean (the

@@ -99,6 +99,18 @@ const char *wl_fmt_num(double x, int is_int, char *buf)
     return buf;
 }
 
+const char *wl_fmt_count(size_t n, char *buf)
+{
+    char tmp[32];
+    int len = snprintf(tmp, sizeof tmp, "%zu", n), k = 0;
+    for (int i = 0; i < len; i++) {
+        if (i && (len - i) % 3 == 0) buf[k++] = ',';
+        buf[k++] = tmp[i];
+    }
+    buf[k] = 0;
+    return buf;
+}
+
 /* ---- values ---- */
 
 static wl_value *new_value(wl_vtype t)

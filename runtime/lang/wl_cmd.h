@@ -81,6 +81,8 @@ int wl_value_render(const wl_value *v, wl_mime *out, wl_err *err);
 /* Formats a number as the language shows it: integers plain, reals rounded to 4 decimals
  * with trailing zeros dropped but one kept (4.0, 1.3863). buf of at least 64 bytes. */
 const char *wl_fmt_num(double x, int is_int, char *buf);
+/* A count as every output writes it, with commas between groups of three digits (139,046); buf of at least 32 bytes. */
+const char *wl_fmt_count(size_t n, char *buf);
 
 /* ---- the command table ---- */
 

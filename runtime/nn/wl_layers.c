@@ -302,14 +302,19 @@ HOT void wl_crossentropy_backward(float *dlogitsT, float *dbias, const float *st
     }
 }
 
+double wl_layers_logsumexp(const float *z, int V)
+{
+    double mx = -INFINITY, se = 0;
+    for (int v = 0; v < V; v++) mx = fmax(mx, z[v]);
+    for (int v = 0; v < V; v++) se += exp((double)z[v] - mx);
+    return mx + log(se);
+}
+
 void wl_layers_token_losses(double *losses, const float *logits, const int32_t *tgt, int N, int V)
 {
     for (int n = 0; n < N; n++) {
         const float *z = logits + (size_t)n * (size_t)V;
-        double mx = -INFINITY, se = 0;
-        for (int v = 0; v < V; v++) mx = fmax(mx, z[v]);
-        for (int v = 0; v < V; v++) se += exp((double)z[v] - mx);
-        losses[n] = mx + log(se) - (double)z[tgt[n]];
+        losses[n] = wl_layers_logsumexp(z, V) - (double)z[tgt[n]];
     }
 }
 

@@ -59,6 +59,9 @@ void wl_crossentropy_backward(float *dlogitsT, float *dbias, const float *stats,
  * - logits[n,tgt[n]], for logits [N,V] row-major (as wl_model_forward writes them), tgt [N], losses [N]: each
  * target's loss as the lessons show it (the training loss above is float32 and feature-major). */
 void wl_layers_token_losses(double *losses, const float *logits, const int32_t *tgt, int N, int V);
+/* ln sum exp(z[v]) over z [V], in double as above (max + ln sum exp(z - max)): every next token's loss is this minus
+ * its logit, and its probability exp of minus that loss, the same numbers as wl_layers_token_losses gives. */
+double wl_layers_logsumexp(const float *z, int V);
 
 /* The final query row of causal attention with H heads, folded through W_K and W_V so that K and V are never
  * formed. With x = X[b,T-1] and q = W_Q x, head h uses u_h = W_K_h^T q_h / sqrt(d) (scores_h = X u_h),

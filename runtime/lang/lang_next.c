@@ -1,0 +1,222 @@
+/* lang_next.c: the next-token distribution: a model's probability for every word of its vocabulary after a text. */
+#include "lang_objs.h"
+
+#include "wl_context.h"
+#include "wl_layers.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct lang_next {
+    int V, top;          /* vocabulary size; rows shown */
+    double *p;           /* [V] every token's probability, by id */
+    int *order;          /* [V] ids by falling probability (equal ones by id) */
+    int target;          /* the id target= names, or -1 */
+    double rest;         /* the probability of every token after the top ones, summed */
+    wl_value *vocab;     /* names the ids */
+    char *context;       /* the text, as read (malloc'd) */
+    char kind[16];
+    int cropped;         /* ids cropped from the left to fit the context */
+} lang_next;
+
+static void next_free(void *d)
+{
+    lang_next *n = d;
+    free(n->p);
+    free(n->order);
+    wl_unref(n->vocab);
+    free(n->context);
+    free(n);
+}
+
+static const char *tok(const lang_next *n, int id) { return lang_token(lang_vocab_get(n->vocab), id); }
+
+static int rank_of(const lang_next *n, int id)
+{
+    for (int r = 0; r < n->V; r++)
+        if (n->order[r] == id) return r + 1;
+    return 0;
+}
+
+#define BAR_COLS 30   /* text columns of the longest bar */
+
+static int next_render(const void *d, wl_mime *out, wl_err *err)
+{
+    (void)err;
+    const lang_next *n = d;
+    double pmax = n->p[n->order[0]];
+    char a[64], b2[64], g[32];
+    wl_buf t = {0}, h = {0}, j = {0};
+    wl_buf_printf(&t, "the %s model's next token after \"%s\"%s: a probability for each of its %s words\n", n->kind,
+                  n->context, n->cropped ? " (its last 64 ids)" : "", wl_fmt_count((size_t)n->V, g));
+    wl_buf_puts(&h, "<div class=\"wordlab-next\"><p>the ");
+    wl_buf_html(&h, n->kind);
+    wl_buf_puts(&h, " model's next token after <b>");
+    wl_buf_html(&h, n->context);
+    wl_buf_printf(&h, "</b>%s: a probability for each of its %s words</p>", n->cropped ? " (its last 64 ids)" : "", g);
+    wl_table *tb = wl_table_new(5);
+    wl_table_header_rows(tb, 1);
+    const char *head[] = {"rank", "token", "p", "-ln p", ""};
+    for (int i = 0; i < 5; i++) wl_table_cell(tb, head[i], -1);
+    wl_buf_puts(&h, "<table class=\"wordlab-next-bars\"><tr><th>rank</th><th>token</th><th>p</th><th>−ln p</th>"
+                    "<th style=\"min-width:16em\"></th></tr>");
+    for (int r = 0; r < n->top; r++) {
+        int id = n->order[r];
+        double p = n->p[id], loss = -log(p);
+        /* four significant digits for a small p, as perplexity shows it */
+        snprintf(a, sizeof a, p < 0.01 ? "%.4g" : "%.4f", p);
+        wl_fmt_num(loss, 0, b2);
+        wl_buf bar = {0};
+        for (int k = 0; k < (int)lround(BAR_COLS * p / pmax); k++) wl_buf_puts(&bar, "█");
+        wl_table_cellf(tb, -1, "%d", r + 1);
+        wl_table_cellf(tb, -1, "%s%s", tok(n, id), id == n->target ? " ←" : "");
+        wl_table_cell(tb, a, -1);
+        wl_table_cell(tb, b2, -1);
+        wl_table_cell(tb, bar.s ? bar.s : "", -1);
+        free(bar.s);
+        wl_buf_printf(&h, "<tr%s><td>%d</td><td><code>", id == n->target ? " style=\"font-weight:bold\"" : "", r + 1);
+        wl_buf_html(&h, tok(n, id));
+        wl_buf_printf(&h, "</code></td><td>%s</td><td>%s</td><td><div title=\"p = %.4g\" style=\"background:"
+                          "var(--jp-brand-color1,#1976d2);height:0.9em;width:%.1f%%\"></div></td></tr>",
+                      a, b2, p, 100 * p / pmax);
+    }
+    char *tt = wl_table_text(tb);
+    wl_table_free(tb);
+    wl_buf_puts(&t, tt);
+    free(tt);
+    wl_buf_printf(&t, "\nthe other %s words together: p %.4f (all %s add up to 1)", wl_fmt_count((size_t)(n->V - n->top), g),
+                  n->rest, wl_fmt_count((size_t)n->V, b2));
+    wl_buf_printf(&h, "</table><p>the other %s words together: p %.4f (all %s add up to 1)", wl_fmt_count((size_t)(n->V - n->top), g),
+                  n->rest, wl_fmt_count((size_t)n->V, b2));
+    if (n->target >= 0) {
+        double p = n->p[n->target];
+        wl_buf_printf(&t, "\ntarget %s: p %.4g, loss -ln p %.4f, rank %d of %s", tok(n, n->target), p, -log(p),
+                      rank_of(n, n->target), wl_fmt_count((size_t)n->V, g));
+        wl_buf_puts(&h, "<br>target <code>");
+        wl_buf_html(&h, tok(n, n->target));
+        wl_buf_printf(&h, "</code>: p <b>%.4g</b>, loss −ln p <b>%.4f</b>, rank %d of %s", p, -log(p), rank_of(n, n->target), g);
+    }
+    wl_buf_puts(&h, "</p></div>");
+    out->text_plain = wl_buf_take(&t);
+    out->text_html = wl_buf_take(&h);
+
+    wl_buf_puts(&j, "{\"type\":\"next\",\"model\":");
+    wl_buf_json_str(&j, n->kind);
+    wl_buf_puts(&j, ",\"context\":");
+    wl_buf_json_str(&j, n->context);
+    wl_buf_puts(&j, ",\"tokens\":[");
+    for (int r = 0; r < n->top; r++) {
+        if (r) wl_buf_put(&j, ",", 1);
+        wl_buf_json_str(&j, tok(n, n->order[r]));
+    }
+    wl_buf_puts(&j, "],\"probabilities\":[");
+    for (int r = 0; r < n->top; r++) {
+        if (r) wl_buf_put(&j, ",", 1);
+        wl_buf_json_num(&j, n->p[n->order[r]]);
+    }
+    wl_buf_puts(&j, "],\"rest\":");
+    wl_buf_json_num(&j, n->rest);
+    wl_buf_printf(&j, ",\"vocab_size\":%d", n->V);
+    if (n->target >= 0) {
+        wl_buf_puts(&j, ",\"target\":");
+        wl_buf_json_str(&j, tok(n, n->target));
+        wl_buf_puts(&j, ",\"p\":");
+        wl_buf_json_num(&j, n->p[n->target]);
+    }
+    wl_buf_puts(&j, "}");
+    out->app_json = wl_buf_take(&j);
+    return 0;
+}
+
+static wl_value *next_field(wl_value *self, const char *name, wl_err *err)
+{
+    const lang_next *n = self->data;
+    if (!strcmp(name, "tokens")) {
+        wl_value *l = wl_list();
+        for (int r = 0; r < n->top; r++) wl_list_push(l, wl_str(tok(n, n->order[r])));
+        return l;
+    }
+    if (!strcmp(name, "probabilities")) {
+        wl_value *l = wl_list();
+        for (int r = 0; r < n->top; r++) wl_list_push(l, wl_num(n->p[n->order[r]]));
+        return l;
+    }
+    if (!strcmp(name, "all")) return wl_list_nums(n->p, n->V);
+    if (!strcmp(name, "rest")) return wl_num(n->rest);
+    if (n->target >= 0 && !strcmp(name, "p")) return wl_num(n->p[n->target]);
+    if (n->target >= 0 && !strcmp(name, "loss")) return wl_num(-log(n->p[n->target]));
+    if (n->target >= 0 && !strcmp(name, "rank")) return wl_int(rank_of(n, n->target));
+    wl_fail(err, "a next-token distribution has no field .%s; its fields are tokens probabilities rest all%s", name,
+            n->target >= 0 ? " p loss rank" : " (and p loss rank with target=)");
+    return NULL;
+}
+
+static const wl_objtype NEXT_T = {.name = "next-token distribution", .fields = "tokens probabilities rest all p loss rank",
+                                  .free = next_free, .render = next_render, .field = next_field};
+
+typedef struct ranked {
+    double p;
+    int id;
+} ranked;
+
+/* By falling probability, equal ones by id. */
+static int by_p(const void *x, const void *y)
+{
+    const ranked *a = x, *b = y;
+    if (a->p != b->p) return a->p > b->p ? -1 : 1;
+    return a->id - b->id;
+}
+
+int lang_next_value(wl_call *c, const lang_model *lm, wl_value *vocab, const char *text, int top, const char *target,
+                    wl_value **out)
+{
+    const wl_vocab *v = lang_vocab_get(vocab);
+    int V = lm->m.V, tid = -1;
+    if (target && (tid = wl_vocab_id(v, target)) == WL_UNK && strcmp(target, lang_token(v, WL_UNK)))
+        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "target"), "target=%s is not a word of the vocabulary "
+                            "(a target is one token, as tokenize gives them)", target);
+    wl_tokens toks;
+    int32_t *hist;   /* [1 + toks.n + 1] <BOS> and the text's ids */
+    if (wl_context_encode(v, text, strlen(text), &toks, &hist, c->err)) {
+        c->errword = wl_call_argword(c, 1);
+        return -1;
+    }
+    int32_t ctx[WL_CONTEXT];
+    size_t cropped = wl_context_window(hist, toks.n + 1, ctx, WL_CONTEXT);
+    lang_next *n = wl_xcalloc(1, sizeof *n);
+    n->V = V;
+    n->top = top < V ? top : V;
+    n->target = tid;
+    n->cropped = cropped > 0;
+    snprintf(n->kind, sizeof n->kind, "%s", lm->m.kind_name);
+    n->p = malloc(sizeof(double) * (size_t)V);
+    n->order = malloc(sizeof(int) * (size_t)V);
+    float *logits = malloc(sizeof(float) * (size_t)V);   /* [V] */
+    ranked *rk = malloc(sizeof(ranked) * (size_t)V);     /* [V] */
+    wl_model_ws *ws = wl_model_ws_new(&lm->m, 1);
+    int rc = n->p && n->order && logits && rk && ws ? 0 : wl_fail(c->err, "out of memory for %d probabilities", V);
+    if (!rc) rc = wl_text_readable((const char *const *)toks.tok, toks.n, 0, &n->context, c->err);
+    if (!rc) rc = wl_model_forward(&lm->m, ws, ctx, 1, logits, c->err);
+    if (!rc) {
+        double lse = wl_layers_logsumexp(logits, V);
+        for (int i = 0; i < V; i++) {
+            n->p[i] = exp(-(lse - (double)logits[i]));   /* exp(-loss), the loss as `losses` computes it */
+            rk[i] = (ranked){n->p[i], i};
+        }
+        qsort(rk, (size_t)V, sizeof(ranked), by_p);
+        for (int i = 0; i < V; i++) n->order[i] = rk[i].id;
+        for (int r = V - 1; r >= n->top; r--) n->rest += n->p[n->order[r]];   /* smallest first */
+        n->vocab = wl_ref(vocab);
+        *out = wl_obj(&NEXT_T, n);
+    } else {
+        next_free(n);
+    }
+    wl_model_ws_free(ws);
+    free(logits);
+    free(rk);
+    free(hist);
+    wl_tokens_free(&toks);
+    return rc;
+}

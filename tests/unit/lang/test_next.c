@@ -1,0 +1,115 @@
+/* test_next.c: `next`: a probability for every word, the top ones and the rest, the same numbers `losses` shows. */
+#include "lang_test.h"
+#include "wl_test.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char SETUP[] = "s = corpus profile=smoke stories=60\n"
+                            "m = model new kind=multihead heads=4 vocab=$s.vocab seed=11\n"
+                            "train $m $s steps=30 batch=32 eval_every=10\n";
+
+/* The numbers a value shows as JSON (its app_json), parsed; NULL when the code fails. */
+static cJSON *json_of(wl_interp *in, const char *code)
+{
+    lt_run *r = lt_eval(in, code, NULL);
+    CHECK_MSG(r->rc == 0, "%s: %s: %s", code, r->err.ename, r->err.evalue);
+    cJSON *j = r->rc == 0 && r->result.app_json ? cJSON_Parse(r->result.app_json) : NULL;
+    lt_free(r);
+    return j;
+}
+
+static double num_of(wl_interp *in, const char *code)
+{
+    cJSON *j = json_of(in, code);
+    double x = cJSON_IsNumber(j) ? j->valuedouble : NAN;
+    cJSON_Delete(j);
+    return x;
+}
+
+/* Every target of a text: the probability `next` gives it after the text before it is the one `losses` shows. */
+static void test_same_numbers_as_losses(wl_interp *in)
+{
+    const char *words[] = {"the", "little", "dog", "was", "happy", "."};
+    char text[256] = "", code[512];
+    cJSON *l = json_of(in, "losses $m \"the little dog was happy .\"");
+    const cJSON *probs = cJSON_GetObjectItemCaseSensitive(l, "probabilities");
+    CHECK(cJSON_GetArraySize(probs) == 7);   /* six words and <EOS> */
+    for (int k = 0; k < 6; k++) {
+        snprintf(code, sizeof code, "n = next $m \"%s\" target=%s\n$n.p", text, words[k]);
+        double p = num_of(in, code);
+        const cJSON *want = cJSON_GetArrayItem(probs, k);
+        CHECK_MSG(cJSON_IsNumber(want) && p == want->valuedouble, "after \"%s\": next gives %s p %.17g, losses %.17g", text,
+                  words[k], p, want ? want->valuedouble : NAN);
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", k ? " " : "", words[k]);
+    }
+    snprintf(code, sizeof code, "n = next $m \"%s\" target=<EOS>\n$n.p", text);
+    CHECK(num_of(in, code) == cJSON_GetArrayItem(probs, 6)->valuedouble);
+    cJSON_Delete(l);
+}
+
+static void test_distribution(wl_interp *in)
+{
+    /* every word has a probability; they add up to 1; the top ones fall; top + rest = 1 */
+    CHECK(fabs(num_of(in, "n = next $m \"once upon a\"\nsum $n.all") - 1) < 1e-12);
+    CHECK(num_of(in, "v = vocab $s\nn = next $m \"once upon a\"\n$n.all.count - $v.size") == 0);
+    cJSON *j = json_of(in, "next $m \"once upon a\" top=7");
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "probabilities");
+    CHECK(cJSON_GetArraySize(p) == 7 && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "tokens")) == 7);
+    double sum = cJSON_GetObjectItemCaseSensitive(j, "rest")->valuedouble;
+    for (int i = 0; i < cJSON_GetArraySize(p); i++) {
+        sum += cJSON_GetArrayItem(p, i)->valuedouble;
+        if (i) CHECK(cJSON_GetArrayItem(p, i)->valuedouble <= cJSON_GetArrayItem(p, i - 1)->valuedouble);
+    }
+    CHECK(fabs(sum - 1) < 1e-12);
+    cJSON_Delete(j);
+    /* the first of the top is the argmax of every word's probability, and greedy generation's choice */
+    CHECK(num_of(in, "n = next $m \"once upon a\"\nv = vocab $s\nargmax $n.all") >= 0);
+    lt_run *r = lt_eval(in, "n = next $m \"once upon a\" top=4\ng = generate $m \"once upon a\" tokens=1\n"
+                            "print $g.tokens.0 $n.tokens", NULL);
+    CHECK(r->rc == 0);
+    /* "TOKEN [a, b, ...]": greedy generation takes the first that is not <PAD>, <BOS> or <UNK> */
+    char want[64] = "", *tok = strchr(r->out, '[');
+    for (char *q = tok ? strtok(tok + 1, "\", ]\n") : NULL; q; q = strtok(NULL, "\", ]\n"))
+        if (!want[0] && strcmp(q, "<PAD>") && strcmp(q, "<BOS>") && strcmp(q, "<UNK>")) snprintf(want, sizeof want, "%s ", q);
+    CHECK_MSG(want[0] && !strncmp(r->out, want, strlen(want)), "generate's token and next's: %s (want %s)", r->out, want);
+    lt_free(r);
+    /* what it shows: the table with bars, the rest, the target's row and line; the same in HTML */
+    r = lt_eval(in, "next $m \"the dog\" top=3 target=was", NULL);
+    CHECK(r->rc == 0);
+    const char *t = lt_text(r);
+    CHECK(strstr(t, "rank") && strstr(t, "-ln p") && strstr(t, "█") && strstr(t, "words together: p "));
+    CHECK(strstr(t, "target was: p ") && strstr(t, ", loss -ln p ") && strstr(t, ", rank "));
+    CHECK(r->result.text_html && strstr(r->result.text_html, "width:100.0%") && strstr(r->result.text_html, "target <code>was</code>"));
+    lt_free(r);
+}
+
+static void expect_error(wl_interp *in, const char *code, const char *ename, int col, const char *what)
+{
+    lt_run *r = lt_eval(in, code, NULL);
+    CHECK_MSG(r->rc == -1 && !strcmp(r->err.ename, ename) && r->err.col == col && strstr(r->err.evalue, what),
+              "%s: %s at %d: %s", code, r->err.ename, r->err.col, r->err.evalue);
+    lt_free(r);
+}
+
+static void test_errors(wl_interp *in)
+{
+    expect_error(in, "next $m \"a dog\" target=zorbix", "ArgumentError", 17, "target=zorbix is not a word of the vocabulary");
+    expect_error(in, "next $m \"a dog\" top=0", "ArgumentError", 17, "top= of `next` must be a whole number");
+    expect_error(in, "next $s \"a dog\"", "TypeError", 6, "must be a model");
+    expect_error(in, "m2 = model new kind=mlp vocab=50\nnext $m2 \"a dog\"", "ArgumentError", 18, "no vocabulary");
+}
+
+void wl_test_main(void)
+{
+    wl_interp *in = wl_interp_new(NULL);
+    lt_run *r = lt_eval(in, SETUP, NULL);
+    CHECK_MSG(r->rc == 0, "setup: %s: %s", r->err.ename, r->err.evalue);
+    lt_free(r);
+    test_same_numbers_as_losses(in);
+    test_distribution(in);
+    test_errors(in);
+    wl_interp_free(in);
+}
