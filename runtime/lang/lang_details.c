@@ -63,13 +63,23 @@ static int details_render(const void *p, wl_mime *out, wl_err *err)
     wl_table_title(t, title);
     char *tt = wl_table_text(t), *th = wl_table_html(t);
     wl_table_free(t);
-    wl_buf_puts(&b, tt);
+    char g[32];
     if (d->E)
-        wl_buf_printf(&b, "\nB = %d example, T = %d slots, D = %d, H = %d heads, d = %d per head, V = %d words.\n"
+        wl_buf_printf(&b, "B = %d example, T = %d slots, D = %d, H = %d heads, d = %d per head, V = %s words.\n"
                           "Fields: $x.E $x.Q ... $x.weights (tensors; .0 indexes the first axis).",
-                      d->B, d->T, d->D, d->H, d->d, d->V);
+                      d->B, d->T, d->D, d->H, d->d, wl_fmt_count((size_t)d->V, g));
+    char *legend = wl_buf_take(&b);   /* "" for mlp */
+    wl_buf_printf(&b, "%s%s%s", tt, d->E ? "\n" : "", legend);
     out->text_plain = wl_buf_take(&b);
-    out->text_html = th;
+    wl_buf_puts(&b, th);
+    if (d->E) {
+        wl_buf_puts(&b, "<p><small>");
+        wl_buf_html_lines(&b, legend);
+        wl_buf_puts(&b, "</small></p>");
+    }
+    out->text_html = wl_buf_take(&b);
+    free(th);
+    free(legend);
     free(tt);
     free(title);
     wl_buf_printf(&b, "{\"type\":\"details\",\"kind\":\"%s\",\"real\":%d,\"shapes\":{", ld->kind, ld->nreal);

@@ -58,8 +58,9 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
         }
         col += (col ? 1 : 0) + w;
     }
-    wl_buf_printf(&t, "\n%d targets: mean loss %s nats per token, perplexity %s", l->n, wl_fmt_num(l->mean, 0, a),
-                  wl_fmt_num(l->ppl, 0, b2));
+    char g[32];
+    wl_buf_printf(&t, "\n%s targets: mean loss %s nats per token, perplexity %s", wl_fmt_count((size_t)l->n, g),
+                  wl_fmt_num(l->mean, 0, a), wl_fmt_num(l->ppl, 0, b2));
     out->text_plain = wl_buf_take(&t);
 
     wl_buf_puts(&h, "<div class=\"wordlab-losses\" style=\"max-width:56em;line-height:2.1;color:" WL_CSS_FG "\"><p><b>");
@@ -74,7 +75,7 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
         if (l->unknown[i]) wl_buf_puts(&h, "*");
         wl_buf_puts(&h, "</span> ");
     }
-    wl_buf_printf(&h, "</p><p>%d targets: mean loss <b>%s</b> nats per token, perplexity <b>%s</b></p></div>", l->n, a, b2);
+    wl_buf_printf(&h, "</p><p>%s targets: mean loss <b>%s</b> nats per token, perplexity <b>%s</b></p></div>", g, a, b2);
     out->text_html = wl_buf_take(&h);
 
     wl_buf_puts(&j, "{\"type\":\"losses\",\"tokens\":");

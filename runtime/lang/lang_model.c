@@ -25,7 +25,8 @@ static int model_render(const void *d, wl_mime *out, wl_err *err)
     wl_buf_printf(&b, "model %s", m->kind_name);
     if (m->kind == WL_KIND_ATTENTION)
         wl_buf_printf(&b, ": %d head%s of width %d", m->H, m->H == 1 ? "" : "s", WL_D / m->H);
-    wl_buf_printf(&b, ", vocabulary %d, %s parameters\n", m->V, wl_fmt_count(m->nparams, g));
+    char gv[32];
+    wl_buf_printf(&b, ", vocabulary %s, %s parameters\n", wl_fmt_count((size_t)m->V, gv), wl_fmt_count(m->nparams, g));
     wl_buf_printf(&b, "seed %llu; ", (unsigned long long)lm->seed);
     if (lm->steps_trained) wl_buf_printf(&b, "trained %ld steps here, ", lm->steps_trained);
     if (lm->selected_step) wl_buf_printf(&b, "selected step %d", lm->selected_step);
@@ -53,7 +54,7 @@ static int model_render(const void *d, wl_mime *out, wl_err *err)
     out->text_plain = wl_buf_take(&b);
     wl_buf_puts(&b, "<p>");
     char *head = wl_xstrndup(out->text_plain, head_len);
-    wl_buf_html(&b, head);
+    wl_buf_html_lines(&b, head);
     free(head);
     wl_buf_printf(&b, "</p>%s", th);
     out->text_html = wl_buf_take(&b);

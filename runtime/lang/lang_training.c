@@ -64,7 +64,8 @@ static int run_render(const void *p, wl_mime *out, wl_err *err)
     for (int i = 0; i < r->ntrace; i++) {
         const wl_trace_row *row = &r->trace[i];
         wl_table_cellf(t, -1, "%d", row->step);
-        wl_table_cellf(t, -1, "%ld", row->tokens_seen);
+        char g[32];
+        wl_table_cell(t, wl_fmt_count((size_t)row->tokens_seen, g), -1);
         wl_table_cellf(t, -1, "%.4f", row->train_batch_loss);
         wl_table_cellf(t, -1, "%.4f", row->validation_loss);
         wl_table_cell(t, row->step == r->selected_step ? "← kept" : "", -1);
@@ -166,8 +167,9 @@ static int eval_render(const void *p, wl_mime *out, wl_err *err)
     (void)err;
     const lang_eval *e = p;
     wl_buf b = {0};
-    wl_buf_printf(&b, "%s: cross-entropy %.4f nats per token, perplexity %.2f, over %zu targets", e->split, e->loss, e->ppl,
-                  e->targets);
+    char g[32];
+    wl_buf_printf(&b, "%s: cross-entropy %.4f nats per token, perplexity %.2f, over %s targets", e->split, e->loss, e->ppl,
+                  wl_fmt_count(e->targets, g));
     out->text_plain = wl_buf_take(&b);
     wl_buf_printf(&b, "{\"type\":\"evaluation\",\"split\":\"%s\",\"targets\":%zu,\"loss\":", e->split, e->targets);
     wl_buf_json_num(&b, e->loss);

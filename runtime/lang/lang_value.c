@@ -23,6 +23,20 @@ void wl_buf_html(wl_buf *b, const char *s)
     }
 }
 
+void wl_buf_html_lines(wl_buf *b, const char *s)
+{
+    while (*s) {
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        char *line = wl_xstrndup(s, n);
+        wl_buf_html(b, line);
+        free(line);
+        s += n;
+        if (*s) s++;
+        if (*s) wl_buf_puts(b, "<br>");
+    }
+}
+
 void wl_buf_json_num(wl_buf *b, double x)
 {
     if (!isfinite(x)) {

@@ -176,6 +176,8 @@ wl_value *wl_interp_get(wl_interp *in, const char *name);
 
 /* Appends s to a growable string (wl_buf.h), HTML/XML-escaped. */
 void wl_buf_html(wl_buf *b, const char *s);
+/* The same with each line break of s as <br>, so that HTML keeps the lines the text has (a trailing one dropped). */
+void wl_buf_html_lines(wl_buf *b, const char *s);
 
 /* Colour scales (lang_colour.c): sequential for probabilities and weights (t in [0,1], light to dark blue),
  * diverging for signed values (t in [-1,1]: blue negative, near-white 0, red positive), loss (t in [0,1], light to

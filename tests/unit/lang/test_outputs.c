@@ -1,0 +1,131 @@
+/* test_outputs.c: a notebook shows a value's HTML: every word of its text is there too (legends, hints, summaries), its
+ * lines stay lines, and counts are written one way (139,046). */
+#include "lang_test.h"
+#include "wl_test.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The text a browser shows for html: tags as spaces, the five entities decoded, a minus sign as '-'. */
+static char *html_text(const char *html)
+{
+    char *out = malloc(strlen(html) + 1), *o = out;
+    static const char *const ent[][2] = {{"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}, {"&quot;", "\""}, {"&#39;", "'"},
+                                         {"\xE2\x88\x92", "-"}};
+    for (const char *p = html; *p;) {
+        if (*p == '<') {
+            const char *e = strchr(p, '>');
+            if (!strncmp(p, "<svg", 4) || !strncmp(p, "<style", 6)) {   /* a picture's labels are not its text */
+                const char *close = strstr(p, !strncmp(p, "<svg", 4) ? "</svg>" : "</style>");
+                e = close ? strchr(close, '>') : e;
+            }
+            *o++ = ' ';
+            p = e ? e + 1 : p + strlen(p);
+            continue;
+        }
+        size_t k = 0;
+        for (; k < sizeof ent / sizeof ent[0]; k++)
+            if (!strncmp(p, ent[k][0], strlen(ent[k][0]))) break;
+        if (k < sizeof ent / sizeof ent[0]) {
+            *o++ = ent[k][1][0];
+            p += strlen(ent[k][0]);
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = 0;
+    return out;
+}
+
+/* A word: letters, digits and _ < > $ . + - = / (UTF-8 letters too; rules, bars and arrows are not words), without a
+ * trailing full stop. The next one in *p (advanced past it): its length, 0 at the end. */
+static size_t next_word(const char **p, const char **w)
+{
+    const char *s = *p;
+    for (;;) {
+        while (*s && !(isalnum((unsigned char)*s) || strchr("_<>$.+-=/", *s) || ((unsigned char)*s >= 0xC3 && (unsigned char)*s < 0xE2)))
+            s += (unsigned char)*s >= 0xE0 ? ((unsigned char)*s >= 0xF0 ? 4 : 3) : (unsigned char)*s >= 0xC0 ? 2 : 1;
+        if (!*s) return 0;
+        const char *e = s;
+        while (*e && (isalnum((unsigned char)*e) || strchr("_<>$.+-=/", *e) || ((unsigned char)*e >= 0x80 && (unsigned char)*e < 0xE2)))
+            e++;
+        *p = e;
+        while (e > s + 1 && e[-1] == '.') e--;
+        *w = s;
+        return (size_t)(e - s);
+    }
+}
+
+/* Whether word w (len bytes) is one of the words of text. */
+static int has_word(const char *text, const char *w, size_t len)
+{
+    const char *t;
+    for (size_t n; (n = next_word(&text, &t));)
+        if (n == len && !strncmp(t, w, len)) return 1;
+    return 0;
+}
+
+/* Every word of the value's text is a word of its HTML's text. */
+static void check_words(wl_interp *in, const char *code)
+{
+    lt_run *r = lt_eval(in, code, NULL);
+    CHECK_MSG(r->rc == 0, "%s: %s: %s", code, r->err.ename, r->err.evalue);
+    if (r->rc || !r->result.text_html) {
+        CHECK_MSG(r->result.text_html != NULL, "%s has no HTML", code);
+        lt_free(r);
+        return;
+    }
+    char *shown = html_text(r->result.text_html);
+    const char *p = lt_text(r), *w;
+    for (size_t n; (n = next_word(&p, &w));)
+        CHECK_MSG(has_word(shown, w, n), "%s: the text's word \"%.*s\" is not in the HTML", code, (int)n, w);
+    free(shown);
+    lt_free(r);
+}
+
+static void test_html_carries_the_text(void)
+{
+    wl_interp *in = wl_interp_new(NULL);
+    lt_run *r = lt_eval(in, "s = corpus profile=smoke stories=60\n"
+                            "m = model new kind=multihead heads=4 vocab=$s.vocab seed=11\n"
+                            "mlp = model new kind=mlp vocab=$s.vocab seed=11\n", NULL);
+    CHECK(r->rc == 0);
+    lt_free(r);
+    const char *codes[] = {
+        "$m", "$mlp", "details $m \"the dog was happy\"", "details $mlp \"the dog\"", "nll 1 0.9 0.5 0.1 0.01 0.001",
+        "perplexity 0.5 0.25 0.125", "next $m \"the dog\" top=4 target=was", "generate $m \"the dog\" tokens=5",
+        "t = train $m $s steps=4 batch=8 eval_every=2\n$t", "help nll", "help language", "help",
+    };
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) check_words(in, codes[i]);
+    /* the model card's lines stay lines */
+    r = lt_eval(in, "$m", NULL);
+    CHECK(r->result.text_html && strstr(r->result.text_html, " parameters<br>seed 11"));
+    lt_free(r);
+    wl_interp_free(in);
+}
+
+/* Counts of a thousand and more are written with commas, whatever the output. */
+static void test_counts(void)
+{
+    wl_interp *in = wl_interp_new(NULL);
+    lt_run *r = lt_eval(in, "s = corpus profile=smoke\nm = model new kind=attention vocab=$s.vocab seed=11\n"
+                            "e = evaluate $m $s split=test\nprint $e \"|\" $e.targets\n$m", NULL);
+    CHECK(r->rc == 0);
+    char plain[32], grouped[32];
+    CHECK(sscanf(strchr(r->out, '|') ? strchr(r->out, '|') + 2 : "", "%31s", plain) == 1 && strlen(plain) >= 4);
+    snprintf(grouped, sizeof grouped, "%.*s,%s", (int)strlen(plain) - 3, plain, plain + strlen(plain) - 3);
+    char want[64];
+    snprintf(want, sizeof want, "over %s targets", grouped);
+    CHECK_MSG(strstr(r->out, want) != NULL, "evaluate writes %s; want \"%s\"", r->out, want);
+    CHECK_MSG(strstr(lt_text(r), "vocabulary 1,500") != NULL, "%s", lt_text(r));
+    lt_free(r);
+    wl_interp_free(in);
+}
+
+void wl_test_main(void)
+{
+    test_html_carries_the_text();
+    test_counts();
+}
