@@ -30,6 +30,7 @@ static int cmd_train(wl_call *c, wl_value **out)
     cfg.steps = (int)steps;
     cfg.batch_size = (int)batch;
     cfg.eval_every = (int)every;
+    cfg.early_evals = wl_opt_has(c, "eval_every") ? 0 : 3;   /* the default schedule is denser early on */
     cfg.lr = lr;
     cfg.weight_decay = wd;
     cfg.seed = (uint64_t)seed;
@@ -55,8 +56,9 @@ const wl_command wl_cmds_train[] = {
      .summary = "train a model on a corpus with AdamW, keeping the best validation step",
      .help = "Each step draws `batch` training windows at random (seeded), computes the loss and its\n"
              "gradients, clips them to norm 1 and takes an AdamW step. At step 1, every eval_every\n"
-             "steps (default steps/8) and at the end it measures the validation loss; the model ends\n"
-             "with the weights of the best one. Defaults: lr 0.003 and wd 0.001 for attention models,\n"
+             "steps and at the end it measures the validation loss; the model ends with the weights of\n"
+             "the best one. Without eval_every= it is steps/8, with three more validations early on, at\n"
+             "steps/16, /32 and /64, where the loss falls fastest (a run stopped early has a curve too). Defaults: lr 0.003 and wd 0.001 for attention models,\n"
              "0.001 and 0.0001 for mlp; seed is the model's. Ctrl-C stops early: the weights reached are\n"
              "validated too, and the best of every validation is kept (a second Ctrl-C skips that pass).\n"
              "One live display shows the progress and ends as the summary: the curve, validation and test\n"

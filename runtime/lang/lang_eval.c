@@ -58,7 +58,8 @@ static void tb_push(wl_lang_error *e, char *line)
     e->traceback[e->ntraceback++] = line;
 }
 
-/* The traceback: "origin:line:col: ename: evalue", the source line, a caret under the column. */
+/* The traceback: "origin:line:col: ename: evalue", the source line, a caret under the column; an interrupt, which is
+ * no mistake in the code, only its first line (a short notice under what the command reached). */
 static void build_traceback(wl_lang_error *e, const char *code, size_t len, const char *origin, int first_line)
 {
     wl_buf b = {0};
@@ -67,7 +68,7 @@ static void build_traceback(wl_lang_error *e, const char *code, size_t len, cons
     else wl_buf_printf(&b, "%s: ", origin);
     wl_buf_printf(&b, "%s: %s", e->ename, e->evalue);
     tb_push(e, wl_buf_take(&b));
-    if (!e->line) return;
+    if (!e->line || !strcmp(e->ename, "Interrupted")) return;
     const char *p = code, *end = code + len;
     for (int l = 1; l < e->line && p < end; l++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));

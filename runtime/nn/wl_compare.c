@@ -287,6 +287,7 @@ static void run_config(const wl_compare_config *cfg, const wl_compare_model *mm,
     tc->steps = cfg->steps;
     tc->batch_size = cfg->batch_size;
     tc->eval_every = cfg->eval_every;
+    tc->early_evals = 0;   /* the course's schedule: step 1, every eval_every and the last step, nothing more */
     tc->eval_batch = cfg->eval_batch;
     tc->selection_windows = cfg->selection_windows;
     tc->lr = mm->lr;

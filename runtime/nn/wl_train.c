@@ -158,6 +158,7 @@ void wl_train_config_default(wl_train_config *c)
     c->steps = 6000;
     c->batch_size = 512;
     c->eval_every = 750;
+    c->early_evals = 0;
     c->lr = 3e-3;
     c->weight_decay = 1e-3;
     c->clip = 1.0;
@@ -174,10 +175,26 @@ void wl_train_result_free(wl_train_result *r)
     r->ntrace = 0;
 }
 
-/* Validation passes still to come after step: the multiples of every up to steps, and the last step. */
-static int evals_after(int step, int steps, int every)
+/* Whether step is one of the early validations: eval_every >> k, k = 1 .. early_evals, above 1. */
+static int early_step(const wl_train_config *c, int step)
 {
-    return steps / every - step / every + (steps % every != 0 && step < steps);
+    for (int k = 1; k <= c->early_evals && k < 31; k++)
+        if ((c->eval_every >> k) > 1 && step == c->eval_every >> k) return 1;
+    return 0;
+}
+
+/* Whether step validates: step 1, the early steps, every eval_every and the last step. */
+static int validates(const wl_train_config *c, int step)
+{
+    return step == 1 || step % c->eval_every == 0 || step == c->steps || early_step(c, step);
+}
+
+/* Validation passes still to come after step: the early ones, the multiples of every up to steps, and the last step. */
+static int evals_after(const wl_train_config *c, int step)
+{
+    int early = 0;
+    for (int k = 1; k <= c->early_evals && k < 31; k++) early += (c->eval_every >> k) > step && (c->eval_every >> k) > 1;
+    return early + c->steps / c->eval_every - step / c->eval_every + (c->steps % c->eval_every != 0 && step < c->steps);
 }
 
 int wl_train_config_check(const wl_train_config *c, wl_err *err)
@@ -185,6 +202,7 @@ int wl_train_config_check(const wl_train_config *c, wl_err *err)
     if (c->steps < 1) return wl_fail(err, "train: steps must be at least 1, got %d", c->steps);
     if (c->batch_size < 1) return wl_fail(err, "train: batch must be at least 1, got %d", c->batch_size);
     if (c->eval_every < 1) return wl_fail(err, "train: eval_every must be at least 1, got %d", c->eval_every);
+    if (c->early_evals < 0) return wl_fail(err, "train: early_evals must be 0 or more, got %d", c->early_evals);
     if (c->eval_batch < 1) return wl_fail(err, "train: eval_batch must be at least 1, got %d", c->eval_batch);
     if (c->selection_windows < 1) return wl_fail(err, "train: selection_windows must be at least 1");
     if (!(c->lr > 0) || !isfinite(c->lr)) return wl_fail(err, "train: lr must be a positive number, got %g", c->lr);
@@ -229,7 +247,7 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
     const int B = cfg->batch_size;
     const size_t n = m->nparams;
     int bmax = B > cfg->eval_batch ? B : cfg->eval_batch;
-    int cap = cfg->steps / cfg->eval_every + 2;
+    int cap = cfg->steps / cfg->eval_every + 2 + (cfg->early_evals < 31 ? cfg->early_evals : 31);
     wl_model_ws *ws = wl_model_ws_new(m, bmax);
     float *grads = malloc(n * sizeof(float));
     float *best = malloc(n * sizeof(float));
@@ -273,7 +291,7 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
         res->steps_done = step;
 
         double vloss = NAN;
-        if (step == 1 || step % cfg->eval_every == 0 || step == cfg->steps) {
+        if (validates(cfg, step)) {
             double te = now_s();
             if (wl_evaluate(m, ws, &sel, cfg->eval_batch, interrupt, &vloss, NULL, err) < 0) {
                 if (interrupt && *interrupt) {
@@ -293,7 +311,7 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
                 .step = step, .steps = cfg->steps, .loss = loss,
                 .examples_per_s = train_s > 0 ? (double)step * B / train_s : 0.0,
                 .eta_s = train_s / step * (cfg->steps - step) +
-                         (n_eval ? t_eval / n_eval * evals_after(step, cfg->steps, cfg->eval_every) : 0.0),
+                         (n_eval ? t_eval / n_eval * evals_after(cfg, step) : 0.0),
                 .validation_loss = vloss,
             };
             progress(ud, &p);

@@ -45,6 +45,8 @@ typedef struct wl_train_config {
     int steps;              /* number of optimizer steps */
     int batch_size;         /* windows per step, drawn with replacement */
     int eval_every;         /* validate at step 1, every eval_every steps and at the last step */
+    int early_evals;        /* and at eval_every >> k for k = 1 .. early_evals (those above 1): a denser curve early on,
+                               where the loss falls fastest and a run stopped early still has points (0: none) */
     double lr, weight_decay;
     double clip;            /* max global gradient norm (1.0) */
     uint64_t seed;          /* batch generator seed (the stream is wl_rng seeded with seed ^ WL_BATCH_STREAM) */
@@ -53,7 +55,7 @@ typedef struct wl_train_config {
     int validate_on_interrupt; /* 1: an interrupted run validates the weights it reached (see wl_train) */
 } wl_train_config;
 
-/* The course's defaults: 6,000 steps, batch 512, eval every 750, lr 3e-3, wd 1e-3, clip 1, seed 11,
+/* The course's defaults: 6,000 steps, batch 512, eval every 750 (no early ones), lr 3e-3, wd 1e-3, clip 1, seed 11,
  * validate_on_interrupt 1. */
 void wl_train_config_default(wl_train_config *c);
 /* 0 when every field is in range, else -1 and a message naming the field. */

@@ -229,6 +229,9 @@ def test_training_shows_live_progress_and_interrupt_keeps_the_best(kernel):
     rest = ku.collect(kc, msg_id)
     updates = [m for m in rest if m["msg_type"] == "update_display_data"]
     assert not [m for m in rest if m["msg_type"] in ("stream", "display_data", "execute_result")]
+    # stopping is no mistake: a one-line notice under the summary, no source line and caret
+    errors = [m["content"] for m in rest if m["msg_type"] == "error"]
+    assert len(errors) == 1 and len(errors[0]["traceback"]) == 1 and "Ctrl-C" in errors[0]["traceback"][0], errors
     assert answers(kc)
     # the live display ends as the summary; the step where it stopped was validated too; the best one is kept
     text = updates[-1]["content"]["data"]["text/plain"]

@@ -1,7 +1,7 @@
 """training_text.py: reads what `train` shows: its live progress line and the summary the live display ends as."""
 import re
 
-ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([0-9.]+)\s+([0-9.]+)\s*(← kept)?\s*$", re.M)
+ROW = re.compile(r"^\s*(\d+)\s+([\d,]+)\s+([0-9.]+)\s+([0-9.]+)\s*(← kept)?\s*$", re.M)
 
 
 def progress_step(text):

@@ -125,6 +125,8 @@ static void test_interrupt(void)
     lt_run *r = lt_eval(NULL, "print 1", &flag);
     CHECK(r->rc == -1 && !strcmp(r->err.ename, "Interrupted"));
     CHECK(r->nout == 0);
+    /* an interrupt is a short notice: one line, no source line and caret as for a mistake */
+    CHECK(r->err.ntraceback == 1 && !strcmp(r->err.traceback[0], "cell:1:1: Interrupted: interrupted before this command"));
     lt_free(r);
 }
 

@@ -9,7 +9,7 @@
 
 static const char SETUP[] = "s = corpus profile=smoke stories=60\n"
                             "m = model new kind=multihead heads=4 vocab=$s.vocab seed=11\n"
-                            "train $m $s steps=30 batch=32 eval_every=10\n";
+                            "t = train $m $s steps=64 batch=16\n";
 
 /* The numbers a value shows as JSON (its app_json), parsed; NULL when the code fails. */
 static cJSON *json_of(wl_interp *in, const char *code)
@@ -67,15 +67,16 @@ static void test_distribution(wl_interp *in)
     cJSON_Delete(j);
     /* the first of the top is the argmax of every word's probability, and greedy generation's choice */
     CHECK(num_of(in, "n = next $m \"once upon a\"\nv = vocab $s\nargmax $n.all") >= 0);
-    lt_run *r = lt_eval(in, "n = next $m \"once upon a\" top=4\ng = generate $m \"once upon a\" tokens=1\n"
-                            "print $g.tokens.0 $n.tokens", NULL);
-    CHECK(r->rc == 0);
-    /* "TOKEN [a, b, ...]": greedy generation takes the first that is not <PAD>, <BOS> or <UNK> */
-    char want[64] = "", *tok = strchr(r->out, '[');
-    for (char *q = tok ? strtok(tok + 1, "\", ]\n") : NULL; q; q = strtok(NULL, "\", ]\n"))
-        if (!want[0] && strcmp(q, "<PAD>") && strcmp(q, "<BOS>") && strcmp(q, "<UNK>")) snprintf(want, sizeof want, "%s ", q);
-    CHECK_MSG(want[0] && !strncmp(r->out, want, strlen(want)), "generate's token and next's: %s (want %s)", r->out, want);
-    lt_free(r);
+    cJSON *top = json_of(in, "n = next $m \"once upon a\" top=4\n$n.tokens");
+    cJSON *gen = json_of(in, "g = generate $m \"once upon a\" tokens=1\n$g.tokens");
+    const char *want = NULL;   /* greedy generation takes the first that is not <PAD>, <BOS> or <UNK> */
+    const cJSON *item;
+    cJSON_ArrayForEach(item, top) if (!want && strcmp(item->valuestring, "<PAD>") && strcmp(item->valuestring, "<BOS>") &&
+                                      strcmp(item->valuestring, "<UNK>")) want = item->valuestring;
+    CHECK(want && cJSON_GetArraySize(gen) == 1 && !strcmp(cJSON_GetArrayItem(gen, 0)->valuestring, want));
+    cJSON_Delete(top);
+    cJSON_Delete(gen);
+    lt_run *r;
     /* what it shows: the table with bars, the rest, the target's row and line; the same in HTML */
     r = lt_eval(in, "next $m \"the dog\" top=3 target=was", NULL);
     CHECK(r->rc == 0);
@@ -108,6 +109,14 @@ void wl_test_main(void)
     lt_run *r = lt_eval(in, SETUP, NULL);
     CHECK_MSG(r->rc == 0, "setup: %s: %s", r->err.ename, r->err.evalue);
     lt_free(r);
+    /* train's default schedule: step 1, steps/64, /32, /16 (those above 1), every steps/8 and the last step */
+    cJSON *t = json_of(in, "$t");
+    const cJSON *row, *trace = cJSON_GetObjectItemCaseSensitive(t, "trace");
+    char steps[128] = "";
+    cJSON_ArrayForEach(row, trace) snprintf(steps + strlen(steps), sizeof steps - strlen(steps), "%d ",
+                                            cJSON_GetObjectItemCaseSensitive(row, "step")->valueint);
+    CHECK_MSG(!strcmp(steps, "1 2 4 8 16 24 32 40 48 56 64 "), "validated at steps %s", steps);
+    cJSON_Delete(t);
     test_same_numbers_as_losses(in);
     test_distribution(in);
     test_errors(in);

@@ -356,8 +356,43 @@ static void test_bad_config(void)
     free_data(&tr);
 }
 
+/* early_evals adds eval_every/2, /4, /8 (those above 1) to step 1, every eval_every and the last step; the time left
+ * counts them, and is 0 at the last step. */
+static void test_early_schedule(void)
+{
+    wl_err err = {{0}};
+    data tr, va;
+    make_data(&tr, 300, 1);
+    make_data(&va, 60, 2);
+    wl_window_set trv = view(&tr), vav = view(&va);
+    wl_train_config c = tiny_config();
+    c.steps = 45;
+    c.eval_every = 20;
+    c.early_evals = 3;
+    wl_model m;
+    CHECK(wl_model_init(&m, "attention", V, 1, 7, &err) == 0);
+    wl_train_result r;
+    watch w = {0};
+    CHECK_MSG(wl_train(&m, &c, &trv, &vav, NULL, on_progress, &w, NULL, &r, &err) == 0, "%s", err.msg);
+    CHECK(w.calls == c.steps && !w.bad);
+    int want[] = {1, 2, 5, 10, 20, 40, 45};
+    CHECK_MSG(r.ntrace == 7, "%d validations", r.ntrace);
+    for (int i = 0; i < 7 && i < r.ntrace; i++) CHECK_MSG(r.trace[i].step == want[i], "validation %d at step %d", i, r.trace[i].step);
+    wl_train_result_free(&r);
+    c.early_evals = 0;   /* the course's schedule */
+    CHECK(wl_train(&m, &c, &trv, &vav, NULL, NULL, NULL, NULL, &r, &err) == 0);
+    CHECK(r.ntrace == 4 && r.trace[1].step == 20);
+    wl_train_result_free(&r);
+    c.early_evals = -1;
+    CHECK(wl_train(&m, &c, &trv, &vav, NULL, NULL, NULL, NULL, &r, &err) == -1 && strstr(err.msg, "early_evals"));
+    wl_model_free(&m);
+    free_data(&tr);
+    free_data(&va);
+}
+
 void wl_test_main(void)
 {
+    test_early_schedule();
     test_adamw();
     test_clip();
     test_train_runs("mlp", 1);
