@@ -146,6 +146,27 @@ def test_unicode_cursor_positions(kernel):
     assert ku.stdout_text(msgs) == "naïve → 日本語 😀\n"
 
 
+def test_help_opens_the_pager_and_reflows(kernel):
+    """`?NAME` answers with a pager payload (Notebook opens its pager; JupyterLab shows the payload in the cell's output
+    area, as it does for ipykernel's `?`); its HTML joins the text's wrapped lines, so it wraps to the front end's width;
+    the text keeps the terminal's wrapping. Inspect (the tooltip, the contextual help) gives the same page."""
+    km, kc = kernel
+    reply, msgs = ku.run(kc, "?generate")
+    c = reply["content"]
+    assert c["status"] == "ok" and len(c["payload"]) == 1, c
+    page = c["payload"][0]
+    assert page["source"] == "page" and page["start"] == 0
+    html, text = page["data"]["text/html"], page["data"]["text/plain"]
+    assert "Greedy (the most likely token) unless temperature= is given" in html
+    assert "\n" not in html.split("<pre")[0], html
+    assert "Greedy (the most likely token) unless\n" in text
+    assert not [m for m in msgs if m["msg_type"] in ("execute_result", "display_data", "stream", "error")]
+    msg_id = kc.inspect("generate $m", cursor_pos=3)
+    c = ku.shell_reply(kc, msg_id)["content"]
+    ku.collect(kc, msg_id)
+    assert c["found"] and c["data"]["text/html"] == html and c["data"]["text/plain"] == text
+
+
 def test_history(kernel):
     km, kc = kernel
     for code in ["mean 7 9", "exp 0", "mean 7 9"]:

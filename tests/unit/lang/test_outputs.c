@@ -1,6 +1,7 @@
 /* test_outputs.c: a notebook shows a value's HTML: every word of its text is there too (legends, hints, summaries), its
  * lines stay lines, and counts are written one way (139,046). */
 #include "lang_test.h"
+#include "wl_cmd.h"
 #include "wl_test.h"
 
 #include <ctype.h>
@@ -124,8 +125,45 @@ static void test_counts(void)
     wl_interp_free(in);
 }
 
+/* Help is written for a terminal (wrapped at about 90 columns) and reflows in a notebook: its HTML joins the lines of a
+ * paragraph, lays term and description out as a table, and keeps line breaks only in code. */
+static void test_help_reflows(void)
+{
+    lt_run *r = lt_eval(NULL, "help tokenize", NULL);
+    CHECK(strstr(lt_text(r), "and single\n  punctuation marks") != NULL);   /* the terminal keeps its wrapped text */
+    CHECK(r->result.text_html && strstr(r->result.text_html, "and single punctuation marks"));
+    lt_free(r);
+    r = lt_eval(NULL, "help model", NULL);
+    CHECK(r->result.text_html && strstr(r->result.text_html, "<tr><td><code>model load PATH [vocab=V]</code></td><td>a checkpoint"));
+    CHECK(r->result.text_html && strstr(r->result.text_html, "(one head) or multihead (heads divides 64)"));
+    lt_free(r);
+    /* every page: outside <pre> (the examples) the HTML has no line break: the front end wraps it */
+    char code[128];
+    for (int i = -2; i < 0 || wl_command_at(i); i++) {
+        snprintf(code, sizeof code, "help %s", i == -2 ? "" : i == -1 ? "language" : wl_command_at(i)->name);
+        r = lt_eval(NULL, code, NULL);
+        const char *h = r->result.text_html ? r->result.text_html : "";
+        CHECK_MSG(r->rc == 0 && !strncmp(h, "<div class=\"wordlab-help\">", 26), "%s", code);
+        for (const char *p = h; *p; p++) {
+            if (!strncmp(p, "<pre", 4)) p = strstr(p, "</pre>") ? strstr(p, "</pre>") : p + strlen(p) - 1;
+            else if (*p == '\n') {
+                CHECK_MSG(0, "%s: a line break outside <pre> at \"%.40s\"", code, p > h + 40 ? p - 40 : h);
+                break;
+            }
+        }
+        lt_free(r);
+    }
+    /* inspect gives the same page */
+    wl_interp *in = wl_interp_new(NULL);
+    wl_mime m;
+    CHECK(wl_interp_inspect(in, "perplexity 0.5", 3, &m) == 1 && m.text_html && strstr(m.text_html, "<p>Shows each target"));
+    wl_mime_free(&m);
+    wl_interp_free(in);
+}
+
 void wl_test_main(void)
 {
+    test_help_reflows();
     test_html_carries_the_text();
     test_counts();
 }
