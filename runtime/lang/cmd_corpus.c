@@ -8,9 +8,9 @@ static int cmd_corpus(wl_call *c, wl_value **out)
 {
     const char *pname = wl_opt_str(c, "profile", "classroom");
     const char *file = wl_opt_str(c, "file", NULL);
-    long long seed, stories;
+    long long seed, stories, audit;
     if (!pname || (wl_opt_has(c, "file") && !file) || wl_opt_int(c, "seed", 1, 0, (1LL << 53), &seed) ||
-        wl_opt_int(c, "stories", 0, 1, 1000000, &stories))
+        wl_opt_int(c, "stories", 0, 1, 1000000, &stories) || wl_opt_int(c, "audit", 1, 0, 1, &audit))
         return -1;
     wl_profile prof;
     if (wl_profile_get(pname, &prof, c->err)) {
@@ -41,6 +41,7 @@ static int cmd_corpus(wl_call *c, wl_value **out)
         free(lc);
         return -1;
     }
+    lc->brief = !audit;
     *out = wl_obj(&lang_corpus_type, lc);
     return 0;
 }
@@ -67,7 +68,7 @@ static int cmd_story(wl_call *c, wl_value **out)
 
 const wl_command wl_cmds_corpus[] = {
     {.name = "corpus", .topic = "data",
-     .synopsis = "corpus [profile=classroom] [seed=1] [file=PATH] [stories=N] [source=tinystories [cache=DIR]]",
+     .synopsis = "corpus [profile=classroom] [seed=1] [file=PATH] [stories=N] [source=tinystories [cache=DIR]] [audit=0]",
      .summary = "stories, their split, the vocabulary and the audit",
      .help = "Without file=: stories from the embedded generator (the same seed gives the same stories).\n"
              "With file=: JSON lines with a \"text\" field, or plain text with stories separated by a\n"
@@ -81,10 +82,12 @@ const wl_command wl_cmds_corpus[] = {
              "$XDG_CACHE_HOME/wordlab/tinystories); a cached copy is checked against its manifest's SHA-256.\n"
              "Ctrl-C keeps the pages fetched so far; the same command resumes. For tests only: api=URL\n"
              "replaces both API base URLs and time_scale=X (0..1) shortens every pause and backoff.\n"
-             "Shows the audit: documents, tokens, unknown rate and story lengths per split.\n"
+             "Shows the audit: documents, tokens, unknown rate and story lengths per split (audit=0: one\n"
+             "line instead, for a lesson that only needs the stories; $name.audit still shows it).\n"
              "Fields: .vocab .train .validation .test (document counts) .audit .story",
-     .example = "stories = corpus profile=smoke seed=1\nprint $stories.train \"training stories\"",
-     .min_args = 0, .max_args = 0, .options = "profile seed file stories source cache api time_scale",
+     .example = "stories = corpus profile=smoke seed=1\nprint $stories.train \"training stories\"\n"
+                "s = corpus profile=smoke audit=0",
+     .min_args = 0, .max_args = 0, .options = "profile seed file stories source cache api time_scale audit",
      .flags = WL_CMD_SHOW_BOUND, .fn = cmd_corpus},
     {.name = "story", .topic = "data", .synopsis = "story CORPUS [split=test] [story=1] [words=N]",
      .summary = "one story of a corpus as text, or its first N tokens (a prompt from the corpus)",

@@ -25,12 +25,26 @@ static int corpus_render(const void *d, wl_mime *out, wl_err *err)
         return wl_fail(err, "out of memory rendering the corpus audit");
     }
     wl_buf b = {0};
-    wl_buf_puts(&b, audit);
-    while (b.len && b.s[b.len - 1] == '\n') b.s[--b.len] = 0;
-    out->text_plain = wl_buf_take(&b);
-    wl_buf_puts(&b, "<pre class=\"wordlab-audit\">");
-    wl_buf_html(&b, out->text_plain);
-    wl_buf_puts(&b, "</pre>");
+    if (lc->brief) {
+        char g[5][32];
+        wl_buf_printf(&b, "corpus: %s stories from %s, profile %s: %s train, %s validation, %s test; vocabulary %s; "
+                          "its audit table: .audit",
+                      wl_fmt_count(lc->c.n[WL_TRAIN] + lc->c.n[WL_VALIDATION] + lc->c.n[WL_TEST], g[0]),
+                      lc->c.source, lc->c.profile.name, wl_fmt_count(lc->c.n[WL_TRAIN], g[1]),
+                      wl_fmt_count(lc->c.n[WL_VALIDATION], g[2]), wl_fmt_count(lc->c.n[WL_TEST], g[3]),
+                      wl_fmt_count(lc->c.vocab.n, g[4]));
+        out->text_plain = wl_buf_take(&b);
+        wl_buf_puts(&b, "<p class=\"wordlab-audit\">");
+        wl_buf_html(&b, out->text_plain);
+        wl_buf_puts(&b, "</p>");
+    } else {
+        wl_buf_puts(&b, audit);
+        while (b.len && b.s[b.len - 1] == '\n') b.s[--b.len] = 0;
+        out->text_plain = wl_buf_take(&b);
+        wl_buf_puts(&b, "<pre class=\"wordlab-audit\">");
+        wl_buf_html(&b, out->text_plain);
+        wl_buf_puts(&b, "</pre>");
+    }
     out->text_html = wl_buf_take(&b);
     wl_buf_puts(&b, "{\"type\":\"corpus\",\"source\":");
     wl_buf_json_str(&b, lc->c.source);

@@ -52,6 +52,7 @@ typedef struct lang_corpus {
     wl_corpus c;
     uint64_t seed;        /* generator seed (0 for a file) */
     int generated;
+    int brief;            /* shown as one line (audit=0), the audit table only as .audit */
     wl_windows win[WL_NSPLITS];
     int have_win[WL_NSPLITS];
 } lang_corpus;
