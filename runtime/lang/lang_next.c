@@ -48,6 +48,7 @@ static int next_render(const void *d, wl_mime *out, wl_err *err)
     const lang_next *n = d;
     double pmax = n->p[n->order[0]];
     char a[64], b2[64], g[32];
+    wl_rgb bar_rgb = wl_scale_rgb(WL_SCALE_SEQUENTIAL, 0.75);   /* a bar reads on light and dark themes alike */
     wl_buf t = {0}, h = {0}, j = {0};
     wl_buf_printf(&t, "the %s model's next token after \"%s\"%s: a probability for each of its %s words\n", n->kind,
                   n->context, n->cropped ? " (its last 64 ids)" : "", wl_fmt_count((size_t)n->V, g));
@@ -78,9 +79,9 @@ static int next_render(const void *d, wl_mime *out, wl_err *err)
         free(bar.s);
         wl_buf_printf(&h, "<tr%s><td>%d</td><td><code>", id == n->target ? " style=\"font-weight:bold\"" : "", r + 1);
         wl_buf_html(&h, tok(n, id));
-        wl_buf_printf(&h, "</code></td><td>%s</td><td>%s</td><td><div title=\"p = %.4g\" style=\"background:"
-                          "var(--jp-brand-color1,#1976d2);height:0.9em;width:%.1f%%\"></div></td></tr>",
-                      a, b2, p, 100 * p / pmax);
+        wl_buf_printf(&h, "</code></td><td>%s</td><td>%s</td><td><div title=\"p = %.4g\" style=\"background:#%02x%02x%02x;"
+                          "forced-color-adjust:none;height:0.9em;width:%.1f%%\"></div></td></tr>",
+                      a, b2, p, bar_rgb.r, bar_rgb.g, bar_rgb.b, 100 * p / pmax);
     }
     char *tt = wl_table_text(tb);
     wl_table_free(tb);
