@@ -25,6 +25,9 @@ static int ids_render(const void *d, wl_mime *out, wl_err *err)
     if (npad) wl_buf_printf(&b, "%d × <PAD>=0, then ", npad);
     for (int i = npad; i < li->T; i++) wl_buf_printf(&b, "%s%d", i > npad ? " " : "", li->ids[i]);
     if (li->cropped) wl_buf_printf(&b, "\n(cropped: the first %d ids did not fit)", li->cropped);
+    wl_buf_puts(&h, "<p>");   /* the HTML: the same lines, then the slots as a table */
+    wl_buf_html_lines(&h, b.s);
+    wl_buf_puts(&h, "</p>");
     if (v) {
         wl_buf_puts(&b, "\ntokens:");
         for (int i = npad; i < li->T; i++) wl_buf_printf(&b, " %s", lang_token(v, li->ids[i]));
@@ -38,7 +41,7 @@ static int ids_render(const void *d, wl_mime *out, wl_err *err)
     wl_table_cell(t, "id", -1);
     for (int i = npad; i < li->T; i++) wl_table_cellf(t, -1, "%d", li->ids[i]);
     if (v) {
-        wl_table_cell(t, "token", -1);
+        wl_table_cell(t, "tokens", -1);
         for (int i = npad; i < li->T; i++) wl_table_cell(t, lang_token(v, li->ids[i]), -1);
     }
     char *html = wl_table_html(t);

@@ -24,8 +24,10 @@ static int vocab_render(const void *d, wl_mime *out, wl_err *err)
     (void)err;
     const wl_vocab *v = ((const lang_vocab *)d)->v;
     wl_buf b = {0}, h = {0};
-    wl_buf_printf(&b, "vocabulary: %zu tokens", v->n);
-    if (v->profile[0]) wl_buf_printf(&b, " (profile %s, min_freq %zu, max_vocab %zu)", v->profile, v->min_freq, v->max_vocab);
+    char g[2][32];
+    wl_buf_printf(&b, "vocabulary: %s tokens", wl_fmt_count(v->n, g[0]));
+    if (v->profile[0])
+        wl_buf_printf(&b, " (profile %s, min_freq %zu, max_vocab %s)", v->profile, v->min_freq, wl_fmt_count(v->max_vocab, g[1]));
     wl_buf_puts(&b, "\nid  token\n");
     wl_buf_puts(&h, "<p>");
     wl_buf_html(&h, b.s);
@@ -39,8 +41,10 @@ static int vocab_render(const void *d, wl_mime *out, wl_err *err)
         wl_buf_puts(&h, "</b> &nbsp; ");
     }
     if (show < v->n) {
-        wl_buf_printf(&b, "... and %zu more (the last is %zu %s)", v->n - show, v->n - 1, v->itos[v->n - 1]);
-        wl_buf_printf(&h, "... and %zu more", v->n - show);
+        wl_buf_printf(&b, "... and %s more (the last is %zu %s)", wl_fmt_count(v->n - show, g[0]), v->n - 1, v->itos[v->n - 1]);
+        wl_buf_printf(&h, "... and %s more (the last is %zu <b>", g[0], v->n - 1);
+        wl_buf_html(&h, v->itos[v->n - 1]);
+        wl_buf_puts(&h, "</b>)");
     }
     while (b.len && b.s[b.len - 1] == '\n') b.s[--b.len] = 0;
     wl_buf_puts(&h, "</p>");

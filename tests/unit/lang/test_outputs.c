@@ -98,6 +98,8 @@ static void test_html_carries_the_text(void)
         "$m", "$mlp", "details $m \"the dog was happy\"", "details $mlp \"the dog\"", "nll 1 0.9 0.5 0.1 0.01 0.001",
         "perplexity 0.5 0.25 0.125", "next $m \"the dog\" top=4 target=was", "generate $m \"the dog\" tokens=5",
         "t = train $m $s steps=4 batch=8 eval_every=2\n$t", "help nll", "help language", "help",
+        "results [artifact comparison.json]", "$s", "corpus profile=smoke stories=60 audit=0", "vocab $s",
+        "encode \"the dog\" vocab=$s context=8", "d = details $m \"the dog was happy\"\nheads $d",
     };
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) check_words(in, codes[i]);
     /* the model card's lines stay lines */
