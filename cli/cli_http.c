@@ -18,6 +18,7 @@ typedef struct http_xfer {
     int too_big;
     wl_http_reply *reply;
     volatile sig_atomic_t *interrupt;
+    double stall_s, total_s;
 } http_xfer;
 
 static size_t on_body(char *p, size_t size, size_t n, void *ud)
@@ -70,9 +71,10 @@ static CURLcode g_curl_init;
 static void curl_init_once(void) { g_curl_init = curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 /* Which failures another attempt may cure, and the words for them. */
-static int http_failed(CURLcode rc, const char *url, const char *detail, const http_xfer *x, wl_http_reply *reply,
-                       wl_err *err)
+static int http_failed(CURL *h, CURLcode rc, const char *url, const char *detail, const http_xfer *x,
+                       wl_http_reply *reply, wl_err *err)
 {
+    curl_off_t took_us = 0;
     const char *d = detail[0] ? detail : curl_easy_strerror(rc);
     reply->failure = WL_HTTP_TRANSIENT;
     switch (rc) {
@@ -85,8 +87,11 @@ static int http_failed(CURLcode rc, const char *url, const char *detail, const h
         return wl_fail(err, "cannot resolve the host of %s (no network, or a DNS failure): %s", url, d);
     case CURLE_COULDNT_CONNECT:
         return wl_fail(err, "cannot connect (no network, or the server is down): %s", d);
-    case CURLE_OPERATION_TIMEDOUT:
-        return wl_fail(err, "timed out: no data for %.0f s: %s", WL_TS_TIMEOUT_S, d);
+    case CURLE_OPERATION_TIMEDOUT:   /* the whole request's limit, or too long without data */
+        curl_easy_getinfo(h, CURLINFO_TOTAL_TIME_T, &took_us);
+        if ((double)took_us >= x->total_s * 1e6 - 5e5)
+            return wl_fail(err, "timed out: the request took longer than %g s (timeout=): %s", x->total_s, d);
+        return wl_fail(err, "timed out: no data for %g s: %s", x->stall_s, d);
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CERTPROBLEM:
@@ -113,8 +118,8 @@ static int http_failed(CURLcode rc, const char *url, const char *detail, const h
     }
 }
 
-static int http_get(void *ud, const char *url, double timeout_s, volatile sig_atomic_t *interrupt, wl_http_reply *reply,
-                    wl_err *err)
+static int http_get(void *ud, const char *url, double stall_s, double total_s, volatile sig_atomic_t *interrupt,
+                    wl_http_reply *reply, wl_err *err)
 {
     (void)ud;
     memset(reply, 0, sizeof *reply);
@@ -124,9 +129,9 @@ static int http_get(void *ud, const char *url, double timeout_s, volatile sig_at
         reply->failure = WL_HTTP_PERMANENT;
         return wl_fail(err, "libcurl could not be initialised");
     }
-    http_xfer x = {.reply = reply, .interrupt = interrupt};
+    http_xfer x = {.reply = reply, .interrupt = interrupt, .stall_s = stall_s, .total_s = total_s};
     char detail[CURL_ERROR_SIZE] = "";
-    long secs = (long)timeout_s;
+    long stall = stall_s < 1 ? 1 : (long)stall_s, total_ms = total_s < 0.001 ? 1 : (long)(total_s * 1000);
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "wordlab/" WL_VERSION " (+corpus source=tinystories)");
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -135,9 +140,10 @@ static int http_get(void *ud, const char *url, double timeout_s, volatile sig_at
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, secs);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);   /* no byte for timeout_s: a timeout */
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, secs);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, stall * 1000 < total_ms ? stall * 1000 : total_ms);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);   /* no byte for stall_s: a timeout */
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, stall);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, total_ms);  /* the whole exchange, however slowly the bytes come */
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, detail);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
@@ -154,7 +160,7 @@ static int http_get(void *ud, const char *url, double timeout_s, volatile sig_at
         reply->len = x.len;
         x.body = NULL;
     } else {
-        out = http_failed(rc, url, detail, &x, reply, err);
+        out = http_failed(h, rc, url, detail, &x, reply, err);
     }
     free(x.body);
     curl_easy_cleanup(h);

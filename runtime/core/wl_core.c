@@ -101,17 +101,17 @@ char *wl_path_shown(const char *path)
     return full;
 }
 
-/* Fails with "SHOWN: what: why" where SHOWN is path as wl_path_shown gives it; a path too long for the message
- * keeps its first and last 300 bytes around "...". */
-static int fail_at(wl_err *err, const char *path, const char *what, int e)
+/* Fails with "SHOWN: what: why" where SHOWN is shown when it is not NULL, else path as wl_path_shown gives it; a
+ * path too long for the message keeps its first and last 300 bytes around "...". */
+static int fail_at(wl_err *err, const char *path, const char *shown, const char *what, int e)
 {
-    char *shown = wl_path_shown(path);
-    const char *p = shown ? shown : path;
+    char *resolved = shown ? NULL : wl_path_shown(path);
+    const char *p = shown ? shown : resolved ? resolved : path;
     size_t n = strlen(p);
     int head = n > 700 ? 300 : (int)n;
     wl_fail(err, "%.*s%s%s: %s%s%s", head, p, n > 700 ? "..." : "", n > 700 ? p + n - 300 : "", what, e ? ": " : "",
             e ? strerror(e) : "");
-    free(shown);
+    free(resolved);
     return -1;
 }
 
@@ -128,7 +128,7 @@ static int save_target(const char *path, char **target, wl_err *err)
     struct stat st;
     *target = NULL;
     if (lstat(path, &st) != 0) {
-        if (errno != ENOENT) return fail_at(err, path, "cannot save here", errno);
+        if (errno != ENOENT) return fail_at(err, path, NULL, "cannot save here", errno);
         *target = strdup(path);
     } else if (S_ISREG(st.st_mode)) {
         *target = strdup(path);
@@ -147,7 +147,7 @@ static int save_target(const char *path, char **target, wl_err *err)
     } else {
         char what[160];
         snprintf(what, sizeof what, "is %s; wordlab replaces only regular files", file_kind(st.st_mode));
-        return fail_at(err, path, what, 0);
+        return fail_at(err, path, NULL, what, 0);
     }
     return *target ? 0 : wl_fail(err, "%s: out of memory", path);
 }
@@ -204,39 +204,62 @@ static int write_all(int fd, const char *p, size_t left)
     return 0;
 }
 
-int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err)
+/* Writes data as name in the directory dfd: a temporary created there, fsync, renameat; messages name path (or shown). */
+static int write_into(int dfd, const char *name, const char *path, const char *shown, const void *data, size_t len,
+                      wl_err *err)
 {
-    char *target, *tmp = NULL;
-    if (save_target(path, &target, err)) return -1;
-    char *slash = strrchr(target, '/');
-    const char *name = slash ? slash + 1 : target;
-    if (!*name) {
-        free(target);
-        return fail_at(err, path, "is a directory; wordlab replaces only regular files", 0);
-    }
-    if (slash) *slash = 0;
-    int dfd = open(slash ? (slash == target ? "/" : target) : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (slash) *slash = '/';
-    int rc = -1, fd = dfd < 0 ? -1 : create_temp(dfd, name, &tmp);
+    char *tmp = NULL;
+    int rc = -1, fd = create_temp(dfd, name, &tmp);
     if (fd < 0) {
-        fail_at(err, path, "cannot create a temporary file", errno);
+        fail_at(err, path, shown, "cannot create a temporary file", errno);
     } else if (write_all(fd, data, len)) {
-        fail_at(err, path, "write failed", errno);
+        fail_at(err, path, shown, "write failed", errno);
         close(fd);
     } else if (fsync(fd) != 0 || close(fd) != 0) {
-        fail_at(err, path, "cannot flush", errno);
+        fail_at(err, path, shown, "cannot flush", errno);
     } else if (renameat(dfd, tmp, dfd, name) != 0) {
-        fail_at(err, path, "cannot rename the temporary file into place", errno);
+        fail_at(err, path, shown, "cannot rename the temporary file into place", errno);
     } else {
         rc = 0;
         remove_stale_temps(dfd, name);
         fsync(dfd);   /* makes the rename itself durable (best effort) */
     }
     if (rc && fd >= 0) unlinkat(dfd, tmp, 0);
-    if (dfd >= 0) close(dfd);
     free(tmp);
+    return rc;
+}
+
+int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err)
+{
+    char *target;
+    if (save_target(path, &target, err)) return -1;
+    char *slash = strrchr(target, '/');
+    const char *name = slash ? slash + 1 : target;
+    if (!*name) {
+        free(target);
+        return fail_at(err, path, NULL, "is a directory; wordlab replaces only regular files", 0);
+    }
+    if (slash) *slash = 0;
+    int dfd = open(slash ? (slash == target ? "/" : target) : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (slash) *slash = '/';
+    int rc = dfd < 0 ? fail_at(err, path, NULL, "cannot create a temporary file", errno)
+                     : write_into(dfd, name, path, NULL, data, len, err);
+    if (dfd >= 0) close(dfd);
     free(target);
     return rc;
+}
+
+int wl_write_atomic_at(int dfd, const char *name, const char *shown, const void *data, size_t len, wl_err *err)
+{
+    struct stat st;
+    int there = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (!there && errno != ENOENT) return fail_at(err, name, shown, "cannot save here", errno);
+    if (there && !S_ISREG(st.st_mode)) {
+        char what[160];
+        snprintf(what, sizeof what, "is %s; wordlab replaces only regular files here, and follows no link", file_kind(st.st_mode));
+        return fail_at(err, name, shown, what, 0);
+    }
+    return write_into(dfd, name, name, shown, data, len, err);
 }
 
 double wl_mean(const double *x, size_t n)
@@ -313,43 +336,117 @@ const char *wl_read_line_why(int e)
     return e == EFBIG ? "longer than 16 MiB" : strerror(e);
 }
 
-int wl_read_file_max(const char *path, size_t max, char **data, size_t *len, wl_err *err)
+/* Refuses (-1, err set) what st describes unless it is a regular file of at most max bytes. */
+static int check_regular(const struct stat *st, const char *path, const char *shown, size_t max, wl_err *err)
 {
-    *data = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return fail_at(err, path, "cannot open", errno);
-    size_t cap = 1 << 16, n = 0;
+    char what[200];
+    if (!S_ISREG(st->st_mode)) {
+        snprintf(what, sizeof what, "is %s, not a regular file; wordlab reads only regular files", file_kind(st->st_mode));
+        return fail_at(err, path, shown, what, 0);
+    }
+    if ((uintmax_t)st->st_size > (uintmax_t)max) {
+        snprintf(what, sizeof what, "is %jd bytes, larger than %zu bytes, the most read here", (intmax_t)st->st_size, max);
+        return fail_at(err, path, shown, what, 0);
+    }
+    return 0;
+}
+
+int wl_open_read(int dfd, const char *path, int nofollow, size_t max, const char *shown, size_t *size, wl_err *err)
+{
+    struct stat st;
+    *size = 0;
+    /* what stands there is looked at before it is opened (a device is not even opened), and again once open (it may
+     * have been replaced meanwhile; O_NONBLOCK: opening a FIFO never waits for a writer) */
+    if (fstatat(dfd, path, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0 && check_regular(&st, path, shown, max, err))
+        return -1;
+    int fd = openat(dfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+    if (fd < 0) return fail_at(err, path, shown, errno == ELOOP && nofollow ? "is a symbolic link, which is not followed "
+                                                                              "here" : "cannot open", errno);
+    int flags = fcntl(fd, F_GETFL);
+    if (fstat(fd, &st) != 0 || flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        int e = errno;
+        close(fd);
+        return fail_at(err, path, shown, "cannot read", e);
+    }
+    if (check_regular(&st, path, shown, max, err)) {
+        close(fd);
+        return -1;
+    }
+    *size = (size_t)st.st_size;
+    return fd;
+}
+
+FILE *wl_fopen_read(const char *path, size_t max, size_t *size, wl_err *err)
+{
+    int fd = wl_open_read(AT_FDCWD, path, 0, max, NULL, size, err);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
+    if (fd >= 0 && !f) {
+        fail_at(err, path, NULL, "cannot read", errno);
+        close(fd);
+    }
+    return f;
+}
+
+/* Reads fd to its end into a malloc'd, NUL-terminated buffer, expecting size bytes (a file that grows meanwhile is
+ * read on, up to max bytes): 0, or an errno (EFBIG past max). */
+static int read_all(int fd, size_t size, size_t max, char **data, size_t *len)
+{
+    size_t cap = size + 1, n = 0;
     char *buf = malloc(cap);
-    int bad = buf ? 0 : ENOMEM;
-    while (!bad) {
-        if (n + 1 >= cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                bad = ENOMEM;
-                break;
+    if (!buf) return ENOMEM;
+    for (;;) {
+        char extra;
+        int full = n + 1 == cap;   /* at the size expected: the end, unless the file grew */
+        ssize_t r = full ? read(fd, &extra, 1) : read(fd, buf + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            int e = r ? errno : 0;
+            if (e) {
+                free(buf);
+                return e;
             }
-            buf = nb;
-            cap *= 2;
+            break;
         }
-        size_t r = fread(buf + n, 1, cap - n - 1, f);
-        n += r;
-        if (r == 0) bad = ferror(f) ? errno : 0;
-        if (r == 0) break;
-        if (n > max) bad = EFBIG;
+        if (full) {
+            size_t ncap = cap <= max / 2 ? 2 * cap : max + 1;
+            char *grown = n < max ? realloc(buf, ncap) : NULL;
+            if (!grown) {
+                free(buf);
+                return n < max ? ENOMEM : EFBIG;
+            }
+            buf = grown;
+            cap = ncap;
+            buf[n++] = extra;
+        } else {
+            n += (size_t)r;
+        }
     }
-    fclose(f);
-    if (bad) {
-        free(buf);
-        char what[64];
-        snprintf(what, sizeof what, "larger than %zu bytes, the most read here", max);
-        return fail_at(err, path, bad == EFBIG ? what : bad == ENOMEM ? "out of memory" : "read error",
-                       bad == EFBIG || bad == ENOMEM ? 0 : bad);
-    }
-    buf[n] = '\0';
+    buf[n] = 0;
     *data = buf;
     *len = n;
     return 0;
+}
+
+int wl_read_file_at(int dfd, const char *path, int nofollow, size_t max, const char *shown, char **data, size_t *len,
+                    wl_err *err)
+{
+    size_t size;
+    *data = NULL;
+    *len = 0;
+    int fd = wl_open_read(dfd, path, nofollow, max, shown, &size, err);
+    if (fd < 0) return -1;
+    int bad = read_all(fd, size, max, data, len);
+    close(fd);
+    if (!bad) return 0;
+    char what[64];
+    snprintf(what, sizeof what, "larger than %zu bytes, the most read here", max);
+    return fail_at(err, path, shown, bad == EFBIG ? what : bad == ENOMEM ? "out of memory" : "read error",
+                   bad == EFBIG || bad == ENOMEM ? 0 : bad);
+}
+
+int wl_read_file_max(const char *path, size_t max, char **data, size_t *len, wl_err *err)
+{
+    return wl_read_file_at(AT_FDCWD, path, 0, max, NULL, data, len, err);
 }
 
 int wl_read_file(const char *path, char **data, size_t *len, wl_err *err)

@@ -57,6 +57,11 @@ int wl_sink_interrupted(const wl_sink *s);
  * while saving left behind. */
 int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err);
 
+/* The same as name in the directory dfd, never through a link: a regular file at name is replaced, anything else (a
+ * symbolic link included) is refused. shown names the file in messages. For a directory that holds only what wordlab
+ * writes there (the download cache). */
+int wl_write_atomic_at(int dfd, const char *name, const char *shown, const void *data, size_t len, wl_err *err);
+
 /* path as error messages show it: its longest existing leading part resolved (absolute, no symbolic links), the
  * rest as given; malloc'd (a copy of path when nothing resolves; NULL only when memory runs out).
  * The kernel's working directory need not be the one the user has in mind. */
@@ -84,11 +89,24 @@ const char *wl_read_line_why(int e);
  * 0, or -1 when there is none. */
 int wl_random_bytes(void *buf, size_t n);
 
-/* Reads a whole file into a malloc'd buffer (NUL-terminated; *len excludes the NUL). A file (or a device, a pipe)
- * that goes on past WL_READ_MAX bytes is an error (4 GiB; 1 GiB where size_t has 32 bits, as in WebAssembly);
- * wl_read_file_max sets the bound. */
+/* Every reader of a file opens it here: only a regular file of at most max bytes is taken. A directory, a FIFO
+ * (opened without waiting for a writer), a device or a socket is refused, naming the path and what it is; a larger
+ * file, naming the limit; all before a byte is read. path is relative to the directory dfd (AT_FDCWD: the working
+ * directory); nofollow != 0 refuses a symbolic link at path too. Messages name the file as shown gives it (NULL:
+ * path as wl_path_shown gives it). Returns the descriptor (close-on-exec, blocking) and the file's size in *size,
+ * or -1 with err set. */
+int wl_open_read(int dfd, const char *path, int nofollow, size_t max, const char *shown, size_t *size, wl_err *err);
+
+/* The same as a stdio stream (for readers that go line by line); NULL with err set. */
+FILE *wl_fopen_read(const char *path, size_t max, size_t *size, wl_err *err);
+
+/* Reads a whole file (opened as wl_open_read does) into a malloc'd buffer (NUL-terminated; *len excludes the NUL);
+ * a file that grows past max bytes while it is read is an error too. wl_read_file's bound is WL_READ_MAX (4 GiB;
+ * 1 GiB where size_t has 32 bits, as in WebAssembly). */
 #define WL_READ_MAX (SIZE_MAX > 0xffffffffu ? (size_t)4 << 30 : (size_t)1 << 30)
 int wl_read_file(const char *path, char **data, size_t *len, wl_err *err);
 int wl_read_file_max(const char *path, size_t max, char **data, size_t *len, wl_err *err);
+int wl_read_file_at(int dfd, const char *path, int nofollow, size_t max, const char *shown, char **data, size_t *len,
+                    wl_err *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *wl_split_name(wl_split s)
 {
@@ -375,12 +376,12 @@ int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row
     *text = NULL;
     *row_idx = -1;
     if (check_line_text(line, n, err)) return -1;
-    const char *end = NULL;
-    cJSON *obj = cJSON_ParseWithLengthOpts(line, n, &end, 0);
+    char why[WL_ERR_MAX / 2];
+    cJSON *obj = wl_corpus_json_parse(line, n, why, sizeof why);
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(obj, "text");
     const cJSON *row = cJSON_GetObjectItemCaseSensitive(obj, "row_idx");
     int rc = -1;
-    if (!obj || !is_blank(end, (size_t)(line + n - end))) wl_fail(err, "not valid JSON");
+    if (!obj) wl_fail(err, "%s", why);
     else if (!cJSON_IsObject(obj)) wl_fail(err, "not a JSON object");
     else if (!t) wl_fail(err, "no \"text\" field");
     else if (!cJSON_IsString(t)) wl_fail(err, "\"text\" is not a string");
@@ -482,30 +483,55 @@ static int load_plain(FILE *f, const char *path, builder *b, wl_err *err)
     return rc;
 }
 
-int wl_corpus_load_file(const char *path, const wl_profile *profile, volatile sig_atomic_t *interrupt, wl_corpus *c,
-                        wl_err *err)
+/* The format a file's name gives it: .jsonl JSON lines, .txt plain text (either case); else an error. */
+static int format_by_name(const char *path, wl_corpus_format *f, wl_err *err)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(slash ? slash : path, '.');
+    if (dot && !strcasecmp(dot, ".jsonl")) *f = WL_CORPUS_JSONL;
+    else if (dot && !strcasecmp(dot, ".txt")) *f = WL_CORPUS_TEXT;
+    else
+        return wl_fail(err, "%s: its name does not say how to read it (.jsonl: JSON lines with a \"text\" field; .txt: "
+                            "plain text, stories separated by a line %s); give format=jsonl or format=text", path, WL_EOT);
+    return 0;
+}
+
+/* Reads the stories of the open file f (named path in messages) in format into a corpus; closes f. */
+static int load_stream(FILE *f, const char *path, wl_corpus_format format, builder *b, wl_err *err)
+{
+    unsigned char bom[3];   /* a UTF-8 byte order mark at the start is skipped */
+    size_t got = fread(bom, 1, 3, f);
+    int rc;
+    if (ferror(f) || fseek(f, got == 3 && !memcmp(bom, "\xEF\xBB\xBF", 3) ? 3 : 0, SEEK_SET))
+        rc = wl_fail(err, "cannot read %s: %s", path, strerror(errno));
+    else rc = format == WL_CORPUS_JSONL ? load_jsonl(f, path, b, err) : load_plain(f, path, b, err);
+    if (rc == 0 && ferror(f)) rc = wl_fail(err, "cannot read %s: %s", path, strerror(errno));
+    fclose(f);
+    if (rc == 0) rc = builder_finish(b, path, err);
+    return builder_end(b, rc);
+}
+
+int wl_corpus_load_file(const char *path, wl_corpus_format format, const wl_profile *profile,
+                        volatile sig_atomic_t *interrupt, wl_corpus *c, wl_err *err)
 {
     builder b;
     builder_init(&b, c, profile, interrupt);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        char *shown = wl_path_shown(path);
-        wl_fail(err, "cannot open %s: %s", shown ? shown : path, strerror(e));
-        free(shown);
-        return -1;
-    }
-    unsigned char bom[3];   /* a UTF-8 byte order mark at the start is skipped */
-    long start = fread(bom, 1, 3, f) == 3 && !memcmp(bom, "\xEF\xBB\xBF", 3) ? 3 : 0;
-    int ch = EOF, rc;
-    if (!ferror(f) && fseek(f, start, SEEK_SET) == 0)
-        while ((ch = getc(f)) != EOF && (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n')) {}
-    if (ferror(f) || fseek(f, start, SEEK_SET)) rc = wl_fail(err, "cannot read %s: %s", path, strerror(errno));
-    else rc = ch == '{' ? load_jsonl(f, path, &b, err) : load_plain(f, path, &b, err);
-    if (rc == 0 && ferror(f)) rc = wl_fail(err, "cannot read %s: %s", path, strerror(errno));
-    fclose(f);
-    if (rc == 0) rc = builder_finish(&b, path, err);
-    return builder_end(&b, rc);
+    size_t size;
+    FILE *f = NULL;
+    if ((format == WL_CORPUS_BY_NAME && format_by_name(path, &format, err)) ||
+        !(f = wl_fopen_read(path, WL_CORPUS_FILE_MAX, &size, err)))
+        return builder_end(&b, -1);
+    return load_stream(f, path, format, &b, err);
+}
+
+int wl_corpus_load_mem(const char *data, size_t len, const char *name, wl_corpus_format format,
+                       const wl_profile *profile, volatile sig_atomic_t *interrupt, wl_corpus *c, wl_err *err)
+{
+    builder b;
+    builder_init(&b, c, profile, interrupt);
+    if (format == WL_CORPUS_BY_NAME && format_by_name(name, &format, err)) return builder_end(&b, -1);
+    FILE *f = fmemopen((void *)(len ? data : "\n"), len ? len : 1, "r");   /* fmemopen takes no empty buffer */
+    if (!f) return builder_end(&b, wl_fail(err, "%s: out of memory", name));
+    return load_stream(f, name, format, &b, err);
 }
 
 /* --- windows ---------------------------------------------------------------------------- */

@@ -76,7 +76,9 @@ int32_t wl_vocab_id(const wl_vocab *v, const char *token);
 /* ids[i] = id of tokens[i]; returns the number of unknown tokens. */
 size_t wl_vocab_encode(const wl_vocab *v, const char *const *tokens, size_t n, int32_t *ids);
 
-/* vocab.json: {"itos": [...], "profile": ..., "min_freq": ..., "max_vocab": ...}, written atomically. */
+/* vocab.json: {"itos": [...], "profile": ..., "min_freq": ..., "max_vocab": ...}, written atomically; read from a
+ * regular file of at most WL_VOCAB_FILE_MAX bytes (100,000 tokens, the most a model takes, of 600 bytes each). */
+#define WL_VOCAB_FILE_MAX ((size_t)64 << 20)
 int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err);
 int wl_vocab_load(const char *path, wl_vocab *v, wl_err *err);
 /* The same object as text (malloc'd; NULL when out of memory), and read back from text; where names
@@ -144,12 +146,22 @@ typedef struct wl_corpus {
 int wl_corpus_build_texts(const char *const *texts, size_t n, const wl_profile *profile, wl_corpus *c,
                           wl_err *err);
 
-/* Same from a file: JSON lines with "text" (and optional "row_idx") when the first non-blank
- * byte is '{', else plain text with stories separated by a line "<|endoftext|>".
- * Errors name the file and line. It fails with "interrupted" as soon as *interrupt (may be NULL) is set,
- * and so do wl_corpus_generate, wl_corpus_windows and wl_vocab_fit: every loop over the stories checks it. */
-int wl_corpus_load_file(const char *path, const wl_profile *profile, volatile sig_atomic_t *interrupt, wl_corpus *c,
-                        wl_err *err);
+/* How a story file is read: JSON lines ({"text": ..., "row_idx": n} per line, blank lines between them allowed), or
+ * plain text with stories separated by a line "<|endoftext|>" (the TinyStories format); by name: .jsonl or .txt. */
+typedef enum wl_corpus_format { WL_CORPUS_BY_NAME, WL_CORPUS_JSONL, WL_CORPUS_TEXT } wl_corpus_format;
+
+/* A story file is a regular file of at most this many bytes (wl_open_read). */
+#define WL_CORPUS_FILE_MAX WL_READ_MAX
+
+/* Same from a file in that format (never guessed from its content; by name, a file named neither .jsonl nor .txt
+ * is an error). Errors name the file and line. It fails with "interrupted" as soon as *interrupt (may be NULL) is
+ * set, and so do wl_corpus_generate, wl_corpus_windows and wl_vocab_fit: every loop over the stories checks it. */
+int wl_corpus_load_file(const char *path, wl_corpus_format format, const wl_profile *profile,
+                        volatile sig_atomic_t *interrupt, wl_corpus *c, wl_err *err);
+
+/* Same from the text data[0..len) of a file; name stands for the file in messages (and gives the format by name). */
+int wl_corpus_load_mem(const char *data, size_t len, const char *name, wl_corpus_format format,
+                       const wl_profile *profile, volatile sig_atomic_t *interrupt, wl_corpus *c, wl_err *err);
 
 /* Same from the embedded story generator: profile->stories stories from seed. */
 int wl_corpus_generate(const wl_profile *profile, uint64_t seed, volatile sig_atomic_t *interrupt, wl_corpus *c,
@@ -158,6 +170,12 @@ int wl_corpus_generate(const wl_profile *profile, uint64_t seed, volatile sig_at
 /* The byte offset in the JSON text s of its first NUL: a NUL byte or the escape \u0000 (its backslash not escaped
  * itself); n when there is none. cJSON cuts a string at a NUL, so a reader looks for one before it trusts a string. */
 size_t wl_corpus_json_nul_at(const char *s, size_t n);
+
+/* Parses the JSON text s[0..n): one value, then nothing but white space (cJSON_Delete frees it). NULL when it is not
+ * valid JSON, with why (cap bytes) saying where (the byte; line and column too in a text of several lines) and, when it is one of these, what is wrong: a
+ * \u escape of a lone UTF-16 surrogate (\ud800), a \u without four hex digits, nesting deeper than cJSON's
+ * CJSON_NESTING_LIMIT (1000; the parser stops there, so no depth exhausts the stack), text after the value. */
+struct cJSON *wl_corpus_json_parse(const char *s, size_t n, char *why, size_t cap);
 
 /* One JSON line of a story source: *text gets its "text" (malloc'd, NUL-terminated) and *row_idx
  * its "row_idx" (-1 when absent). Fails, with no location (callers add file and line), on invalid

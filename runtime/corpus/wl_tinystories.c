@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,15 +97,32 @@ int wl_ts_offsets(size_t stories, uint64_t **offsets, size_t *n, wl_err *err)
     return 0;
 }
 
-/* --- files -------------------------------------------------------------------------------- */
+/* --- the cache directory ----------------------------------------------------------------- */
 
-static int exists(const char *path)
+#define INDEX_NAME "sha256sums"
+#define MANIFEST_MAX ((size_t)1 << 20)
+
+/* One fetch: its configuration, deadline, the directories it works in (never reached through a link) and the pages'
+ * SHA-256 as recorded when they were fetched. */
+typedef struct ts_run {
+    const wl_ts_config *cfg;
+    double request_s, fetch_s, deadline;   /* deadline: CLOCK_MONOTONIC seconds */
+    int past_deadline;                     /* a request or a wait ran into the deadline */
+    int dfd, pdfd;                         /* root/<profile>/ and its pages/; -1 when not open */
+    char dir[PATH_MAX];                    /* root/<profile>, for messages */
+    size_t pages;
+    uint64_t *offsets;                     /* [pages] */
+    char (*sha)[65];                       /* [pages]: "" until known */
+} ts_run;
+
+static double now_s(void)
 {
-    struct stat st;
-    return stat(path, &st) == 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* mkdir -p */
+/* mkdir -p of the root (the user's choice of directory: links on its way are theirs) */
 static int make_dirs(const char *dir, wl_err *err)
 {
     char p[PATH_MAX];
@@ -120,6 +138,48 @@ static int make_dirs(const char *dir, wl_err *err)
     }
 }
 
+/* Opens the directory name in dfd, never through a symbolic link; creates it first when create. -1 with err set,
+ * or -1 with *missing set (err untouched) when it does not exist and create is 0. */
+static int open_dir(int dfd, const char *name, const char *shown, int create, int *missing, wl_err *err)
+{
+    if (create && mkdirat(dfd, name, 0755) != 0 && errno != EEXIST)
+        return wl_fail(err, "cannot create the cache directory %s: %s", shown, strerror(errno));
+    int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) return fd;
+    int e = errno;
+    struct stat st;
+    if (e == ENOENT && !create && missing) {
+        *missing = 1;
+        return -1;
+    }
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+        return wl_fail(err, "%s is a symbolic link; wordlab follows no link inside its download cache (remove it)", shown);
+    return wl_fail(err, "cannot open the cache directory %s: %s", shown, strerror(e));
+}
+
+/* Something (a file, a link, anything) stands at name in dfd. */
+static int there(int dfd, const char *name)
+{
+    struct stat st;
+    return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* Reads name in dfd (a regular file of at most max bytes, never through a link); messages say dir/name. */
+static int read_at(int dfd, const char *dir, const char *name, size_t max, char **data, size_t *len, wl_err *err)
+{
+    char shown[PATH_MAX + 64];
+    snprintf(shown, sizeof shown, "%s/%s", dir, name);
+    return wl_read_file_at(dfd, name, 1, max, shown, data, len, err);
+}
+
+/* Writes name in dfd atomically, never through a link; messages say dir/name. */
+static int write_at(int dfd, const char *dir, const char *name, const char *data, size_t len, wl_err *err)
+{
+    char shown[PATH_MAX + 64];
+    snprintf(shown, sizeof shown, "%s/%s", dir, name);
+    return wl_write_atomic_at(dfd, name, shown, data, len, err);
+}
+
 static void hex(const unsigned char md[32], char out[65])
 {
     for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
@@ -131,6 +191,11 @@ static int sha256_hex(const char *data, size_t len, char out[65], wl_err *err)
     if (wl_corpus_sha256("", 0, data, len, md, err)) return -1;
     hex(md, out);
     return 0;
+}
+
+static void page_name(uint64_t offset, char name[32])
+{
+    snprintf(name, 32, "%010llu.jsonl", (unsigned long long)offset);
 }
 
 /* --- requests ----------------------------------------------------------------------------- */
@@ -169,6 +234,7 @@ static double retry_after_s(const char *v)
 static cJSON *parse_body(const wl_http_reply *rp, int *nul, char *why, size_t cap)
 {
     size_t bad;
+    char what[WL_ERR_MAX / 2];
     if (!rp->body || !rp->len) {
         snprintf(why, cap, "the answer is empty, not JSON");
         return NULL;
@@ -177,33 +243,44 @@ static cJSON *parse_body(const wl_http_reply *rp, int *nul, char *why, size_t ca
         snprintf(why, cap, "the answer is not valid UTF-8 (byte %zu)", bad + 1);
         return NULL;
     }
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithLengthOpts(rp->body, rp->len, &end, 0);
-    size_t at = end ? (size_t)(end - rp->body) : 0;
-    while (j && at < rp->len && strchr(" \t\r\n", rp->body[at])) at++;
-    if (!j || at < rp->len) {
-        const char *e = j ? end : cJSON_GetErrorPtr();
-        size_t off = e && e >= rp->body && e <= rp->body + rp->len ? (size_t)(e - rp->body) : at;
-        snprintf(why, cap, "the answer is not valid JSON (at byte %zu of %zu)", off + 1, rp->len);
-        cJSON_Delete(j);
+    cJSON *j = wl_corpus_json_parse(rp->body, rp->len, what, sizeof what);
+    if (!j) {
+        snprintf(why, cap, "the answer is %s (%zu bytes)", what, rp->len);
         return NULL;
     }
     *nul = wl_corpus_json_nul_at(rp->body, rp->len) < rp->len;
     return j;
 }
 
-/* GETs url and parses its JSON, with the course's retries: up to WL_TS_ATTEMPTS attempts; after a failed
- * one, waits max(Retry-After on 429, min(30, 1.5 * 2^attempt)) seconds. A 200 that is not JSON, 408, 429,
- * 5xx and transient transport failures are retried; other statuses and permanent failures are not. */
-static cJSON *get_json(const wl_ts_config *cfg, const char *url, const char *what, int *nul, wl_err *err)
+/* Fails for a fetch that ran into its deadline while fetching what (the last attempt failed with why, if set). */
+static int deadline_fail(ts_run *run, const char *what, const char *why, const char *url, wl_err *err)
 {
+    run->past_deadline = 1;
+    if (why)
+        return wl_fail(err, "the fetch reached its deadline of %g s (deadline=) before %s could be fetched; the last "
+                            "attempt failed with: %s (%s)", run->fetch_s, what, why, url);
+    return wl_fail(err, "the fetch reached its deadline of %g s (deadline=) before %s was fetched", run->fetch_s, what);
+}
+
+/* GETs url and parses its JSON, with the course's retries: up to WL_TS_ATTEMPTS attempts; after a failed
+ * one, waits max(Retry-After on 429 (at most WL_TS_RETRY_AFTER_MAX_S), min(30, 1.5 * 2^attempt)) seconds. A 200
+ * that is not JSON, 408, 429, 5xx and transient transport failures (a request past request_s included) are
+ * retried; other statuses and permanent failures are not. No request and no wait goes past the fetch's deadline. */
+static cJSON *get_json(ts_run *run, const char *url, const char *what, int *nul, wl_err *err)
+{
+    const wl_ts_config *cfg = run->cfg;
     for (int attempt = 0;; attempt++) {
+        double left = run->deadline - now_s();
+        if (left <= 0) {
+            deadline_fail(run, what, NULL, url, err);
+            return NULL;
+        }
         wl_http_reply rp;
         memset(&rp, 0, sizeof rp);
         wl_err e = {{0}};
         char why[WL_ERR_MAX];
-        double wait_after = 0;
-        int rc = cfg->http->get(cfg->http->ud, url, WL_TS_TIMEOUT_S, cfg->interrupt, &rp, &e);
+        double asked = 0, total = fmin(run->request_s, left);
+        int rc = cfg->http->get(cfg->http->ud, url, fmin(WL_TS_STALL_S, total), total, cfg->interrupt, &rp, &e);
         if (rc && (rp.failure == WL_HTTP_INTERRUPTED || interrupted(cfg))) {
             free(rp.body);
             wl_fail(err, "interrupted while fetching %s", what);
@@ -224,7 +301,7 @@ static cJSON *get_json(const wl_ts_config *cfg, const char *url, const char *wha
             }
         } else if (rp.status == 408 || rp.status == 429 || rp.status >= 500) {
             snprintf(why, sizeof why, "HTTP %ld", rp.status);
-            if (rp.status == 429) wait_after = retry_after_s(rp.retry_after);
+            if (rp.status == 429) asked = retry_after_s(rp.retry_after);
         } else {
             free(rp.body);
             wl_fail(err, "cannot fetch %s: the server answered HTTP %ld for %s", what, rp.status, url);
@@ -236,8 +313,12 @@ static cJSON *get_json(const wl_ts_config *cfg, const char *url, const char *wha
             return NULL;
         }
         double backoff = fmin(30.0, 1.5 * pow(2, attempt));
-        wl_ts_event ev = {.kind = WL_TS_EV_RETRY, .url = url, .why = why, .attempt = attempt + 1,
-                          .wait_s = fmax(wait_after, backoff)};
+        wl_ts_event ev = {.kind = WL_TS_EV_RETRY, .url = url, .why = why, .attempt = attempt + 1, .asked_s = asked,
+                          .wait_s = fmax(fmin(asked, WL_TS_RETRY_AFTER_MAX_S), backoff)};
+        if (now_s() + ev.wait_s * cfg->time_scale >= run->deadline) {
+            deadline_fail(run, what, why, url, err);
+            return NULL;
+        }
         emit(cfg, &ev);
         if (pause_for(cfg, ev.wait_s)) {
             wl_fail(err, "interrupted while waiting to fetch %s again", what);
@@ -246,12 +327,12 @@ static cJSON *get_json(const wl_ts_config *cfg, const char *url, const char *wha
     }
 }
 
-static int check_revision(const wl_ts_config *cfg, wl_err *err)
+static int check_revision(ts_run *run, wl_err *err)
 {
     char url[1024];
-    snprintf(url, sizeof url, "%s/api/datasets/%s", cfg->hub_base, WL_TS_DATASET);
+    snprintf(url, sizeof url, "%s/api/datasets/%s", run->cfg->hub_base, WL_TS_DATASET);
     int nul;
-    cJSON *j = get_json(cfg, url, "the dataset's current revision from the Hugging Face Hub", &nul, err);
+    cJSON *j = get_json(run, url, "the dataset's current revision from the Hugging Face Hub", &nul, err);
     if (!j) return -1;
     const cJSON *sha = cJSON_GetObjectItemCaseSensitive(j, "sha");
     int rc = 0;
@@ -316,20 +397,129 @@ static int page_lines(const cJSON *page, int has_nul, uint64_t offset, char **ou
     return 0;
 }
 
-static int fetch_page(const wl_ts_config *cfg, uint64_t offset, const char *path, wl_err *err)
+/* The SHA-256 of every kept page as sha256sum writes them, written atomically. */
+static int write_index(ts_run *run, wl_err *err)
 {
-    char url[1024], what[96];
+    wl_buf b = {0};
+    char name[32];
+    for (size_t i = 0; i < run->pages; i++) {
+        if (!run->sha[i][0]) continue;
+        page_name(run->offsets[i], name);
+        wl_buf_printf(&b, "%s  %s\n", run->sha[i], name);
+    }
+    char pdir[PATH_MAX + 8];
+    snprintf(pdir, sizeof pdir, "%s/pages", run->dir);
+    int rc = write_at(run->pdfd, pdir, INDEX_NAME, b.s ? b.s : "", b.len, err);
+    free(b.s);
+    return rc;
+}
+
+/* The hashes recorded in pages/sha256sums for the pages of this fetch (others are ignored; none without the file). */
+static int read_index(ts_run *run, wl_err *err)
+{
+    char pdir[PATH_MAX + 8], *data, name[32];
+    size_t len;
+    snprintf(pdir, sizeof pdir, "%s/pages", run->dir);
+    if (!there(run->pdfd, INDEX_NAME)) return 0;
+    if (read_at(run->pdfd, pdir, INDEX_NAME, MANIFEST_MAX, &data, &len, err)) return -1;
+    for (char *line = data, *nl; line < data + len; line = nl + 1) {
+        if (!(nl = memchr(line, '\n', (size_t)(data + len - line)))) break;
+        *nl = 0;
+        if (nl - line < 66 || line[64] != ' ' || line[65] != ' ' || strspn(line, "0123456789abcdef") != 64) continue;
+        for (size_t i = 0; i < run->pages; i++) {
+            page_name(run->offsets[i], name);
+            if (!strcmp(line + 66, name)) snprintf(run->sha[i], 65, "%.64s", line);
+        }
+    }
+    free(data);
+    return 0;
+}
+
+/* Whether the page data[0..len) holds the 100 rows from offset on, each line as json_line writes it; why when not. */
+static int rows_ok(const char *data, size_t len, uint64_t offset, char *why, size_t cap)
+{
+    size_t at = 0;
+    for (int i = 0; i < WL_TS_PAGE_ROWS; i++) {
+        const char *nl = at < len ? memchr(data + at, '\n', len - at) : NULL;
+        if (!nl) {
+            snprintf(why, cap, "it holds %d rows, not %d", i, WL_TS_PAGE_ROWS);
+            return 0;
+        }
+        size_t n = (size_t)(nl - data) - at, k = 0;
+        char *text;
+        long row;
+        wl_err e;
+        int bad = wl_corpus_parse_json_line(data + at, n, &text, &row, &e);
+        if (!bad) {
+            json_line(NULL, &k, row, text);
+            free(text);
+        }
+        if (bad || row != (long)(offset + (uint64_t)i) || k != n + 1) {
+            snprintf(why, cap, "line %d is not row %llu as the rows API gives it%s%.200s", i + 1,
+                     (unsigned long long)(offset + (uint64_t)i), bad ? ": " : "", bad ? e.msg : "");
+            return 0;
+        }
+        at += n + 1;
+    }
+    if (at != len) snprintf(why, cap, "it holds more than %d rows", WL_TS_PAGE_ROWS);
+    return at == len;
+}
+
+/* The page i kept from an earlier fetch: 1 when its SHA-256 is the one recorded when it was fetched and its rows are
+ * the page's; 0 when there is none or it fails (then a REFETCH event says why); -1 with err when it cannot be read
+ * (a link, not a regular file, too large). */
+static int kept_page(ts_run *run, size_t i, wl_err *err)
+{
+    char name[32], pdir[PATH_MAX + 8], sha[65], fault[WL_ERR_MAX / 2] = "", why[PATH_MAX + WL_ERR_MAX];
+    char *data;
+    size_t len;
+    page_name(run->offsets[i], name);
+    snprintf(pdir, sizeof pdir, "%s/pages", run->dir);
+    if (!there(run->pdfd, name)) {
+        run->sha[i][0] = 0;
+        return 0;
+    }
+    if (read_at(run->pdfd, pdir, name, WL_TS_PAGE_MAX, &data, &len, err)) return -1;
+    int rc = sha256_hex(data, len, sha, err);
+    if (rc == 0 && !run->sha[i][0])
+        snprintf(fault, sizeof fault, "no SHA-256 was recorded for it when it was fetched");
+    else if (rc == 0 && strcmp(sha, run->sha[i]))
+        snprintf(fault, sizeof fault, "its SHA-256 is %s, not the %s recorded when it was fetched", sha, run->sha[i]);
+    else if (rc == 0)
+        rows_ok(data, len, run->offsets[i], fault, sizeof fault);
+    free(data);
+    if (rc) return -1;
+    if (!fault[0]) return 1;
+    run->sha[i][0] = 0;
+    snprintf(why, sizeof why, "%s/%s: %s; fetching it again", pdir, name, fault);
+    wl_ts_event ev = {.kind = WL_TS_EV_REFETCH, .why = why, .pages = run->pages};
+    emit(run->cfg, &ev);
+    return 0;
+}
+
+/* Fetches page i, checks it, keeps it in pages/ and records its SHA-256. */
+static int fetch_page(ts_run *run, size_t i, wl_err *err)
+{
+    char url[1024], what[96], name[32], pdir[PATH_MAX + 8];
+    uint64_t offset = run->offsets[i];
     snprintf(url, sizeof url, "%s/rows?dataset=roneneldan%%2FTinyStories&config=default&split=train&offset=%llu&length=%d",
-             cfg->rows_base, (unsigned long long)offset, WL_TS_PAGE_ROWS);
+             run->cfg->rows_base, (unsigned long long)offset, WL_TS_PAGE_ROWS);
     snprintf(what, sizeof what, "the page of rows at offset %llu", (unsigned long long)offset);
     int nul;
-    cJSON *page = get_json(cfg, url, what, &nul, err);
+    cJSON *page = get_json(run, url, what, &nul, err);
     if (!page) return -1;
     char *lines = NULL;
     size_t len = 0;
     int rc = page_lines(page, nul, offset, &lines, &len, err);
     cJSON_Delete(page);
-    if (rc == 0) rc = wl_write_atomic(path, lines, len, err);
+    if (rc == 0 && len > WL_TS_PAGE_MAX)
+        rc = wl_fail(err, "the page at offset %llu holds %zu bytes of rows, more than the %zu a page may hold",
+                     (unsigned long long)offset, len, WL_TS_PAGE_MAX);
+    page_name(offset, name);
+    snprintf(pdir, sizeof pdir, "%s/pages", run->dir);
+    if (rc == 0) rc = sha256_hex(lines, len, run->sha[i], err);
+    if (rc == 0) rc = write_at(run->pdfd, pdir, name, lines, len, err);
+    if (rc == 0) rc = write_index(run, err);
     free(lines);
     return rc;
 }
@@ -384,11 +574,15 @@ static void course_match(const wl_ts_config *cfg, wl_ts_result *res)
 }
 
 /* A cached stories.jsonl with its manifest: the SHA-256, the revision and the profile must match. */
-static int verify_cached(const wl_ts_config *cfg, const char *dir, const char *mpath, wl_ts_result *res, wl_err *err)
+static int verify_cached(ts_run *run, wl_ts_result *res, wl_err *err)
 {
-    char *data = NULL, *man = NULL;
+    const wl_ts_config *cfg = run->cfg;
+    const char *dir = run->dir;
+    char *data = NULL, *man = NULL, mpath[PATH_MAX + 32];
     size_t len = 0, mlen = 0;
-    if (wl_read_file(res->path, &data, &len, err) || wl_read_file(mpath, &man, &mlen, err)) {
+    snprintf(mpath, sizeof mpath, "%s/source_manifest.json", dir);
+    if (read_at(run->dfd, dir, "stories.jsonl", WL_CORPUS_FILE_MAX, &data, &len, err) ||
+        read_at(run->dfd, dir, "source_manifest.json", MANIFEST_MAX, &man, &mlen, err)) {
         free(data);
         return -1;
     }
@@ -417,6 +611,9 @@ static int verify_cached(const wl_ts_config *cfg, const char *dir, const char *m
         res->pages = (size_t)cJSON_GetArraySize(offs);
         res->cached = 1;
         course_match(cfg, res);
+        res->data = data;
+        res->len = len;
+        data = NULL;
     }
     cJSON_Delete(m);
     free(data);
@@ -424,18 +621,28 @@ static int verify_cached(const wl_ts_config *cfg, const char *dir, const char *m
     return rc;
 }
 
-/* Concatenates the pages in offset order, truncated to the story count, into *out (malloc'd, *len bytes). */
-static int assemble(const wl_ts_config *cfg, char (*page_path)[PATH_MAX], size_t pages, char **out, size_t *len,
-                    size_t *rows, wl_err *err)
+/* Concatenates the pages in offset order, truncated to the story count, into *out (malloc'd, *len bytes); each page
+ * read again is checked against the SHA-256 recorded for it. */
+static int assemble(ts_run *run, char **out, size_t *len, size_t *rows, wl_err *err)
 {
+    size_t pages = run->pages;
     char **data = calloc(pages ? pages : 1, sizeof *data);   /* the pages read, each used up to used[i] */
     size_t *used = calloc(pages ? pages : 1, sizeof *used), n = 0, total = 0;
+    char pdir[PATH_MAX + 8], name[32], sha[65];
+    snprintf(pdir, sizeof pdir, "%s/pages", run->dir);
     int rc = data && used ? 0 : wl_fail(err, "out of memory assembling the subset");
     *rows = 0;
-    for (; rc == 0 && n < pages && *rows < cfg->stories; n++) {
+    for (; rc == 0 && n < pages && *rows < run->cfg->stories; n++) {
         size_t dlen, at = 0;
-        if ((rc = wl_read_file(page_path[n], &data[n], &dlen, err))) break;
-        while (at < dlen && *rows < cfg->stories) {
+        page_name(run->offsets[n], name);
+        if ((rc = read_at(run->pdfd, pdir, name, WL_TS_PAGE_MAX, &data[n], &dlen, err)) ||
+            (rc = sha256_hex(data[n], dlen, sha, err)))
+            break;
+        if (strcmp(sha, run->sha[n])) {
+            rc = wl_fail(err, "%s/%s changed while the subset was fetched (SHA-256 %s, not %s)", pdir, name, sha, run->sha[n]);
+            break;
+        }
+        while (at < dlen && *rows < run->cfg->stories) {
             char *nl = memchr(data[n] + at, '\n', dlen - at);
             if (!nl) break;
             at = (size_t)(nl - data[n]) + 1;
@@ -446,8 +653,8 @@ static int assemble(const wl_ts_config *cfg, char (*page_path)[PATH_MAX], size_t
     }
     if (rc == 0 && !(*out = malloc(total + 1))) rc = wl_fail(err, "out of memory assembling the subset");
     *len = 0;
-    for (size_t i = 0; data && i < n; i++) {
-        if (rc == 0) put(*out, len, data[i], used[i]);
+    for (size_t i = 0; data && i < pages; i++) {   /* data[i] is NULL past the pages read */
+        if (rc == 0 && i < n) put(*out, len, data[i], used[i]);
         free(data[i]);
     }
     free(data);
@@ -455,86 +662,124 @@ static int assemble(const wl_ts_config *cfg, char (*page_path)[PATH_MAX], size_t
     return rc;
 }
 
-/* Pages kept from an earlier fetch hold WL_TS_PAGE_ROWS lines (they were written atomically once checked). */
-static int page_ok(const char *path)
+/* After an interrupt or the deadline: err says so and that the pages fetched are kept for the next fetch. */
+static int kept_fail(ts_run *run, size_t done, wl_err *err)
 {
-    char *data;
-    size_t len, lines = 0;
-    wl_err e;
-    if (wl_read_file(path, &data, &len, &e)) return 0;
-    for (size_t i = 0; i < len; i++) lines += data[i] == '\n';
-    free(data);
-    return lines == WL_TS_PAGE_ROWS;
+    char why[WL_ERR_MAX];
+    snprintf(why, sizeof why, "%s", err->msg);
+    if (interrupted(run->cfg))
+        return wl_fail(err, "interrupted with %zu of %zu pages fetched; they are kept in %s/pages and the same command "
+                            "resumes from there", done, run->pages, run->dir);
+    return wl_fail(err, "%s; %zu of %zu pages are kept in %s/pages and the same command resumes from there", why, done,
+                   run->pages, run->dir);
 }
 
-static int fetch_all(const wl_ts_config *cfg, const char *dir, const char *mpath, wl_ts_result *res, uint64_t *offsets,
-                     size_t pages, char (*page_path)[PATH_MAX], wl_err *err)
+static int fetch_all(ts_run *run, wl_ts_result *res, wl_err *err)
 {
-    char pdir[PATH_MAX];
-    if (snprintf(pdir, sizeof pdir, "%s/pages", dir) >= (int)sizeof pdir)
-        return wl_fail(err, "the cache path %s is too long", dir);
-    if (check_revision(cfg, err) || make_dirs(pdir, err)) return -1;
-    wl_ts_event ev = {.kind = WL_TS_EV_REVISION, .pages = pages};
+    const wl_ts_config *cfg = run->cfg;
+    int missing = 0;
+    char pdir[PATH_MAX + 8];
+    snprintf(pdir, sizeof pdir, "%s/pages", run->dir);
+    if (check_revision(run, err) || (run->pdfd = open_dir(run->dfd, "pages", pdir, 1, &missing, err)) < 0 ||
+        read_index(run, err))
+        return -1;
+    wl_ts_event ev = {.kind = WL_TS_EV_REVISION, .pages = run->pages};
     emit(cfg, &ev);
     int fetched = 0;
-    for (size_t i = 0; i < pages; i++) {
-        if (snprintf(page_path[i], PATH_MAX, "%s/%010llu.jsonl", pdir, (unsigned long long)offsets[i]) >= PATH_MAX)
-            return wl_fail(err, "the cache path %s is too long", pdir);
-        if (page_ok(page_path[i])) {
+    for (size_t i = 0; i < run->pages; i++) {
+        int kept = kept_page(run, i, err);
+        if (kept < 0) return -1;
+        if (kept) {
             res->resumed++;
         } else {
-            if ((fetched && pause_for(cfg, WL_TS_PAGE_PAUSE_S)) || interrupted(cfg) ||
-                fetch_page(cfg, offsets[i], page_path[i], err)) {
-                if (interrupted(cfg))
-                    wl_fail(err, "interrupted with %zu of %zu pages fetched; they are kept in %s and the same command "
-                                 "resumes from there", i, pages, pdir);
+            if ((fetched && pause_for(cfg, WL_TS_PAGE_PAUSE_S)) || interrupted(cfg) || fetch_page(run, i, err)) {
+                if (interrupted(cfg) || run->past_deadline) return kept_fail(run, i, err);
                 return -1;
             }
             fetched = 1;
         }
-        ev = (wl_ts_event){.kind = WL_TS_EV_PAGE, .done = i + 1, .pages = pages, .resumed = res->resumed};
+        ev = (wl_ts_event){.kind = WL_TS_EV_PAGE, .done = i + 1, .pages = run->pages, .resumed = res->resumed};
         emit(cfg, &ev);
     }
     char *all = NULL;
     size_t len, rows;
-    char api[1100];
+    char api[1100], name[32];
     snprintf(api, sizeof api, "%s/rows", cfg->rows_base);
-    int rc = assemble(cfg, page_path, pages, &all, &len, &rows, err);
+    int rc = assemble(run, &all, &len, &rows, err);
     if (rc == 0) rc = sha256_hex(all, len, res->sha256, err);
-    char *man = rc ? NULL : manifest_text(cfg, offsets, pages, rows, res->sha256, api);
+    char *man = rc ? NULL : manifest_text(cfg, run->offsets, run->pages, rows, res->sha256, api);
     /* the data first: a manifest always describes a complete file */
-    if (rc == 0) rc = wl_write_atomic(res->path, all, len, err);
-    if (rc == 0) rc = wl_write_atomic(mpath, man, strlen(man), err);
+    if (rc == 0) rc = write_at(run->dfd, run->dir, "stories.jsonl", all, len, err);
+    if (rc == 0) rc = write_at(run->dfd, run->dir, "source_manifest.json", man, strlen(man), err);
     free(man);
-    free(all);
-    if (rc) return -1;
-    for (size_t i = 0; i < pages; i++) unlink(page_path[i]);
-    rmdir(pdir);
+    if (rc) {
+        free(all);
+        return -1;
+    }
+    for (size_t i = 0; i < run->pages; i++) {
+        page_name(run->offsets[i], name);
+        unlinkat(run->pdfd, name, 0);
+    }
+    unlinkat(run->pdfd, INDEX_NAME, 0);
+    unlinkat(run->dfd, "pages", AT_REMOVEDIR);
     res->stories = rows;
+    res->data = all;
+    res->len = len;
     course_match(cfg, res);
     return 0;
+}
+
+/* Opens root/<profile> (created when create); -1 with *missing set when it is not there and create is 0. */
+static int open_profile(ts_run *run, int create, int *missing, wl_err *err)
+{
+    const wl_ts_config *cfg = run->cfg;
+    if (create && make_dirs(cfg->root, err)) return -1;
+    int root = open(cfg->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0 && errno == ENOENT && !create) {
+        *missing = 1;
+        return -1;
+    }
+    if (root < 0) return wl_fail(err, "cannot open the cache directory %s: %s", cfg->root, strerror(errno));
+    run->dfd = open_dir(root, cfg->profile, run->dir, create, missing, err);
+    close(root);
+    return run->dfd < 0 ? -1 : 0;
 }
 
 int wl_ts_fetch(const wl_ts_config *cfg, wl_ts_result *res, wl_err *err)
 {
     memset(res, 0, sizeof *res);
     res->course_match = -1;
-    char dir[PATH_MAX], mpath[PATH_MAX];
-    if (snprintf(dir, sizeof dir, "%s/%s", cfg->root, cfg->profile) >= (int)sizeof dir ||
-        snprintf(res->path, sizeof res->path, "%s/stories.jsonl", dir) >= (int)sizeof res->path ||
-        snprintf(mpath, sizeof mpath, "%s/source_manifest.json", dir) >= (int)sizeof mpath - 32)
+    ts_run run = {.cfg = cfg, .request_s = cfg->request_s > 0 ? cfg->request_s : WL_TS_REQUEST_S,
+                  .fetch_s = cfg->fetch_s > 0 ? cfg->fetch_s : WL_TS_FETCH_S, .dfd = -1, .pdfd = -1};
+    run.deadline = now_s() + run.fetch_s;
+    if (strchr(cfg->profile, '/') || !cfg->profile[0] || cfg->profile[0] == '.')
+        return wl_fail(err, "\"%s\" cannot name a cache directory", cfg->profile);
+    if (snprintf(run.dir, sizeof run.dir, "%s/%s", cfg->root, cfg->profile) >= (int)sizeof run.dir ||
+        snprintf(res->path, sizeof res->path, "%s/stories.jsonl", run.dir) >= (int)sizeof res->path ||
+        strlen(run.dir) + 64 >= sizeof run.dir)
         return wl_fail(err, "the cache path %s is too long", cfg->root);
-    if (exists(res->path) && exists(mpath)) return verify_cached(cfg, dir, mpath, res, err);
-    if (!cfg->http)
+    int missing = 0, rc;
+    if (open_profile(&run, 0, &missing, err) && !missing) return -1;
+    if (run.dfd >= 0 && there(run.dfd, "stories.jsonl") && there(run.dfd, "source_manifest.json")) {
+        rc = verify_cached(&run, res, err);
+        close(run.dfd);
+        return rc;
+    }
+    if (!cfg->http) {
+        if (run.dfd >= 0) close(run.dfd);
         return wl_fail(err, "the TinyStories %s subset is not in %s, and fetching it needs the network, which this "
-                            "front end does not offer", cfg->profile, dir);
-    uint64_t *offsets;
-    size_t pages;
-    if (wl_ts_offsets(cfg->stories, &offsets, &pages, err)) return -1;
-    res->pages = pages;
-    char (*page_path)[PATH_MAX] = calloc(pages ? pages : 1, sizeof *page_path);
-    int rc = page_path ? fetch_all(cfg, dir, mpath, res, offsets, pages, page_path, err) : wl_fail(err, "out of memory");
-    free(page_path);
-    free(offsets);
+                            "front end does not offer", cfg->profile, run.dir);
+    }
+    rc = run.dfd >= 0 ? 0 : open_profile(&run, 1, &missing, err);
+    if (rc == 0) rc = wl_ts_offsets(cfg->stories, &run.offsets, &run.pages, err);
+    if (rc == 0) {
+        res->pages = run.pages;
+        run.sha = calloc(run.pages ? run.pages : 1, sizeof *run.sha);
+        rc = run.sha ? fetch_all(&run, res, err) : wl_fail(err, "out of memory");
+    }
+    if (run.pdfd >= 0) close(run.pdfd);
+    if (run.dfd >= 0) close(run.dfd);
+    free(run.sha);
+    free(run.offsets);
     return rc;
 }

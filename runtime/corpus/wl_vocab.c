@@ -2,6 +2,7 @@
 #include "wl_corpus.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +288,71 @@ size_t wl_corpus_json_nul_at(const char *s, size_t n)
     return n;
 }
 
+/* The nesting depth of the JSON text s just before byte at (brackets inside strings do not count). */
+static size_t json_depth(const char *s, size_t at)
+{
+    size_t depth = 0;
+    for (size_t i = 0, in_str = 0; i < at; i++) {
+        if (in_str && s[i] == '\\') i++;
+        else if (s[i] == '"') in_str = !in_str;
+        else if (!in_str && (s[i] == '[' || s[i] == '{')) depth++;
+        else if (!in_str && (s[i] == ']' || s[i] == '}') && depth) depth--;
+    }
+    return depth;
+}
+
+/* What is wrong at byte at of the JSON text s[0..n) where cJSON stopped, when it can be named ("" otherwise). */
+static void json_what(const char *s, size_t n, size_t at, char *out, size_t cap)
+{
+    unsigned code = 0;
+    int hex = 0;
+    if (at + 1 < n && s[at] == '\\' && s[at + 1] == 'u')
+        for (hex = 0; hex < 4 && at + 2 + (size_t)hex < n && isxdigit((unsigned char)s[at + 2 + hex]); hex++)
+            code = code * 16 + (unsigned)(isdigit((unsigned char)s[at + 2 + hex]) ? s[at + 2 + hex] - '0'
+                                                                                   : (s[at + 2 + hex] | 0x20) - 'a' + 10);
+    if (at + 1 < n && s[at] == '\\' && s[at + 1] == 'u' && hex < 4)
+        snprintf(out, cap, ": \\u is not followed by four hex digits");
+    else if (hex == 4 && code >= 0xD800 && code <= 0xDBFF)
+        snprintf(out, cap, ": \\u%.4s is the first half of a UTF-16 surrogate pair, and no \\uDC00-\\uDFFF follows it: "
+                           "it is not a character", s + at + 2);
+    else if (hex == 4 && code >= 0xDC00 && code <= 0xDFFF)
+        snprintf(out, cap, ": \\u%.4s is the second half of a UTF-16 surrogate pair without its first: it is not a "
+                           "character", s + at + 2);
+    else if (at < n && (s[at] == '[' || s[at] == '{') && json_depth(s, at) >= CJSON_NESTING_LIMIT)
+        snprintf(out, cap, ": nested deeper than %d levels, the most the JSON parser takes", CJSON_NESTING_LIMIT);
+    else
+        out[0] = 0;
+}
+
+struct cJSON *wl_corpus_json_parse(const char *s, size_t n, char *why, size_t cap)
+{
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+    size_t at = end && end >= s && end <= s + n ? (size_t)(end - s) : 0, line = 1, col = 1;
+    if (j)
+        while (at < n && strchr(" \t\r\n", s[at])) at++;
+    if (j && at == n) return j;
+    cJSON_Delete(j);
+    for (size_t i = 0; i < at; i++) {
+        if (s[i] == '\n') line++, col = 1;
+        else if (((unsigned char)s[i] & 0xC0) != 0x80) col++;   /* a column is a character */
+    }
+    char what[200], *more = !j && at + 1 >= n ? malloc(n + 1) : NULL;
+    const char *stop = NULL;
+    if (more) {   /* cJSON stops at the last byte when it runs past the end: one byte more tells which */
+        memcpy(more, s, n);
+        more[n] = ' ';
+        cJSON_Delete(cJSON_ParseWithLengthOpts(more, n + 1, &stop, 0));
+    }
+    if (j) snprintf(what, sizeof what, ": more text after the JSON value");
+    else if (more && stop && stop >= more + n) snprintf(what, sizeof what, ": the text ends inside the JSON value");
+    else json_what(s, n, at, what, sizeof what);
+    free(more);
+    if (memchr(s, '\n', n)) snprintf(why, cap, "not valid JSON: at line %zu, column %zu (byte %zu)%s", line, col, at + 1, what);
+    else snprintf(why, cap, "not valid JSON: at byte %zu%s", at + 1, what);
+    return NULL;
+}
+
 /* The error for a vocab.json whose text holds a NUL at byte offset at: cJSON cuts strings there, so a copy of the
  * text is parsed again with U+0001 in its place, and the first token that comes out longer names the place. */
 static int nul_fail(const char *json, size_t len, size_t at, const cJSON *root, const char *where, wl_err *err)
@@ -312,9 +378,11 @@ static int nul_fail(const char *json, size_t len, size_t at, const cJSON *root, 
 int wl_vocab_parse(const char *json, size_t len, const char *where, wl_vocab *v, wl_err *err)
 {
     memset(v, 0, sizeof *v);
-    cJSON *root = cJSON_ParseWithLength(json, len);
+    char why[WL_ERR_MAX / 2];
+    cJSON *root = wl_corpus_json_parse(json, len, why, sizeof why);
     size_t nul = wl_corpus_json_nul_at(json, len);
     int rc = nul < len ? nul_fail(json, len, nul, root, where, err)
+           : !root ? wl_fail(err, "%s: %s", where, why)
            : cJSON_IsObject(root) ? load_json(root, where, v, err)
                                   : wl_fail(err, "%s: not a JSON object (expected {\"itos\": [...]})", where);
     cJSON_Delete(root);
@@ -327,7 +395,7 @@ int wl_vocab_load(const char *path, wl_vocab *v, wl_err *err)
     memset(v, 0, sizeof *v);
     char *data;
     size_t len;
-    if (wl_read_file(path, &data, &len, err)) return -1;
+    if (wl_read_file_max(path, WL_VOCAB_FILE_MAX, &data, &len, err)) return -1;
     int rc = wl_vocab_parse(data, len, path, v, err);
     free(data);
     return rc;

@@ -320,8 +320,9 @@ int wl_npz_read_opts(const char *path, const wl_npz_opts *o, wl_npz *out, wl_err
 {
     memset(out, 0, sizeof *out);
     char *buf;
-    size_t len;
-    if (wl_read_file(path, &buf, &len, err)) return -1;
+    size_t len, arrays = o && o->max_total ? o->max_total : WL_NPZ_MAX_TOTAL;
+    size_t max = arrays > SIZE_MAX - WL_NPZ_MAX_HEADERS ? SIZE_MAX : arrays + WL_NPZ_MAX_HEADERS;
+    if (wl_read_file_max(path, max, &buf, &len, err)) return -1;
     int rc = wl_npz_read_mem_opts(buf, len, path, o, out, err);
     free(buf);
     return rc;

@@ -31,9 +31,12 @@ typedef struct wl_npz {
 /* A member is bounded as wl_zip.h says (WL_ZIP_MAX_MEMBER, WL_ZIP_MAX_RATIO). The default bound on all members
  * together, from the sizes their .npy headers declare (checked before any data is inflated): */
 #define WL_NPZ_MAX_TOTAL ((size_t)1 << 31)
+/* A file read from disk may be that bound plus this much for its ZIP and .npy headers, checked before it is read. */
+#define WL_NPZ_MAX_HEADERS ((size_t)16 << 20)
 
 /* Reads an .npz file (members stored or deflated, ZIP64 extras and data descriptors
- * accepted, CRC-32 checked). On failure *out is empty and err names the file, the
+ * accepted, CRC-32 checked): a regular file of at most WL_NPZ_MAX_TOTAL + WL_NPZ_MAX_HEADERS bytes (with opts, its
+ * max_total + WL_NPZ_MAX_HEADERS), as wl_open_read takes it. On failure *out is empty and err names the file, the
  * member and the byte offset. */
 int wl_npz_read(const char *path, wl_npz *out, wl_err *err);
 

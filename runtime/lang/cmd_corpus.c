@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int cmd_corpus(wl_call *c, wl_value **out)
 {
@@ -23,14 +24,24 @@ static int cmd_corpus(wl_call *c, wl_value **out)
     if (cap > 0 && prof.stories > (size_t)cap) prof.stories = (size_t)cap;
     if (file && wl_opt_has(c, "seed"))
         return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "seed"), "seed= chooses generated stories; a file= corpus has none");
+    const char *fname = wl_opt_str(c, "format", NULL);
+    wl_corpus_format format = WL_CORPUS_BY_NAME;
+    if (wl_opt_has(c, "format") && !fname) return -1;
+    if (fname && !file)
+        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "format"), "format= goes with file=");
+    if (fname && strcmp(fname, "jsonl") && strcmp(fname, "text"))
+        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "format"),
+                            "unknown format \"%s\" (jsonl: JSON lines, text: stories separated by <|endoftext|>)", fname);
+    if (fname) format = strcmp(fname, "jsonl") ? WL_CORPUS_TEXT : WL_CORPUS_JSONL;
     if (file && !c->allow_files)
         return wl_call_fail(c, "PermissionError", wl_call_optword(c, "file"), "reading files is disabled here");
     lang_corpus *lc = wl_xcalloc(1, sizeof *lc);
     int rc;
-    if (wl_opt_has(c, "source") || wl_opt_has(c, "cache") || wl_opt_has(c, "api") || wl_opt_has(c, "time_scale")) {
+    if (wl_opt_has(c, "source") || wl_opt_has(c, "cache") || wl_opt_has(c, "api") || wl_opt_has(c, "time_scale") ||
+        wl_opt_has(c, "timeout") || wl_opt_has(c, "deadline")) {
         rc = lang_tinystories_corpus(c, &prof, &lc->c);
     } else if (file) {
-        rc = wl_corpus_load_file(file, &prof, lang_interrupt(c), &lc->c, c->err);
+        rc = wl_corpus_load_file(file, format, &prof, lang_interrupt(c), &lc->c, c->err);
         if (rc) c->errword = wl_call_optword(c, "file");
     } else {
         rc = wl_corpus_generate(&prof, (uint64_t)seed, lang_interrupt(c), &lc->c, c->err);
@@ -68,11 +79,13 @@ static int cmd_story(wl_call *c, wl_value **out)
 
 const wl_command wl_cmds_corpus[] = {
     {.name = "corpus", .topic = "data",
-     .synopsis = "corpus [profile=classroom] [seed=1] [file=PATH] [stories=N] [source=tinystories [cache=DIR]] [audit=0]",
+     .synopsis = "corpus [profile=classroom] [seed=1] [file=PATH [format=jsonl|text]] [stories=N] "
+                 "[source=tinystories [cache=DIR] [timeout=S] [deadline=S]] [audit=0]",
      .summary = "stories, their split, the vocabulary and the audit",
      .help = "Without file=: stories from the embedded generator (the same seed gives the same stories).\n"
-             "With file=: JSON lines with a \"text\" field, or plain text with stories separated by a\n"
-             "line <|endoftext|> (the TinyStories format).\n"
+             "With file=: JSON lines with a \"text\" field (a .jsonl file), or plain text with stories\n"
+             "separated by a line <|endoftext|> (a .txt file, the TinyStories format); format=jsonl or\n"
+             "format=text reads a file of another name.\n"
              "Profiles: smoke (480 stories, vocabulary 1,500), classroom (3,000 / 3,000), dgx (6,000 /\n"
              "4,000); stories=N overrides the count. Duplicates are removed; each story goes to train,\n"
              "validation or test by a hash of its text; the vocabulary is fit on train only.\n"
@@ -80,14 +93,16 @@ const wl_command wl_cmds_corpus[] = {
              "(revision f54c09fd, pages chosen as the course chooses them), fetched once from Hugging Face\n"
              "with a live page display and kept in DIR/<profile>/ (default: the user's cache directory,\n"
              "$XDG_CACHE_HOME/wordlab/tinystories); a cached copy is checked against its manifest's SHA-256.\n"
-             "Ctrl-C keeps the pages fetched so far; the same command resumes. For tests only: api=URL\n"
+             "Ctrl-C keeps the pages fetched so far; the same command resumes. timeout=S bounds each request\n"
+             "(default 300 s), deadline=S the whole fetch (default 3600 s). For tests only: api=URL\n"
              "replaces both API base URLs and time_scale=X (0..1) shortens every pause and backoff.\n"
              "Shows the audit: documents, tokens, unknown rate and story lengths per split (audit=0: one\n"
              "line instead, for a lesson that only needs the stories; $name.audit still shows it).\n"
              "Fields: .vocab .train .validation .test (document counts) .audit .story",
      .example = "stories = corpus profile=smoke seed=1\nprint $stories.train \"training stories\"\n"
                 "s = corpus profile=smoke audit=0",
-     .min_args = 0, .max_args = 0, .options = "profile seed file stories source cache api time_scale audit",
+     .min_args = 0, .max_args = 0,
+     .options = "profile seed file format stories source cache api time_scale timeout deadline audit",
      .flags = WL_CMD_SHOW_BOUND, .fn = cmd_corpus},
     {.name = "story", .topic = "data", .synopsis = "story CORPUS [split=test] [story=1] [words=N]",
      .summary = "one story of a corpus as text, or its first N tokens (a prompt from the corpus)",

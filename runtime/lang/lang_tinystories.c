@@ -45,15 +45,20 @@ static void on_event(void *ud, const wl_ts_event *e)
     if (e->kind == WL_TS_EV_REVISION)
         wl_sink_printf(ui->c->sink, "TinyStories: the Hub reports the pinned revision %s; fetching %zu pages of %d rows\n",
                        WL_TS_REVISION, e->pages, WL_TS_PAGE_ROWS);
+    else if (e->kind == WL_TS_EV_RETRY && e->asked_s > WL_TS_RETRY_AFTER_MAX_S)
+        wl_sink_printf(ui->c->sink, "TinyStories: attempt %d of %d failed (%s: %s); the server asked to wait %g s; next "
+                       "attempt in %.1f s (the cap)\n", e->attempt, WL_TS_ATTEMPTS, e->why, e->url, e->asked_s, e->wait_s);
     else if (e->kind == WL_TS_EV_RETRY)
         wl_sink_printf(ui->c->sink, "TinyStories: attempt %d of %d failed (%s: %s); next attempt in %.1f s\n", e->attempt,
                        WL_TS_ATTEMPTS, e->why, e->url, e->wait_s);
+    else if (e->kind == WL_TS_EV_REFETCH)
+        wl_sink_printf(ui->c->sink, "TinyStories: the kept page %s\n", e->why);
     else
         show_pages(ui, e);
 }
 
 /* The options that only go with source=tinystories. */
-static const char *const TS_OPTS[] = {"cache", "api", "time_scale"};
+static const char *const TS_OPTS[] = {"cache", "api", "time_scale", "timeout", "deadline"};
 
 int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out)
 {
@@ -76,11 +81,18 @@ int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out)
         return wl_call_fail(c, "PermissionError", wl_call_optword(c, "source"), "writing the download cache is disabled here");
     const wl_interp_opts *opts = wl_interp_options(c->in);
     const char *api = wl_opt_str(c, "api", NULL), *cache = wl_opt_str(c, "cache", NULL);
-    double scale;
-    if ((wl_opt_has(c, "api") && !api) || (wl_opt_has(c, "cache") && !cache) || wl_opt_num(c, "time_scale", 1, &scale))
+    double scale, request_s, fetch_s;
+    if ((wl_opt_has(c, "api") && !api) || (wl_opt_has(c, "cache") && !cache) || wl_opt_num(c, "time_scale", 1, &scale) ||
+        wl_opt_num(c, "timeout", WL_TS_REQUEST_S, &request_s) || wl_opt_num(c, "deadline", WL_TS_FETCH_S, &fetch_s))
         return -1;
     if (!(scale >= 0 && scale <= 1))
         return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "time_scale"), "time_scale must be between 0 and 1");
+    if (!(request_s >= 0.1 && request_s <= 86400))
+        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "timeout"), "timeout= (seconds per request) must be "
+                            "from 0.1 to 86400");
+    if (!(fetch_s >= 0.1 && fetch_s <= 7 * 86400))
+        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "deadline"), "deadline= (seconds for the whole fetch) "
+                            "must be from 0.1 to 604800");
     if (api && strncmp(api, "http://", 7) && strncmp(api, "https://", 8))
         return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "api"), "api= must be an http:// or https:// base URL");
     for (const char *p = api; p && *p; p++)
@@ -100,7 +112,7 @@ int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out)
     snprintf(base, sizeof base, "%.*s", (int)(n && api[n - 1] == '/' ? n - 1 : n), api ? api : "");
     wl_ts_config cfg = {.profile = prof->name, .stories = prof->stories, .root = root,
                         .hub_base = api ? base : WL_TS_HUB_BASE, .rows_base = api ? base : WL_TS_ROWS_BASE,
-                        .time_scale = scale, .http = opts->http, .interrupt = lang_interrupt(c),
+                        .time_scale = scale, .request_s = request_s, .fetch_s = fetch_s, .http = opts->http, .interrupt = lang_interrupt(c),
                         .on_event = on_event, .ud = &ui};
     wl_ts_result res;
     int fetched = wl_ts_fetch(&cfg, &res, c->err);
@@ -125,7 +137,9 @@ int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out)
     else if (res.course_match == 0)
         wl_sink_printf(c->sink, "warning: this is not the course's dgx subset: the course published SHA-256 %s\n",
                        WL_TS_DGX_SHA256);
-    if (wl_corpus_load_file(res.path, prof, lang_interrupt(c), out, c->err)) {
+    int loaded = wl_corpus_load_mem(res.data, res.len, shown, WL_CORPUS_JSONL, prof, lang_interrupt(c), out, c->err);
+    free(res.data);
+    if (loaded) {
         free(shown_path);
         return -1;
     }

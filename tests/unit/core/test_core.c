@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +157,54 @@ static void test_long_paths(void)
     rmdir(dir);
 }
 
+/* Readers take a regular file only, and check its size before they read: a FIFO (never waited on), a device, a
+ * directory and a file over the limit are errors that name the path; a link is refused where nofollow says so. */
+static void test_read_regular_only(void)
+{
+    char dir[] = "/tmp/wl_core_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    wl_err e;
+    char *data;
+    size_t len, size;
+    CHECK(mkfifo(path_in(dir, "fifo"), 0644) == 0);   /* no writer: opening it for reading would block */
+    CHECK(wl_read_file(path_in(dir, "fifo"), &data, &len, &e) == -1 && !data);
+    CHECK_MSG(strstr(e.msg, "fifo: is a FIFO, not a regular file; wordlab reads only regular files"), "%s", e.msg);
+    CHECK(wl_read_file("/dev/zero", &data, &len, &e) == -1);
+    CHECK_MSG(strstr(e.msg, "/dev/zero: is a character device, not a regular file"), "%s", e.msg);
+    CHECK(wl_read_file(dir, &data, &len, &e) == -1 && strstr(e.msg, "is a directory, not a regular file"));
+    CHECK(wl_fopen_read(path_in(dir, "fifo"), 100, &size, &e) == NULL && strstr(e.msg, "is a FIFO"));
+    FILE *f = fopen(path_in(dir, "big"), "w");   /* sparse: 3 GB on no disk space */
+    CHECK(f && ftruncate(fileno(f), 3000000000) == 0);
+    if (f) fclose(f);
+    CHECK(wl_read_file_max(path_in(dir, "big"), 1000, &data, &len, &e) == -1);
+    CHECK_MSG(strstr(e.msg, "big: is 3000000000 bytes, larger than 1000 bytes, the most read here"), "%s", e.msg);
+    CHECK(wl_write_atomic(path_in(dir, "real"), "data", 4, &e) == 0 && symlink("real", path_in(dir, "link")) == 0);
+    CHECK(wl_read_file_max(path_in(dir, "link"), 4, &data, &len, &e) == 0 && len == 4 && !strcmp(data, "data"));
+    free(data);
+    CHECK(wl_read_file_max(path_in(dir, "real"), 3, &data, &len, &e) == -1 && strstr(e.msg, "larger than 3 bytes"));
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    CHECK(wl_read_file_at(dfd, "link", 1, 100, "cache/link", &data, &len, &e) == -1);
+    CHECK_MSG(strstr(e.msg, "cache/link: is a symbolic link, not a regular file"), "%s", e.msg);
+    CHECK(wl_read_file_at(dfd, "real", 1, 100, "cache/real", &data, &len, &e) == 0 && len == 4);
+    free(data);
+    FILE *s = wl_fopen_read(path_in(dir, "link"), 100, &size, &e);
+    CHECK(s && size == 4 && fgetc(s) == 'd');
+    if (s) fclose(s);
+    /* a save into the directory never goes through a link, nor replaces anything but a regular file */
+    CHECK(wl_write_atomic_at(dfd, "link", "cache/link", "evil", 4, &e) == -1);
+    CHECK_MSG(strstr(e.msg, "cache/link: is a symbolic link; wordlab replaces only regular files here"), "%s", e.msg);
+    CHECK(wl_write_atomic_at(dfd, "fifo", "cache/fifo", "x", 1, &e) == -1 && strstr(e.msg, "is a FIFO"));
+    CHECK(wl_write_atomic_at(dfd, "real", "cache/real", "new!", 4, &e) == 0);
+    CHECK(wl_write_atomic_at(dfd, "fresh", "cache/fresh", "one", 3, &e) == 0);
+    CHECK(wl_read_file(path_in(dir, "real"), &data, &len, &e) == 0 && !strcmp(data, "new!"));
+    free(data);
+    CHECK(entries(dir) == 5);   /* fifo big real link fresh: no temporary left */
+    close(dfd);
+    const char *names[] = {"fifo", "big", "real", "link", "fresh"};
+    for (size_t i = 0; i < 5; i++) unlink(path_in(dir, names[i]));
+    rmdir(dir);
+}
+
 /* Lines: a read error or a line past WL_LINE_MAX is an error, never the end; NUL bytes are kept. */
 static void test_read_line(void)
 {
@@ -194,6 +243,7 @@ void wl_test_main(void)
     test_stale_temporaries();
     test_long_paths();
     test_read_line();
+    test_read_regular_only();
     test_mean_and_std();
     test_fail_formats();
     test_atomic_roundtrip();

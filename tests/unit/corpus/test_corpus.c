@@ -200,7 +200,13 @@ static void test_vocab_files(void)
         {"{\"itos\": [\"<PAD>\", \"<EOS>\", \"<BOS>\", \"<UNK>\"]}", "expected \"<BOS>\""},
         {"{\"itos\": [\"<PAD>\", \"<BOS>\", \"<EOS>\", \"<UNK>\", 5]}", "itos[4] is not a string"},
         {"{\"vocab\": []}", "no \"itos\""},
-        {"[1, 2", "not a JSON object"},
+        {"[1, 2]", "not a JSON object"},
+        {"[1, 2", "not valid JSON: at byte 5: the text ends inside the JSON value"},
+        {"{\"itos\": [\"\\ud800\"]}", "not valid JSON: at byte 12: \\ud800 is the first half of a UTF-16 surrogate pair"},
+        {"{\"itos\": [\"\\udfff\"]}", "at byte 12: \\udfff is the second half of a UTF-16 surrogate pair"},
+        {"{\"itos\": [\"\\u12x\"]}", "at byte 12: \\u is not followed by four hex digits"},
+        {"{\"itos\": []} {}", "at byte 14: more text after the JSON value"},
+        {"{\n\"itos\":\n [1,,2]}", "not valid JSON: at line 3, column 5 (byte 15)"},
         {"{\"itos\": [\"<PAD>\", \"<BOS>\", \"<EOS>\", \"<UNK>\"], \"min_freq\": -1}", "min_freq"},
         /* past any size_t: refused before the conversion (UBSan checks it) */
         {"{\"itos\": [\"<PAD>\", \"<BOS>\", \"<EOS>\", \"<UNK>\"], \"max_vocab\": 1e300}", "\"max_vocab\" must be an integer"},
@@ -215,6 +221,18 @@ static void test_vocab_files(void)
         CHECK(wl_vocab_load(path, &w, &e) == -1);
         CHECK_MSG(strstr(e.msg, bad[i][1]) && strstr(e.msg, path), "case %zu: %s", i, e.msg);
     }
+    /* 100,000 levels deep: the parser stops at its limit (no deep recursion), and the message says so */
+    size_t depth = 100000;
+    char *deep = malloc(6 * depth + 16);   /* [ or {"a": per level, then the closings */
+    for (int obj = 0; obj < 2; obj++) {
+        size_t k = 0;
+        for (size_t d = 0; d < depth; d++) k += (size_t)sprintf(deep + k, "%s", obj ? "{\"a\":" : "[");
+        for (size_t d = 0; d < depth; d++) deep[k++] = obj ? '}' : ']';
+        CHECK(wl_write_atomic(path, deep, k, &e) == 0);
+        CHECK(wl_vocab_load(path, &w, &e) == -1);
+        CHECK_MSG(strstr(e.msg, "not valid JSON: at byte ") && strstr(e.msg, "nested deeper than 1000 levels"), "%s", e.msg);
+    }
+    free(deep);
     unlink(path);
     CHECK(wl_vocab_load(path, &w, &e) == -1 && strstr(e.msg, path));
     rmdir(dir);
@@ -226,7 +244,7 @@ static int load(const char *dir, const char *name, const char *content, wl_corpu
     char path[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     CHECK(wl_write_atomic(path, content, strlen(content), e) == 0);
-    int rc = wl_corpus_load_file(path, &TINY, NULL, c, e);
+    int rc = wl_corpus_load_file(path, WL_CORPUS_BY_NAME, &TINY, NULL, c, e);
     unlink(path);
     return rc;
 }
@@ -276,6 +294,10 @@ static void test_files(void)
         {"e10.jsonl", "{\"text\": \" \"}\n", "e10.jsonl: no stories: all 1 texts are empty"},
         {"e12.jsonl", "{\"text\": \"a\\\\u0000 is fine\"}\n{\"text\": \"a\\u0000b\"}\n", "e12.jsonl line 2: a string contains \\u0000"},
         {"e11.jsonl", "{\"text\": \"ok\"}\n[1]\n", "e11.jsonl line 2: not a JSON object"},
+        /* the name gives the format, never the first byte */
+        {"e13.jsonl", "Once a dog ran.\n{\"text\": \"ok\"}\n", "e13.jsonl line 1: not valid JSON: at byte 1"},
+        {"e14.dat", "{\"text\": \"ok\"}\n", "e14.dat: its name does not say how to read it"},
+        {"e15", "a\n", "e15: its name does not say how to read it (.jsonl: JSON lines"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK(load(dir, bad[i].name, bad[i].content, &c, &e) == -1);
@@ -283,9 +305,28 @@ static void test_files(void)
         CHECK(c.n[0] == 0 && c.stories[0] == NULL);
     }
     char path[256];
+    /* format= reads a file of another name; a .txt file that looks like JSON is still plain text */
+    snprintf(path, sizeof path, "%s/stories.dat", dir);
+    const char *one = "{\"text\": \"A cat sat.\"}\n";
+    CHECK(wl_write_atomic(path, one, strlen(one), &e) == 0);
+    CHECK(wl_corpus_load_file(path, WL_CORPUS_JSONL, &TINY, NULL, &c, &e) == 0 && c.audit.texts_read == 1);
+    wl_corpus_free(&c);
+    CHECK(wl_corpus_load_file(path, WL_CORPUS_TEXT, &TINY, NULL, &c, &e) == 0);
+    CHECK(c.n[0] + c.n[1] + c.n[2] == 1 && strstr((c.n[0] ? c.stories[0] : c.n[1] ? c.stories[1] : c.stories[2])[0].text, "{\"text\""));
+    wl_corpus_free(&c);
+    unlink(path);
+    CHECK(load(dir, "j.txt", one, &c, &e) == 0 && c.audit.texts_read == 1);
+    wl_corpus_free(&c);
+    CHECK(wl_corpus_load_mem(one, strlen(one), "mem.jsonl", WL_CORPUS_BY_NAME, &TINY, NULL, &c, &e) == 0);
+    CHECK(c.audit.texts_read == 1);
+    wl_corpus_free(&c);
+    CHECK(wl_corpus_load_mem("x\n", 2, "mem.jsonl", WL_CORPUS_BY_NAME, &TINY, NULL, &c, &e) == -1);
+    CHECK_MSG(strstr(e.msg, "mem.jsonl line 1: not valid JSON"), "%s", e.msg);
+    CHECK(wl_corpus_load_file("/dev/zero", WL_CORPUS_TEXT, &TINY, NULL, &c, &e) == -1);
+    CHECK_MSG(strstr(e.msg, "/dev/zero: is a character device, not a regular file"), "%s", e.msg);
     snprintf(path, sizeof path, "%s/missing.jsonl", dir);
-    CHECK(wl_corpus_load_file(path, &TINY, NULL, &c, &e) == -1 && strstr(e.msg, path) && strstr(e.msg, "cannot open"));
-    CHECK(wl_corpus_load_file(dir, &TINY, NULL, &c, &e) == -1 && strstr(e.msg, dir));
+    CHECK(wl_corpus_load_file(path, WL_CORPUS_BY_NAME, &TINY, NULL, &c, &e) == -1 && strstr(e.msg, path) && strstr(e.msg, "cannot open"));
+    CHECK(wl_corpus_load_file(dir, WL_CORPUS_JSONL, &TINY, NULL, &c, &e) == -1 && strstr(e.msg, dir));
     rmdir(dir);
 }
 

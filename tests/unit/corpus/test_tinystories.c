@@ -41,11 +41,12 @@ static char *page_json(long offset, const char *fault)
     return s;
 }
 
-static int fake_get(void *ud, const char *url, double timeout_s, volatile sig_atomic_t *interrupt, wl_http_reply *rp,
-                    wl_err *err)
+static int fake_get(void *ud, const char *url, double stall_s, double total_s, volatile sig_atomic_t *interrupt,
+                    wl_http_reply *rp, wl_err *err)
 {
     fake *f = ud;
-    (void)timeout_s;
+    (void)stall_s;
+    (void)total_s;
     (void)interrupt;
     memset(rp, 0, sizeof rp[0]);
     f->requests++;
