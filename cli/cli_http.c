@@ -90,7 +90,7 @@ static int http_failed(CURL *h, CURLcode rc, const char *url, const char *detail
     case CURLE_OPERATION_TIMEDOUT:   /* the whole request's limit, or too long without data */
         curl_easy_getinfo(h, CURLINFO_TOTAL_TIME_T, &took_us);
         if ((double)took_us >= x->total_s * 1e6 - 5e5)
-            return wl_fail(err, "timed out: the request took longer than %g s (timeout=): %s", x->total_s, d);
+            return wl_fail(err, "timed out: the request took longer than %.3g s: %s", x->total_s, d);
         return wl_fail(err, "timed out: no data for %g s: %s", x->stall_s, d);
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:

@@ -301,6 +301,17 @@ static size_t json_depth(const char *s, size_t at)
     return depth;
 }
 
+/* Where the string opens that the JSON text s[0..n) never closes, or n when every string is closed. */
+static size_t open_string(const char *s, size_t n)
+{
+    size_t open = n;
+    for (size_t i = 0; i < n; i++) {
+        if (open < n && s[i] == '\\') i++;
+        else if (s[i] == '"') open = open < n ? n : i;
+    }
+    return open;
+}
+
 /* What is wrong at byte at of the JSON text s[0..n) where cJSON stopped, when it can be named ("" otherwise). */
 static void json_what(const char *s, size_t n, size_t at, char *out, size_t cap)
 {
@@ -318,6 +329,8 @@ static void json_what(const char *s, size_t n, size_t at, char *out, size_t cap)
     else if (hex == 4 && code >= 0xDC00 && code <= 0xDFFF)
         snprintf(out, cap, ": \\u%.4s is the second half of a UTF-16 surrogate pair without its first: it is not a "
                            "character", s + at + 2);
+    else if (open_string(s, n) <= at)
+        snprintf(out, cap, ": the text ends inside the string that starts at byte %zu", open_string(s, n) + 1);
     else if (at < n && (s[at] == '[' || s[at] == '{') && json_depth(s, at) >= CJSON_NESTING_LIMIT)
         snprintf(out, cap, ": nested deeper than %d levels, the most the JSON parser takes", CJSON_NESTING_LIMIT);
     else

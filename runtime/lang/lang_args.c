@@ -1,6 +1,7 @@
 /* lang_args.c: the command API (wl_cmd.h): typed argument and option reads with errors at the word, print's text. */
 #include "lang_int.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,11 +51,31 @@ static int num_of(const wl_value *v, double *out)
     return -1;
 }
 
+/* A word written as a number too large for a double (1e309): an ArgumentError at the word that says so. */
+static int out_of_range(wl_call *c, int word, const char *what, const wl_value *v)
+{
+    double x;
+    int is_int;
+    if (v->type != WL_V_STR || wl_parse_number(v->str, &x, &is_int) || !isinf(x)) return 0;
+    wl_call_fail(c, "ArgumentError", word, "%s of `%s` is %.40s%s, a number out of range: a number's magnitude is at "
+                 "most %.17g", what, c->cmd->name, v->str, strlen(v->str) > 40 ? "..." : "", DBL_MAX);
+    return 1;
+}
+
+/* The same for (an item of) the i-th argument. */
+static int arg_out_of_range(wl_call *c, int i, const wl_value *v)
+{
+    char what[32];
+    snprintf(what, sizeof what, "the %s argument", nth(i));
+    return out_of_range(c, wl_call_argword(c, i), what, v);
+}
+
 int wl_arg_num(wl_call *c, int i, double *out)
 {
     if (i >= c->argc) return wl_call_fail(c, "ArgumentError", c->argc + 1, "`%s` is missing its %s argument; usage: %s",
                                           c->cmd->name, nth(i), c->cmd->synopsis);
-    if (num_of(c->argv[i], out)) return type_fail(c, i, "a number", c->argv[i]);
+    if (num_of(c->argv[i], out))
+        return arg_out_of_range(c, i, c->argv[i]) ? -1 : type_fail(c, i, "a number", c->argv[i]);
     return 0;
 }
 
@@ -128,6 +149,7 @@ int wl_args_nums(wl_call *c, int from, double **out, int *n)
             if (!stands && num_of(item, &x)) {
                 free(*out);
                 *out = NULL;
+                if (arg_out_of_range(c, i, item)) return -1;
                 return type_fail(c, i, v->type == WL_V_LIST ? "numbers (this list holds something else)" : "a number", item);
             }
             if (*n == cap) {
@@ -161,9 +183,13 @@ int wl_opt_num(wl_call *c, const char *key, double dflt, double *out)
     wl_value *v = wl_opt_val(c, key);
     *out = dflt;
     if (!v) return 0;
-    if (num_of(v, out) || !isfinite(*out))
+    if (num_of(v, out) || !isfinite(*out)) {
+        char what[64];
+        snprintf(what, sizeof what, "option %.40s=", key);
+        if (out_of_range(c, wl_call_optword(c, key), what, v)) return -1;
         return wl_call_fail(c, "TypeError", wl_call_optword(c, key), "option %s= of `%s` must be a number, not %s", key,
                             c->cmd->name, wl_value_kind(v));
+    }
     return 0;
 }
 

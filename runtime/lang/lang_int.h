@@ -63,7 +63,8 @@ void wl_script_free(wl_script *s);
 const char *wl_word_bare(const wl_word *w);
 int wl_is_ident(const char *s);
 /* Whether the word s reads as a finite decimal number, [+-]digits[.digits][e[+-]digits] or [+-].digits: its value in
- * *x, and in *is_int whether it is written without a point or an exponent and is below 2^53 in magnitude. */
+ * *x, and in *is_int whether it is written without a point or an exponent and is below 2^53 in magnitude. A word
+ * written as a number too large for a double (1e309) is none: 0, with *x infinite (else 0) to tell it apart. */
 int wl_parse_number(const char *s, double *x, int *is_int);
 
 /* Levenshtein distance (99 when either word is longer than 64 bytes). */

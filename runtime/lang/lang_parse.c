@@ -63,6 +63,7 @@ int wl_parse_number(const char *s, double *x, int *is_int)
 {
     const char *p = s;
     int digits = 0, frac = 0;
+    *x = 0;
     if (*p == '+' || *p == '-') p++;
     while (*p >= '0' && *p <= '9') p++, digits++;
     if (*p == '.') {

@@ -1,7 +1,10 @@
 """test_attacks_files.py: attacks through files and paths on `wordlab`: what a save may replace (FIFO, socket,
 directory, symbolic links), a link planted at a temporary file's name, paths longer than 511 bytes, read errors
 taken for the end of a file, output that cannot be written (/dev/full), NUL bytes and lone CRs in scripts, NUL
-in a corpus or a vocabulary token, stdin of /dev/zero under a memory limit, means of huge numbers."""
+in a corpus or a vocabulary token, stdin of /dev/zero under a memory limit, means of huge numbers; every reader of a
+named file takes a regular file of bounded size only (devices, FIFOs, directories and files over the limit are errors
+before a byte is read); a corpus file's format from its name or format=; numbers out of range and JSON that is not
+JSON said with what and where."""
 import json
 import os
 import resource
@@ -260,12 +263,6 @@ def test_dev_zero_on_stdin_under_a_memory_limit_gives_a_message():
     assert "<stdin>:1:1: ParseError: a NUL byte" in p.stderr.decode()
 
 
-def test_run_of_an_endless_file_is_refused_past_the_limit():
-    p = run("run", "/dev/zero", limit_kb=400_000)
-    assert p.returncode == 1 and p.stdout == b""
-    assert "wordlab: /dev/zero: larger than 1048576 bytes, the most read here" in p.stderr.decode()
-
-
 def test_an_endless_script_on_stdin_is_refused_past_the_limit():
     yes = subprocess.Popen(["yes", "print 1"], stdout=subprocess.PIPE)
     try:
@@ -282,3 +279,99 @@ def test_mean_of_huge_numbers_does_not_overflow():
     assert p.returncode == 0, text(p)
     lines = p.stdout.decode().splitlines()
     assert lines[:2] == ["1e+308", "-1e+308"], lines
+
+
+# ---- 12. readers take regular files only, and check the size before they read ----
+
+READERS = {   # how each reader of a user-named file is asked to read PATH
+    "vocab": ["-c", "vocab PATH"],
+    "model": ["-c", "n = model load PATH"],
+    "corpus": ["-c", "c = corpus file=PATH format=text"],
+    "results": ["-c", "results PATH"],
+    "run": ["run", "PATH"],
+}
+
+
+def make_special(path, kind):
+    if kind == "/dev/zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(path)   # no writer: opening it for reading would wait for one
+    else:
+        path.mkdir()
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo", "directory"])
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_a_reader_refuses_what_is_not_a_regular_file(tmp_path, reader, kind):
+    path = tmp_path / "input.json"
+    make_special(path, kind)
+    p = run(*[a.replace("PATH", str(path)) for a in READERS[reader]], limit_kb=400_000, timeout=60)
+    assert p.returncode == 1, text(p)
+    shown = {"/dev/zero": "/dev/zero: is a character device", "fifo": f"{os.path.realpath(path)}: is a FIFO",
+             "directory": f"{os.path.realpath(path)}: is a directory"}[kind]
+    assert f"{shown}, not a regular file; wordlab reads only regular files" in text(p), text(p)
+
+
+@pytest.mark.parametrize("reader,limit", [("vocab", 64 << 20), ("model", (2 << 30) + (16 << 20)), ("run", 1 << 20),
+                                          ("results", 4 << 30), ("corpus", 4 << 30)])
+def test_a_reader_checks_the_size_against_its_limit_before_reading(tmp_path, reader, limit):
+    path = tmp_path / "input.json"
+    with open(path, "wb") as f:
+        f.truncate(limit + 1)   # sparse: no disk space, and more than the memory limit below
+    p = run(*[a.replace("PATH", str(path)) for a in READERS[reader]], limit_kb=400_000, timeout=60)
+    assert p.returncode == 1, text(p)
+    assert f"{path}: is {limit + 1} bytes, larger than {limit} bytes, the most read here" in text(p), text(p)
+
+
+# ---- 13. a corpus file's format comes from its name or format=, never from its first byte ----
+
+def test_a_jsonl_corpus_whose_first_line_is_not_json_is_an_error_at_that_line(tmp_path):
+    f = tmp_path / "stories.jsonl"
+    f.write_text("Once upon a time there was a dog.\n" + json.dumps({"text": "a cat sat on a mat."}) + "\n")
+    p = run("-c", f"c = corpus file={f}")
+    assert p.returncode == 1, text(p)
+    assert f"{f} line 1: not valid JSON: at byte 1" in text(p)
+    p = run("-c", f"c = corpus file={f} format=text\nprint $c.train $c.validation $c.test")
+    assert p.returncode == 0, text(p)
+    assert sum(map(int, p.stdout.decode().split()[-3:])) == 1   # one plain-text story of two lines
+
+
+def test_a_corpus_file_of_another_name_needs_format(tmp_path):
+    f = tmp_path / "stories.data"
+    f.write_text(json.dumps({"text": "a dog ran."}) + "\n" + json.dumps({"text": "a cat sat."}) + "\n")
+    p = run("-c", f"c = corpus file={f}")
+    assert p.returncode == 1
+    assert f"{f}: its name does not say how to read it (.jsonl: JSON lines" in text(p)
+    assert "give format=jsonl or format=text" in text(p)
+    p = run("-c", f"c = corpus file={f} format=jsonl\nprint $c.train $c.validation $c.test")
+    assert p.returncode == 0, text(p)
+    assert sum(map(int, p.stdout.decode().split()[-3:])) == 2
+    p = run("-c", f"c = corpus file={f} format=csv")
+    assert p.returncode == 1 and 'unknown format "csv"' in text(p)
+    p = run("-c", "c = corpus format=text")
+    assert p.returncode == 1 and "format= goes with file=" in text(p)
+
+
+# ---- 14. what is wrong is said, and where ----
+
+def test_a_number_out_of_range_says_so_at_its_place():
+    p = run("-c", "s = corpus profile=smoke stories=20\nm = model new kind=mlp vocab=$s\ntrain $m $s lr=1e309 steps=1")
+    assert p.returncode == 1
+    assert ("-c:3:13: ArgumentError: option lr= of `train` is 1e309, a number out of range: a number's magnitude is "
+            "at most 1.7976931348623157e+308") in text(p), text(p)
+
+
+@pytest.mark.parametrize("content,message", [
+    (b'{"itos": ["\\ud800"]}', "not valid JSON: at byte 12: \\ud800 is the first half of a UTF-16 surrogate pair, and "
+                               "no \\uDC00-\\uDFFF follows it: it is not a character"),
+    (b"[" * 100_000 + b"]" * 100_000, "not valid JSON: at byte 1001: nested deeper than 1000 levels, the most the JSON "
+                                      "parser takes"),
+    (b'{"itos": ["<PAD>", "a', "not valid JSON: at byte 21: the text ends inside the string that starts at byte 20"),
+], ids=["lone surrogate", "100,000 deep", "unclosed string"])
+def test_a_vocab_json_that_is_not_json_says_what_and_where(tmp_path, content, message):
+    f = tmp_path / "vocab.json"
+    f.write_bytes(content)
+    p = run("-c", f"vocab {f}")
+    assert p.returncode == 1
+    assert f"{f}: {message}" in text(p), text(p)

@@ -238,6 +238,44 @@ def test_429_honours_retry_after(fake, tmp_path):
     assert files(tmp_path)[0].read_bytes() == course_fetch(fake.url, 480)
 
 
+def test_retry_after_is_capped_and_said(fake, tmp_path):
+    second = course_offsets(480)[1]
+    fake.queue(second, ("status", 429, [("Retry-After", "100000000")]))
+    r = run(corpus_cmd(fake, tmp_path))   # obeyed, the wait would be 100,000 s even at time_scale=0.001
+    assert r.returncode == 0, r.stderr
+    assert "the server asked to wait 1e+08 s; next attempt in 60.0 s (the cap)" in r.stdout, r.stdout
+    assert files(tmp_path)[0].read_bytes() == course_fetch(fake.url, 480)
+
+
+def test_a_dripping_server_ends_at_the_request_timeout_and_the_fetch_deadline(fake, tmp_path):
+    second = course_offsets(480)[1]
+    fake.queue(second, *["drip"] * 8)   # 2 bytes every half second: never a stall, never an end
+    start = time.monotonic()
+    r = run(corpus_cmd(fake, tmp_path, extra="timeout=1 deadline=4"), timeout=60)
+    took = time.monotonic() - start
+    assert r.returncode == 1, r.stdout
+    assert "timed out: the request took longer than 1 s" in r.stdout + r.stderr
+    assert "the fetch reached its deadline of 4 s (deadline=) before the page of rows at offset" in r.stderr, r.stderr
+    assert "1 of 5 pages are kept" in r.stderr and "resumes" in r.stderr
+    assert took < 30, took   # 4 s of deadline, and the time to start
+    assert 2 <= fake.page_offsets().count(second) <= 4   # one-second attempts until the deadline
+    with fake.lock:
+        fake.faults.clear()   # the server answers again: the next fetch resumes
+    r = run(corpus_cmd(fake, tmp_path))
+    assert r.returncode == 0 and "1 of them kept" in r.stdout, r.stderr
+    assert files(tmp_path)[0].read_bytes() == course_fetch(fake.url, 480)
+
+
+@pytest.mark.parametrize("option,message", [
+    ("timeout=0", "timeout= (seconds per request) must be from 0.1 to 86400"),
+    ("deadline=1e9", "deadline= (seconds for the whole fetch) must be from 0.1 to 604800"),
+    ("timeout=x", "option timeout= of `corpus` must be a number"),
+])
+def test_deadline_option_errors(tmp_path, option, message):
+    r = run(f'corpus source=tinystories cache="{tmp_path}" {option}')
+    assert r.returncode == 1 and message in r.stderr, r.stderr
+
+
 def test_5xx_then_success_backs_off(fake, tmp_path):
     fake.queue("hub", ("status", 503))
     fake.queue(course_offsets(480)[0], ("status", 500), ("status", 502))
@@ -272,7 +310,8 @@ def test_malformed_json_is_retried_then_an_error(fake, tmp_path):
     fake.queue("hub", *["malformed"] * 8)
     r = run(corpus_cmd(fake, tmp_path))
     assert r.returncode == 1
-    assert "the answer is not valid JSON (at byte" in r.stderr and "revision from the Hugging Face Hub" in r.stderr
+    assert "the answer is not valid JSON: at byte" in r.stderr and "the text ends inside the string" in r.stderr
+    assert "revision from the Hugging Face Hub" in r.stderr
 
 
 def test_an_http_error_is_not_retried(fake, tmp_path):
@@ -306,6 +345,124 @@ def test_resume_after_kill_9(fake, tmp_path):
     assert "480 stories in 5 pages (2 of them kept from an earlier fetch)" in r.stdout
     assert fake.page_offsets()[before:] == course_offsets(480)[2:]   # only the missing pages
     assert files(tmp_path)[0].read_bytes() == course_fetch(fake.url, 480)
+
+
+def kill_after_two_pages(fake, tmp_path):
+    """A fetch killed with two pages kept; the fake answers normally again. Returns the kept pages' paths."""
+    p, third = start_blocked_fetch(fake, tmp_path)
+    p.kill()
+    p.wait()
+    fake.release()
+    pages = files(tmp_path)[2]
+    return [pages / f"{o:010d}.jsonl" for o in course_offsets(480)[:2]]
+
+
+def page_lines(page):
+    return page.read_bytes().split(b"\n")[:-1]   # a text may hold U+2028, which str.splitlines takes for a break
+
+
+def plant_a_document(page):
+    """Replaces the text of the page's fifth row by a long 'document', as an altered cache would hold it."""
+    lines = page_lines(page)
+    row = json.loads(lines[4])
+    lines[4] = json.dumps({"row_idx": row["row_idx"], "text": "planted " * 33416}, ensure_ascii=False).encode()
+    page.write_bytes(b"\n".join(lines) + b"\n")
+
+
+def sha256(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("spoil,message", [
+    ("altered", "its SHA-256 is {sha}, not the {was} recorded when it was fetched; fetching it again"),
+    ("planted", "no SHA-256 was recorded for it when it was fetched; fetching it again"),
+    ("rehashed", "line 5 is not row {row} as the rows API gives it; fetching it again"),
+    ("short", "it holds 99 rows, not 100; fetching it again"),
+])
+def test_a_kept_page_that_fails_its_checks_is_fetched_again(fake, tmp_path, spoil, message):
+    first, second = kill_after_two_pages(fake, tmp_path)
+    sums = first.parent / "sha256sums"
+    was = sha256(second)
+    assert f"{was}  {second.name}\n" in sums.read_text()   # recorded when it was fetched
+    row = json.loads(page_lines(second)[4])["row_idx"]
+    if spoil == "short":
+        second.write_bytes(b"\n".join(page_lines(second)[:99]) + b"\n")
+    elif spoil == "rehashed":   # another row_idx, and the hash made to match: the rows are still checked
+        lines = page_lines(second)
+        lines[4] = lines[4].replace(f'"row_idx": {row},'.encode(), f'"row_idx": {row + 1},'.encode())
+        second.write_bytes(b"\n".join(lines) + b"\n")
+    else:
+        plant_a_document(second)
+    if spoil in ("short", "rehashed"):
+        sums.write_text(sums.read_text().replace(was, sha256(second)))
+    if spoil == "planted":
+        sums.write_text(sums.read_text().replace(f"{was}  {second.name}\n", ""))
+    spoiled = sha256(second)
+    before = len(fake.page_offsets())
+    r = run(corpus_cmd(fake, tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert f"the kept page {second}: " + message.format(sha=spoiled, was=was, row=row) in r.stdout, r.stdout
+    assert "(1 of them kept from an earlier fetch)" in r.stdout
+    assert fake.page_offsets()[before:] == course_offsets(480)[1:]   # the spoiled page and the missing ones
+    assert files(tmp_path)[0].read_bytes() == course_fetch(fake.url, 480)
+
+
+# --- no link inside the cache is ever followed ----------------------------------------------------------------------
+
+@pytest.fixture
+def victim(tmp_path):
+    v = tmp_path / "victim.txt"
+    v.write_text("precious\n")
+    return v
+
+
+def test_a_link_planted_at_a_page_is_never_followed(fake, tmp_path, victim):
+    cache = tmp_path / "cache"
+    pages = cache / "smoke" / "pages"
+    pages.mkdir(parents=True)
+    link = pages / f"{course_offsets(480)[0]:010d}.jsonl"
+    link.symlink_to(victim)
+    r = run(corpus_cmd(fake, cache))
+    assert r.returncode == 1
+    assert f"{link}: is a symbolic link, not a regular file" in r.stderr, r.stderr
+    assert victim.read_text() == "precious\n" and link.is_symlink()
+    assert fake.page_offsets() == []
+
+
+def test_a_link_planted_at_the_data_file_is_not_written_through(fake, tmp_path, victim):
+    cache = tmp_path / "cache"
+    (cache / "smoke").mkdir(parents=True)
+    link = cache / "smoke" / "stories.jsonl"
+    link.symlink_to(victim)
+    r = run(corpus_cmd(fake, cache))
+    assert r.returncode == 1
+    assert f"{link}: is a symbolic link; wordlab replaces only regular files here, and follows no link" in r.stderr, r.stderr
+    assert victim.read_text() == "precious\n" and link.is_symlink()
+    assert len(list((cache / "smoke" / "pages").glob("*.jsonl"))) == 5   # the pages are kept for the next fetch
+
+
+def test_a_cached_file_behind_links_is_not_read(fake, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    assert run(corpus_cmd(fake, elsewhere)).returncode == 0
+    cache = tmp_path / "cache"
+    (cache / "smoke").mkdir(parents=True)
+    for name in ("stories.jsonl", "source_manifest.json"):
+        (cache / "smoke" / name).symlink_to(elsewhere / "smoke" / name)
+    n = len(fake.requests())
+    r = run(corpus_cmd(fake, cache))
+    assert r.returncode == 1 and "stories.jsonl: is a symbolic link, not a regular file" in r.stderr, r.stderr
+    assert len(fake.requests()) == n
+
+
+def test_a_profile_directory_that_is_a_link_is_refused(fake, tmp_path):
+    cache, other = tmp_path / "cache", tmp_path / "other"
+    cache.mkdir()
+    other.mkdir()
+    (cache / "smoke").symlink_to(other)
+    r = run(corpus_cmd(fake, cache))
+    assert r.returncode == 1
+    assert f"{cache}/smoke is a symbolic link; wordlab follows no link inside its download cache" in r.stderr, r.stderr
+    assert list(other.iterdir()) == []
 
 
 def test_interrupt_during_a_request_keeps_the_pages(fake, tmp_path):

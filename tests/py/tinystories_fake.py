@@ -28,7 +28,8 @@ def row_text(i):
 class Fake:
     """The server. faults[key] is a list of actions taken by the next requests for key ("hub" or a page offset):
     ("status", code, headers) answers with that status; "partial", "truncated", "malformed", ("rows", n) spoil the
-    page; "block" holds the request until release() (blocked is set meanwhile); None answers normally."""
+    page; "block" holds the request until release() (blocked is set meanwhile); "drip" sends the page 2 bytes every
+    half second, until the client goes away or the fake closes; None answers normally."""
 
     def __init__(self):
         self.revision = REVISION
@@ -79,7 +80,7 @@ class Fake:
             todo = self.faults.get(key)
             return todo.pop(0) if todo else None
 
-    def _send(self, h, code, body, headers=()):
+    def _send(self, h, code, body, headers=(), drip=False):
         try:
             h.send_response(code)
             h.send_header("Content-Type", "application/json; charset=utf-8")
@@ -87,8 +88,14 @@ class Fake:
             for k, v in headers:
                 h.send_header(k, v)
             h.end_headers()
-            h.wfile.write(body)
-        except OSError:   # the client went away (killed or interrupted)
+            if not drip:
+                h.wfile.write(body)
+            for at in range(0, len(body) if drip else 0, 2):
+                h.wfile.write(body[at:at + 2])
+                h.wfile.flush()
+                if self.released.wait(0.5):
+                    break
+        except OSError:   # the client went away (killed, interrupted or timed out)
             pass
 
     def page(self, offset, length, action):
@@ -131,4 +138,4 @@ class Fake:
             body = self.page(key, int(q["length"][0]), action)
         if action == "malformed":
             body = body[: len(body) // 2]
-        self._send(h, 200, body)
+        self._send(h, 200, body, drip=action == "drip")

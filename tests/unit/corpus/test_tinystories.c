@@ -4,19 +4,23 @@
 #include "wl_tinystories.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct fake {
     const char *revision;
     int requests, page_requests;
     int fail_at;              /* the page request (1-based) that gets `fault`; 0: none */
-    const char *fault;        /* "interrupt", "429", "503", "partial", "truncated", "nul", "short", "malformed" */
+    const char *fault;        /* "interrupt", "429", "429huge", "503", "partial", "truncated", "nul", "short",
+                               * "malformed", "slow" (a transient timeout after min(total_s, 0.1) s) */
     int fault_times;          /* how many requests get it */
     volatile sig_atomic_t *flag;
+    double most_total;        /* the largest total_s a request was given */
 } fake;
 
 static char *page_json(long offset, const char *fault)
@@ -45,11 +49,11 @@ static int fake_get(void *ud, const char *url, double stall_s, double total_s, v
                     wl_http_reply *rp, wl_err *err)
 {
     fake *f = ud;
-    (void)stall_s;
-    (void)total_s;
     (void)interrupt;
     memset(rp, 0, sizeof rp[0]);
     f->requests++;
+    CHECK(stall_s > 0 && stall_s <= total_s);
+    if (total_s > f->most_total) f->most_total = total_s;
     rp->status = 200;
     if (strstr(url, "/api/datasets/roneneldan/TinyStories")) {
         char body[128];
@@ -67,10 +71,16 @@ static int fake_get(void *ud, const char *url, double stall_s, double total_s, v
         rp->failure = WL_HTTP_INTERRUPTED;
         return wl_fail(err, "interrupted during the request");
     }
-    if (fault && (!strcmp(fault, "429") || !strcmp(fault, "503"))) {
+    if (fault && (!strcmp(fault, "429") || !strcmp(fault, "429huge") || !strcmp(fault, "503"))) {
         rp->status = atoi(fault);
-        snprintf(rp->retry_after, sizeof rp->retry_after, "%s", rp->status == 429 ? "7" : "");
+        snprintf(rp->retry_after, sizeof rp->retry_after, "%s", rp->status != 429 ? "" : fault[3] ? "100000000" : "7");
         return 0;
+    }
+    if (fault && !strcmp(fault, "slow")) {
+        struct timespec ts = {0, (long)(fmin(total_s, 0.1) * 1e9)};
+        nanosleep(&ts, NULL);
+        rp->failure = WL_HTTP_TRANSIENT;
+        return wl_fail(err, "timed out: the request took longer than %g s", total_s);
     }
     rp->body = page_json(strtol(o + 8, NULL, 10), fault);
     rp->len = strlen(rp->body);
@@ -79,8 +89,9 @@ static int fake_get(void *ud, const char *url, double stall_s, double total_s, v
 }
 
 typedef struct events {
-    int pages, retries, revision;
-    double last_wait;
+    int pages, retries, revision, refetched;
+    double last_wait, last_asked;
+    char why[WL_ERR_MAX];
 } events;
 
 static void on_event(void *ud, const wl_ts_event *e)
@@ -88,7 +99,8 @@ static void on_event(void *ud, const wl_ts_event *e)
     events *ev = ud;
     if (e->kind == WL_TS_EV_PAGE) ev->pages++;
     if (e->kind == WL_TS_EV_REVISION) ev->revision++;
-    if (e->kind == WL_TS_EV_RETRY) ev->retries++, ev->last_wait = e->wait_s;
+    if (e->kind == WL_TS_EV_RETRY) ev->retries++, ev->last_wait = e->wait_s, ev->last_asked = e->asked_s;
+    if (e->kind == WL_TS_EV_REFETCH) ev->refetched++, snprintf(ev->why, sizeof ev->why, "%s", e->why);
 }
 
 static char g_root[64];
@@ -96,14 +108,19 @@ static volatile sig_atomic_t g_flag;
 static fake g_fake;
 static events g_ev;
 static wl_http g_http = {.ud = &g_fake, .get = fake_get};
+static double g_fetch_s;   /* the fetch's deadline (0: the default) */
 
 /* A smoke fetch through the fake (http NULL: without the network). */
 static int fetch(const wl_http *http, wl_ts_result *res, wl_err *err)
 {
     wl_ts_config cfg = {.profile = "smoke", .stories = 480, .root = g_root, .hub_base = "http://fake",
-                        .rows_base = "http://fake", .time_scale = 0, .http = http, .interrupt = &g_flag,
+                        .rows_base = "http://fake", .time_scale = 0, .fetch_s = g_fetch_s, .http = http, .interrupt = &g_flag,
                         .on_event = on_event, .ud = &g_ev};
-    return wl_ts_fetch(&cfg, res, err);
+    int rc = wl_ts_fetch(&cfg, res, err);
+    CHECK(rc == 0 ? res->data && res->len > 0 : !res->data);
+    free(res->data);   /* what the caller reads: the file's bytes as verified */
+    res->data = NULL;
+    return rc;
 }
 
 /* Resets the fake (and the cache when wipe) before a case; the next page request from fail_at on gets fault, times
@@ -113,6 +130,7 @@ static void reset(int wipe, int fail_at, const char *fault, int times)
     g_fake = (fake){.revision = WL_TS_REVISION, .flag = &g_flag, .fail_at = fail_at, .fault = fault, .fault_times = times};
     g_ev = (events){0};
     g_flag = 0;
+    g_fetch_s = 0;
     if (wipe) {
         char cmd[128];
         snprintf(cmd, sizeof cmd, "rm -rf %s/smoke", g_root);
@@ -213,6 +231,65 @@ static void test_retries(void)
     CHECK(g_ev.retries == WL_TS_ATTEMPTS - 1 && g_ev.last_wait == 30.0);
 }
 
+/* A Retry-After past the cap waits the cap; requests and waits end by the deadline; each request gets at most the
+ * request timeout and what is left of the deadline. */
+static void test_cap_and_deadline(void)
+{
+    reset(1, 2, "429huge", 1);
+    wl_ts_result res;
+    wl_err err;
+    CHECK_MSG(fetch(&g_http, &res, &err) == 0, "%s", err.msg);
+    CHECK(g_ev.retries == 1 && g_ev.last_asked == 1e8 && g_ev.last_wait == WL_TS_RETRY_AFTER_MAX_S);
+    CHECK(g_fake.most_total > 0 && g_fake.most_total <= WL_TS_REQUEST_S);
+    reset(1, 2, "slow", WL_TS_ATTEMPTS);
+    g_fetch_s = 0.35;
+    CHECK(fetch(&g_http, &res, &err) == -1);
+    CHECK_MSG(strstr(err.msg, "the fetch reached its deadline of 0.35 s (deadline=) before the page of rows at offset") &&
+              strstr(err.msg, "1 of 5 pages are kept in") && strstr(err.msg, "timed out"), "%s", err.msg);
+    CHECK(g_fake.most_total <= 0.35 && g_fake.page_requests >= 2 && g_fake.page_requests < 1 + WL_TS_ATTEMPTS);
+    CHECK(count_pages() == 1);
+}
+
+/* A kept page is used again only when its hash and rows check out; a link in the cache is never followed. */
+static void test_kept_pages(void)
+{
+    reset(1, 3, "interrupt", 1);
+    wl_ts_result res;
+    wl_err err;
+    CHECK(fetch(&g_http, &res, &err) == -1 && count_pages() == 2);
+    uint64_t *o;
+    size_t n;
+    CHECK(wl_ts_offsets(480, &o, &n, &err) == 0);
+    char page[160], victim[160];
+    snprintf(page, sizeof page, "%s/smoke/pages/%010llu.jsonl", g_root, (unsigned long long)o[1]);
+    char *data;
+    size_t len;
+    CHECK(wl_read_file(page, &data, &len, &err) == 0);
+    data[30] ^= 1;
+    CHECK(wl_write_atomic(page, data, len, &err) == 0);
+    free(data);
+    reset(0, 0, NULL, 0);
+    CHECK_MSG(fetch(&g_http, &res, &err) == 0, "%s", err.msg);
+    CHECK(res.resumed == 1 && g_fake.page_requests == 4 && g_ev.refetched == 1);
+    CHECK_MSG(strstr(g_ev.why, page) && strstr(g_ev.why, "recorded when it was fetched; fetching it again"), "%s", g_ev.why);
+    /* a link where a page goes: neither read nor written through */
+    reset(1, 0, NULL, 0);
+    snprintf(victim, sizeof victim, "%s/victim", g_root);
+    CHECK(wl_write_atomic(victim, "precious", 8, &err) == 0);
+    snprintf(page, sizeof page, "%s/smoke", g_root);
+    CHECK(mkdir(page, 0755) == 0);
+    snprintf(page, sizeof page, "%s/smoke/pages", g_root);
+    CHECK(mkdir(page, 0755) == 0);
+    snprintf(page, sizeof page, "%s/smoke/pages/%010llu.jsonl", g_root, (unsigned long long)o[0]);
+    CHECK(symlink(victim, page) == 0);
+    CHECK(fetch(&g_http, &res, &err) == -1);
+    CHECK_MSG(strstr(err.msg, "is a symbolic link, not a regular file"), "%s", err.msg);
+    CHECK(wl_read_file(victim, &data, &len, &err) == 0 && !strcmp(data, "precious") && g_fake.page_requests == 0);
+    free(data);
+    unlink(victim);
+    free(o);
+}
+
 static void test_errors(void)
 {
     static const struct {
@@ -246,6 +323,8 @@ void wl_test_main(void)
     test_fetch_verify_and_reuse();
     test_interrupt_then_resume();
     test_retries();
+    test_cap_and_deadline();
+    test_kept_pages();
     test_errors();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_root);

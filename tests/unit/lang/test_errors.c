@@ -78,6 +78,12 @@ static void test_argument_errors(void)
     expect_error("1 2", "ArgumentError", 1, 3, "expected an operator (+ - * /) or the end of the line");
     expect_error("help perplexty", "ArgumentError", 1, 6, "did you mean perplexity?");
     expect_error("corpus profile=huge", "ArgumentError", 1, 8, "huge");
+    /* a number too large for a double is out of range, not text */
+    expect_error("model new kind=mlp vocab=50 seed=1e309", "ArgumentError", 1, 29,
+                 "option seed= of `model` is 1e309, a number out of range: a number's magnitude is at most 1.797");
+    expect_error("mean 1 -2e400", "ArgumentError", 1, 8, "the second argument of `mean` is -2e400, a number out of range");
+    expect_error("perplexity 1e999", "ArgumentError", 1, 12, "the first argument of `perplexity` is 1e999, a number out");
+    expect_error("mean 1 x1e999", "TypeError", 1, 8, "must be a number, not a string");
 }
 
 static void test_type_errors(void)
