@@ -174,12 +174,14 @@ int lang_comparison_load(wl_call *c, const char *where, int word, wl_value **out
         c->errword = word;
         return -1;
     }
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    char why[WL_ERR_MAX / 2];
+    cJSON *root = wl_corpus_json_parse(text, len, why, sizeof why);
     free(text);
     const cJSON *agg = cJSON_GetObjectItemCaseSensitive(root, "aggregate"), *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
     if (!root || !cJSON_IsObject(agg) || !cJSON_IsObject(runs)) {
+        if (root) wl_call_fail(c, "RuntimeError", word, "%s is not a comparison.json (it needs \"runs\" and \"aggregate\" objects)", path);
+        else wl_call_fail(c, "RuntimeError", word, "%s is %s", path, why);
         cJSON_Delete(root);
-        wl_call_fail(c, "RuntimeError", word, "%s is not a comparison.json (it needs \"runs\" and \"aggregate\" objects)", path);
         free(path);
         return -1;
     }

@@ -46,7 +46,7 @@ static void on_event(void *ud, const wl_ts_event *e)
         wl_sink_printf(ui->c->sink, "TinyStories: the Hub reports the pinned revision %s; fetching %zu pages of %d rows\n",
                        WL_TS_REVISION, e->pages, WL_TS_PAGE_ROWS);
     else if (e->kind == WL_TS_EV_RETRY && e->asked_s > WL_TS_RETRY_AFTER_MAX_S)
-        wl_sink_printf(ui->c->sink, "TinyStories: attempt %d of %d failed (%s: %s); the server asked to wait %g s; next "
+        wl_sink_printf(ui->c->sink, "TinyStories: attempt %d of %d failed (%s: %s); the server asked to wait %.10g s; next "
                        "attempt in %.1f s (the cap)\n", e->attempt, WL_TS_ATTEMPTS, e->why, e->url, e->asked_s, e->wait_s);
     else if (e->kind == WL_TS_EV_RETRY)
         wl_sink_printf(ui->c->sink, "TinyStories: attempt %d of %d failed (%s: %s); next attempt in %.1f s\n", e->attempt,

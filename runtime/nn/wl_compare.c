@@ -230,11 +230,13 @@ static int load_existing(state *st, const char *outdir, int *kept, wl_err *err)
     size_t len;
     if (access(st->path, F_OK) != 0) return 0;
     if (wl_read_file(st->path, &text, &len, err) < 0) return -1;
-    cJSON *root = cJSON_Parse(text);
+    char why[WL_ERR_MAX / 2];
+    cJSON *root = wl_corpus_json_parse(text, len, why, sizeof why);
     free(text);
     int rc = 0;
     if (!cJSON_IsObject(root)) {
-        rc = wl_fail(err, "%s is not a JSON object; remove it or choose another output directory", st->path);
+        rc = wl_fail(err, "%s is %s; remove it or choose another output directory", st->path,
+                     root ? "not a JSON object" : why);
         goto done;
     }
     if (!cJSON_Compare(cJSON_GetObjectItemCaseSensitive(root, "protocol"), st->protocol, 1)) {

@@ -251,6 +251,7 @@ static void test_resume_after_interrupt(const wl_corpus *c, const cJSON *ref)
     cfg.steps = 3;
     CHECK(wl_write_atomic(path_in("interrupted", "comparison.json"), "{\"protocol\": [", 14, &err) == 0);
     CHECK(wl_compare_run(c, dir, &cfg, NULL, NULL, NULL, &st, &err) == -1 && strstr(err.msg, "comparison.json"));
+    CHECK_MSG(strstr(err.msg, "is not valid JSON: at byte 14: the text ends inside the JSON value"), "%s", err.msg);
 }
 
 /* kill -9 in the middle of a run: the files stay valid, and the next call finishes the protocol. */
