@@ -256,7 +256,8 @@ int wl_write_atomic_at(int dfd, const char *name, const char *shown, const void 
     if (!there && errno != ENOENT) return fail_at(err, name, shown, "cannot save here", errno);
     if (there && !S_ISREG(st.st_mode)) {
         char what[160];
-        snprintf(what, sizeof what, "is %s; wordlab replaces only regular files here, and follows no link", file_kind(st.st_mode));
+        snprintf(what, sizeof what, "is %s; wordlab replaces only regular files here, and follows no link",
+                 file_kind(st.st_mode));
         return fail_at(err, name, shown, what, 0);
     }
     return write_into(dfd, name, name, shown, data, len, err);

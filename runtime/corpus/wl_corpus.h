@@ -172,9 +172,10 @@ int wl_corpus_generate(const wl_profile *profile, uint64_t seed, volatile sig_at
 size_t wl_corpus_json_nul_at(const char *s, size_t n);
 
 /* Parses the JSON text s[0..n): one value, then nothing but white space (cJSON_Delete frees it). NULL when it is not
- * valid JSON, with why (cap bytes) saying where (the byte; line and column too in a text of several lines) and, when it is one of these, what is wrong: a
- * \u escape of a lone UTF-16 surrogate (\ud800), a \u without four hex digits, nesting deeper than cJSON's
- * CJSON_NESTING_LIMIT (1000; the parser stops there, so no depth exhausts the stack), text after the value. */
+ * valid JSON, with why (cap bytes) saying where (the byte; line and column too in a text of several lines) and, when
+ * it is one of these, what is wrong: a \u escape of a lone UTF-16 surrogate (\ud800), a \u without four hex digits,
+ * nesting deeper than cJSON's CJSON_NESTING_LIMIT (1000; the parser stops there, so no depth exhausts the stack), a
+ * string or value the text ends inside, text after the value. */
 struct cJSON *wl_corpus_json_parse(const char *s, size_t n, char *why, size_t cap);
 
 /* One JSON line of a story source: *text gets its "text" (malloc'd, NUL-terminated) and *row_idx

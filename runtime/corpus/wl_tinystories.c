@@ -639,7 +639,8 @@ static int assemble(ts_run *run, char **out, size_t *len, size_t *rows, wl_err *
             (rc = sha256_hex(data[n], dlen, sha, err)))
             break;
         if (strcmp(sha, run->sha[n])) {
-            rc = wl_fail(err, "%s/%s changed while the subset was fetched (SHA-256 %s, not %s)", pdir, name, sha, run->sha[n]);
+            rc = wl_fail(err, "%s/%s changed while the subset was fetched (SHA-256 %s, not %s)", pdir, name, sha,
+                         run->sha[n]);
             break;
         }
         while (at < dlen && *rows < run->cfg->stories) {

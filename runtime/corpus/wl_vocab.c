@@ -361,7 +361,8 @@ struct cJSON *wl_corpus_json_parse(const char *s, size_t n, char *why, size_t ca
     else if (more && stop && stop >= more + n) snprintf(what, sizeof what, ": the text ends inside the JSON value");
     else json_what(s, n, at, what, sizeof what);
     free(more);
-    if (memchr(s, '\n', n)) snprintf(why, cap, "not valid JSON: at line %zu, column %zu (byte %zu)%s", line, col, at + 1, what);
+    if (memchr(s, '\n', n))
+        snprintf(why, cap, "not valid JSON: at line %zu, column %zu (byte %zu)%s", line, col, at + 1, what);
     else snprintf(why, cap, "not valid JSON: at byte %zu%s", at + 1, what);
     return NULL;
 }
