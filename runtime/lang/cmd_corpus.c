@@ -97,13 +97,12 @@ const wl_command wl_cmds_corpus[] = {
              "(default 300 s), deadline=S the whole fetch (default 3600 s). For tests only: api=URL\n"
              "replaces both API base URLs and time_scale=X (0..1) shortens every pause and backoff.\n"
              "Shows the audit: documents, tokens, unknown rate and story lengths per split (audit=0: one\n"
-             "line instead, for a lesson that only needs the stories; $name.audit still shows it).\n"
-             "Fields: .vocab .train .validation .test (document counts) .audit .story",
+             "line instead, for a lesson that only needs the stories; $name.audit still shows it).",
      .example = "stories = corpus profile=smoke seed=1\nprint $stories.train \"training stories\"\n"
                 "s = corpus profile=smoke audit=0",
      .min_args = 0, .max_args = 0,
      .options = "profile seed file format stories source cache api time_scale timeout deadline audit",
-     .flags = WL_CMD_SHOW_BOUND, .fn = cmd_corpus},
+     .flags = WL_CMD_SHOW_BOUND, .fn = cmd_corpus, .result = &lang_corpus_type},
     {.name = "story", .topic = "data", .synopsis = "story CORPUS [split=test] [story=1] [words=N]",
      .summary = "one story of a corpus as text, or its first N tokens (a prompt from the corpus)",
      .help = "The story=N-th story (from 1) of split= (train, validation or test, in the split's doc_id\n"

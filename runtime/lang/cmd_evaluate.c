@@ -21,9 +21,10 @@ const wl_command wl_cmds_evaluate[] = {
     {.name = "evaluate", .topic = "training", .synopsis = "evaluate MODEL CORPUS [split=validation]",
      .summary = "cross-entropy and perplexity over every window of a split",
      .help = "The mean loss -ln p(target) over all windows of the split (train, validation or test),\n"
-             "and its exp, the perplexity. Fields: .loss .perplexity .targets",
+             "and its exp, the perplexity.",
      .example = "stories = corpus profile=smoke stories=60\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
                 "evaluate $m $stories split=test",
-     .min_args = 2, .max_args = 2, .options = "split", .fn = cmd_evaluate},
+     .min_args = 2, .max_args = 2, .options = "split", .fn = cmd_evaluate,
+     .result = &lang_evaluation_type},
     {0},
 };

@@ -47,10 +47,10 @@ const wl_command wl_cmds_generate[] = {
      .help = "Feeds <BOS> + the prompt's ids (the last 64, left-padded) to the model and appends the\n"
              "chosen token, until <EOS> or `tokens` new tokens. Greedy (the most likely token) unless\n"
              "temperature= is given: then it samples from softmax(logits / T) with the seed. <PAD>,\n"
-             "<BOS> and <UNK> are never chosen. Shows the time per model call.\n"
-             "Fields: .text .tokens .count .stop .seconds",
+             "<BOS> and <UNK> are never chosen. Shows the time per model call.",
      .example = "stories = corpus profile=smoke\nm = model new kind=multihead vocab=$stories.vocab seed=11\n"
                 "generate $m \"once upon a time\" tokens=10\ngenerate $m \"the dog\" tokens=5 temperature=0.8 seed=3",
-     .min_args = 2, .max_args = 2, .options = "tokens temperature seed vocab", .fn = cmd_generate},
+     .min_args = 2, .max_args = 2, .options = "tokens temperature seed vocab", .fn = cmd_generate,
+     .result = &lang_generation_type},
     {0},
 };

@@ -226,13 +226,14 @@ const wl_command wl_cmds_lesson[] = {
              "exp, the perplexity of that one story. The shading is a background colour in a notebook\n"
              "and in a terminal that shows colour; every token's loss also follows it in parentheses.\n"
              "CORPUS picks story=N of split=; TEXT is tokenized\n"
-             "with the model's vocabulary. Fields: .tokens .probabilities .losses .loss .perplexity .count",
+             "with the model's vocabulary.",
      .example = "stories = corpus profile=smoke\n"
                 "m = model new kind=attention vocab=$stories.vocab seed=11\n"
                 "losses $m $stories split=test story=2\n"
                 "l = losses $m \"the dog was happy .\"\n"
                 "print $l.perplexity",
-     .min_args = 2, .max_args = 2, .options = "split story", .fn = cmd_losses},
+     .min_args = 2, .max_args = 2, .options = "split story", .fn = cmd_losses,
+     .result = &lang_losses_type},
     {.name = "uniform", .topic = "lessons", .synopsis = "uniform V|VOCAB",
      .summary = "1/V: the probability a uniform model gives every target",
      .help = "A model that spreads its probability evenly over the V words of a vocabulary gives\n"
@@ -264,10 +265,9 @@ const wl_command wl_cmds_lesson[] = {
              "scores, the causal mask, the softmax, the messages), softmax (the masked softmax), details\n"
              "(forward_details: every intermediate), forward (the forward pass of training and generation)\n"
              "and final_query (its attention, for the final query only). kind= shows every region of one\n"
-             "model's forward pass in reading order. Without either: the table of regions.\n"
-             "Fields: .names (the regions shown) .text (the code of one region).",
+             "model's forward pass in reading order. Without either: the table of regions.",
      .example = "code\ncode attention\ncode kind=mlp",
      .min_args = 0, .max_args = 1, .options = "kind", .subcommands = "embedding linear attention softmax details forward final_query",
-     .fn = cmd_code},
+     .fn = cmd_code, .result = &lang_code_type},
     {0},
 };

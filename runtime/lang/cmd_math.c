@@ -56,28 +56,26 @@ const wl_command wl_cmds_math[] = {
      .help = "For each probability a model gave the observed next token, the loss is -ln p\n"
              "(natural log, in nats). A sure prediction (p = 1) costs 0; p = 0.5 costs 0.6931.\n"
              "Shows each p beside its loss; where numbers are expected (mean, + - * /, $l.0) it is the list\n"
-             "of losses. Lists of numbers are accepted too. Fields: .probabilities .losses .count",
-     .example = "nll 0.5 0.25 0.125", .min_args = 1, .max_args = -1, .fn = cmd_nll},
+             "of losses. Lists of numbers are accepted too.",
+     .example = "nll 0.5 0.25 0.125", .min_args = 1, .max_args = -1, .fn = cmd_nll, .result = &lang_nll_type},
     {.name = "next", .topic = "cross-entropy", .synopsis = "next MODEL TEXT [top=10] [target=WORD] [vocab=V]",
      .summary = "the model's probability for every word of its vocabulary as the next token after TEXT",
      .help = "Runs the model once on <BOS> and the text's ids (the last 64, left-padded, as generate and\n"
              "losses read them) and turns its logits into probabilities with softmax: one for every word\n"
              "of the vocabulary, adding up to 1. Shows the top= most likely words with p, -ln p and a bar,\n"
              "and the rest summed. target=WORD marks one word and gives its p, its loss -ln p and its\n"
-             "rank: the number `losses` shows for that word when it follows the text.\n"
-             "Fields: .tokens .probabilities (the top ones) .rest .all (every word, by id) and, with\n"
-             "target=, .p .loss .rank",
+             "rank: the number `losses` shows for that word when it follows the text.",
      .example = "stories = corpus profile=smoke\nm = model new kind=multihead vocab=$stories.vocab seed=11\n"
                 "next $m \"once upon a\" top=5\nn = next $m \"once upon a\" target=time\nprint $n.p [exp [- $n.loss]]",
-     .min_args = 2, .max_args = 2, .options = "top target vocab", .fn = cmd_next},
+     .min_args = 2, .max_args = 2, .options = "top target vocab", .fn = cmd_next,
+     .result = &lang_next_type},
     {.name = "perplexity", .topic = "cross-entropy", .synopsis = "perplexity P [P ...]",
      .summary = "losses, cross-entropy and perplexity from target probabilities",
      .help = "Shows each target's loss -ln p, their mean (the cross-entropy, nats per token) and\n"
              "its exp, the perplexity: 1 / the geometric mean of the probabilities. A model that\n"
              "always gave 1/4 to the right word would have perplexity 4. Compare perplexities only\n"
-             "with the same tokenizer and the same evaluation targets.\n"
-             "Fields: .probabilities .losses .cross_entropy .perplexity",
+             "with the same tokenizer and the same evaluation targets.",
      .example = "perplexity 0.5 0.25 0.125\np = perplexity 0.25 0.25\nprint $p.perplexity",
-     .min_args = 1, .max_args = -1, .fn = cmd_perplexity},
+     .min_args = 1, .max_args = -1, .fn = cmd_perplexity, .result = &lang_perplexity_type},
     {0},
 };

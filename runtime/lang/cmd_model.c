@@ -289,11 +289,11 @@ const wl_command wl_cmds_model[] = {
              "    multihead (heads divides 64); vocab is a vocabulary ($stories.vocab) or its size.\n"
              "model load PATH [vocab=V]    a checkpoint (.npz) written by `model save` or the course\n"
              "model save MODEL PATH        write a checkpoint that NumPy and PyTorch can read\n"
-             "model info MODEL             the model card: kind, heads, parameter count and shapes\n"
-             "Fields: .kind .heads .parameters .seed .selected_step .test_loss .vocab",
+             "model info MODEL             the model card: kind, heads, parameter count and shapes",
      .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "model info $m\nmodel new kind=mlp vocab=1500",
-     .min_args = 1, .max_args = 3, .options = "kind heads vocab seed", .subcommands = "new load save info", .fn = cmd_model},
+     .min_args = 1, .max_args = 3, .options = "kind heads vocab seed", .subcommands = "new load save info", .fn = cmd_model,
+     .result = &lang_model_type},
     {.name = "details", .topic = "model", .synopsis = "details MODEL IDS|TEXT [vocab=V]",
      .summary = "forward_details: every intermediate of one forward pass",
      .help = "Runs the model on one context of 64 ids (from `encode`, or text encoded with the\n"
@@ -303,7 +303,8 @@ const wl_command wl_cmds_model[] = {
              "vocab=V reads the text (and names the tokens) with V when the model has no vocabulary.",
      .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "ids = encode \"a little dog found a red hat\" vocab=$stories\nd = details $m $ids\n$d\nprint $d.weights.0.3",
-     .min_args = 2, .max_args = 2, .options = "vocab", .fn = cmd_details},
+     .min_args = 2, .max_args = 2, .options = "vocab", .fn = cmd_details,
+     .result = &lang_details_type},
     {.name = "forward", .topic = "model", .synopsis = "forward MODEL IDS|TEXT [vocab=V]",
      .summary = "the model's forward: the last position's logits only, as training computes them",
      .help = "Runs the model on one context of 64 ids (from `encode`, or text encoded with the\n"
@@ -314,7 +315,8 @@ const wl_command wl_cmds_model[] = {
      .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "ids = encode \"a little dog found a red hat\" vocab=$stories\nf = forward $m $ids\n$f\n"
                 "d = details $m $ids\nprint \"max |forward - details|:\" [maxdiff $f $d.logits]",
-     .min_args = 2, .max_args = 2, .options = "vocab", .fn = cmd_forward},
+     .min_args = 2, .max_args = 2, .options = "vocab", .fn = cmd_forward,
+     .result = &lang_tensor_type},
     {.name = "maxdiff", .topic = "model", .synopsis = "maxdiff TENSOR TENSOR",
      .summary = "the largest absolute difference between two tensors of the same shape",
      .help = "max |a - b| over every element: 0 when two computations agree exactly, about 1e-6\n"
@@ -329,7 +331,8 @@ const wl_command wl_cmds_model[] = {
              "query=N shows the row of the N-th real token instead of the last.",
      .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "d = details $m \"a little dog found a red hat\"\nheads $d\nheads $d query=3",
-     .min_args = 1, .max_args = 1, .options = "query", .fn = cmd_heads},
+     .min_args = 1, .max_args = 1, .options = "query", .fn = cmd_heads,
+     .result = &lang_heads_type},
     {.name = "attention", .topic = "model", .synopsis = "attention DETAILS [head=N] [pad=1]",
      .summary = "heat map of every query row of one head or all heads",
      .help = "Each row is a query position, each column a key; darker is more weight. Keys after\n"

@@ -229,10 +229,10 @@ const wl_command wl_cmds_seq[] = {
              "each later step (r+r+r-1.5)*1.9 rounded to 3 decimals, r drawn from the lesson's hash\n"
              "generator). The rise label is 1 when the mean of steps 7-11 exceeds the mean of steps 1-5\n"
              "by more than 0.30. Shows the label rate on the training and held-out sequences, the\n"
-             "baseline (always answering the most frequent class) and the first sequence.\n"
-             "Fields: .train_rate .test_rate .baseline .example",
+             "baseline (always answering the most frequent class) and the first sequence.",
      .example = "seq_data\nseq_data seed=7 n=400", .min_args = 0, .max_args = 0, .options = "seed n train test",
-     .fn = cmd_seq_data},
+     .fn = cmd_seq_data,
+     .result = &lang_seq_tables_type},
     {.name = "seq_train", .topic = "sequences",
      .synopsis = "seq_train [heads=2] [run=1] [positions=1] [seed=S] [epochs=E] [lr=X] [momentum=X] ...",
      .summary = "trains one 33-parameter attention net on the rise label and measures it",
@@ -243,62 +243,62 @@ const wl_command wl_cmds_seq[] = {
              "with positions=0. Full-batch descent with momentum from the initialisation seed+run.\n"
              "Shows held-out accuracy, each head's weight center (mean step it looks at), the\n"
              "separation between heads (half the L1 distance of their weights, 0..1) and each head's\n"
-             "mean weight per step.\n" SEQ_SETTINGS_HELP ".\n"
-             "Fields: .accuracy .centers .separation .weights .params .heads .run .positions",
+             "mean weight per step.\n" SEQ_SETTINGS_HELP ".",
      .example = "net = seq_train heads=2 run=2\nprint $net.centers\nseq_train heads=4 positions=0 epochs=50",
-     .min_args = 0, .max_args = 0, .options = "heads run positions " SEQ_SETTINGS, .fn = cmd_seq_train},
+     .min_args = 0, .max_args = 0, .options = "heads run positions " SEQ_SETTINGS, .fn = cmd_seq_train,
+     .result = &lang_seq_net_type},
     {.name = "seq_heads", .topic = "sequences", .synopsis = "seq_heads [heads=1,2,4] [runs=2] [seed=S] [epochs=E] ...",
      .summary = "the lesson's table: held-out accuracy for 1, 2 and 4 heads at the same 33 parameters",
      .help = "Trains runs= nets (initialisation seeds seed+1, seed+2, ...) for each head count in heads=\n"
              "and prints the lesson's table: head size, parameters, each run's held-out accuracy, their\n"
-             "mean and the difference between the best and the worst run.\n" SEQ_SETTINGS_HELP ".\n"
-             "Fields: .accuracies (per head count, per run) .means .centers .separations .baseline",
+             "mean and the difference between the best and the worst run.\n" SEQ_SETTINGS_HELP ".",
      .example = "seq_heads\nseq_heads heads=2,4 runs=3 epochs=60", .min_args = 0, .max_args = 0,
-     .options = "heads runs " SEQ_SETTINGS, .fn = cmd_seq_heads},
+     .options = "heads runs " SEQ_SETTINGS, .fn = cmd_seq_heads,
+     .result = &lang_seq_tables_type},
     {.name = "seq_centers", .topic = "sequences", .synopsis = "seq_centers [heads=1,2,4] [runs=2] [seed=S] ...",
      .summary = "the lesson's table: each head's weight center and the separation between heads",
      .help = "For the same nets as seq_heads: each head's weight center (the mean step its weights fall\n"
              "on over the held-out sequences) and the separation (half the L1 distance between two\n"
              "heads' weight distributions, averaged over pairs and sequences: 0 same, 1 disjoint).\n"
-             "The task wants the regions of steps 1-5 and 7-11.\n" SEQ_SETTINGS_HELP ".\n"
-             "Fields: .centers .separations .accuracies .means",
+             "The task wants the regions of steps 1-5 and 7-11.\n" SEQ_SETTINGS_HELP ".",
      .example = "seq_centers\nseq_centers heads=2 runs=4 epochs=80", .min_args = 0, .max_args = 0,
-     .options = "heads runs " SEQ_SETTINGS, .fn = cmd_seq_centers},
+     .options = "heads runs " SEQ_SETTINGS, .fn = cmd_seq_centers,
+     .result = &lang_seq_tables_type},
     {.name = "seq_order", .topic = "sequences", .synopsis = "seq_order [heads=2] [runs=2] [seed=S] ...",
      .summary = "the lesson's order test: shuffle the readings, with and without positional encoding",
      .help = "Trains runs= nets of heads= heads with the position channels and runs= without, shows\n"
              "their held-out accuracies, then shuffles the readings of every held-out sequence (the\n"
              "position channels stay in place; shuffle seed seed+4000+i) and measures how far the\n"
              "last run's output probability moves: mean and largest |change|. Without positions the\n"
-             "layer sees a set, so the output does not move (beyond rounding).\n" SEQ_SETTINGS_HELP ".\n"
-             "Fields: .order_change .order_largest (present, absent) .baseline",
+             "layer sees a set, so the output does not move (beyond rounding).\n" SEQ_SETTINGS_HELP ".",
      .example = "seq_order\nseq_order heads=4 epochs=60", .min_args = 0, .max_args = 0,
-     .options = "heads runs " SEQ_SETTINGS, .fn = cmd_seq_order},
+     .options = "heads runs " SEQ_SETTINGS, .fn = cmd_seq_order,
+     .result = &lang_seq_tables_type},
     {.name = "seq_weights", .topic = "sequences", .synopsis = "seq_weights [NET] [heads=2] [run=1] [positions=1] ...",
      .summary = "a plot of each head's mean attention weight over the 12 steps",
      .help = "Plots, for a net from seq_train (or one trained here from the same options), each head's\n"
              "attention weight at each step averaged over the held-out sequences: a line per head in\n"
              "the notebook, shaded cells with the values in the terminal. A head that found one of\n"
-             "the task's regions rises over steps 1-5 or 7-11.\n" SEQ_SETTINGS_HELP ".\n"
-             "Fields: .weights (per head, per step) .centers .separation .accuracy",
+             "the task's regions rises over steps 1-5 or 7-11.\n" SEQ_SETTINGS_HELP ".",
      .example = "seq_weights heads=2 run=2\nnet = seq_train heads=4 run=2 epochs=40\nseq_weights $net", .min_args = 0,
-     .max_args = 1, .options = "heads run positions " SEQ_SETTINGS, .fn = cmd_seq_weights},
+     .max_args = 1, .options = "heads run positions " SEQ_SETTINGS, .fn = cmd_seq_weights,
+     .result = &lang_seq_weights_type},
     {.name = "seq_params", .topic = "sequences", .synopsis = "seq_params [NET] [heads=2] [run=1] [positions=1] ...",
      .summary = "the net's 33 parameters, part by part, and the formulas that use them",
      .help = "For a net from seq_train (or one trained here from the same options): the parameter count\n"
              "of each part (W_k, W_v, q, w, b), the computation of one head (the query folded into the\n"
              "keys, u = q^T W_k; scores u . x_t scaled by 1/sqrt(d); softmax; the value projection) and\n"
-             "the sigmoid output, with this net's folded queries u and output weights.\n" SEQ_SETTINGS_HELP ".\n"
-             "Fields: those of seq_train",
+             "the sigmoid output, with this net's folded queries u and output weights.\n" SEQ_SETTINGS_HELP ".",
      .example = "seq_params heads=2 run=2\nnet = seq_train heads=4 run=1 epochs=20\nseq_params $net", .min_args = 0,
-     .max_args = 1, .options = "heads run positions " SEQ_SETTINGS, .fn = cmd_seq_params},
+     .max_args = 1, .options = "heads run positions " SEQ_SETTINGS, .fn = cmd_seq_params,
+     .result = &lang_seq_params_type},
     {.name = "seq_lesson", .topic = "sequences",
      .synopsis = "seq_lesson [heads=1,2,4] [runs=2] [order_heads=2] [seed=S] ...",
      .summary = "everything the sequence lesson prints, in its order",
      .help = "The data summary, the head-count table, the centers and separation table and the order\n"
-             "test, exactly as the lesson's own code prints them (same digits).\n" SEQ_SETTINGS_HELP ".\n"
-             "Fields: those of seq_data, seq_heads, seq_centers and seq_order",
+             "test, exactly as the lesson's own code prints them (same digits).\n" SEQ_SETTINGS_HELP ".",
      .example = "seq_lesson\nseq_lesson seed=12345 epochs=40", .min_args = 0, .max_args = 0,
-     .options = "heads runs order_heads " SEQ_SETTINGS, .fn = cmd_seq_lesson},
+     .options = "heads runs order_heads " SEQ_SETTINGS, .fn = cmd_seq_lesson,
+     .result = &lang_seq_tables_type},
     {0},
 };

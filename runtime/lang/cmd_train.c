@@ -62,11 +62,10 @@ const wl_command wl_cmds_train[] = {
              "0.001 and 0.0001 for mlp; seed is the model's. Ctrl-C stops early: the weights reached are\n"
              "validated too, and the best of every validation is kept (a second Ctrl-C skips that pass).\n"
              "One live display shows the progress and ends as the summary: the curve, validation and test\n"
-             "scores and the trace.\n"
-             "Fields: .selected_step .validation_loss .validation_perplexity .test_loss .test_perplexity .seconds .steps",
+             "scores and the trace.",
      .example = "stories = corpus profile=smoke stories=60\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "train $m $stories steps=20 batch=32 eval_every=10",
      .min_args = 2, .max_args = 2, .options = "steps batch lr wd seed eval_every", .flags = WL_CMD_SHOW_BOUND,
-     .fn = cmd_train},
+     .fn = cmd_train, .result = &lang_run_type},
     {0},
 };

@@ -228,21 +228,29 @@ static int code_render(const void *d, wl_mime *out, wl_err *err)
     return 0;
 }
 
-static wl_value *code_field(wl_value *self, const char *name, wl_err *err)
+static int code_one(const void *data) { return ((const lang_code *)data)->n == 1; }
+static wl_value *code_text(wl_value *self, wl_err *err)
 {
+    (void)err;
+    return wl_str(((const lang_code *)self->data)->r[0].text);
+}
+static wl_value *code_names(wl_value *self, wl_err *err)
+{
+    (void)err;
     const lang_code *c = self->data;
-    if (!strcmp(name, "text") && c->n == 1) return wl_str(c->r[0].text);
-    if (!strcmp(name, "names")) {
-        wl_value *l = wl_list();
-        for (int i = 0; i < c->n; i++) wl_list_push(l, wl_str(c->r[i].name));
-        return l;
-    }
-    wl_fail(err, "code has no field .%s; its fields are names, and text (of one region)", name);
-    return NULL;
+    wl_value *l = wl_list();
+    for (int i = 0; i < c->n; i++) wl_list_push(l, wl_str(c->r[i].name));
+    return l;
 }
 
-static const wl_objtype CODE_T = {.name = "code", .fields = "names text", .free = code_free, .render = code_render,
-                                  .field = code_field};
+/* The JSON gives every region whole instead: its name, file, lines and text. */
+static const wl_field CODE_FIELDS[] = {
+    {.name = "names", .get = code_names, .about = "the regions shown", .no_json = 1},
+    {.name = "text", .get = code_text, .has = code_one, .about = "the code of one region", .no_json = 1},
+    {0},
+};
+
+const wl_objtype lang_code_type = {.name = "code", .fields = CODE_FIELDS, .free = code_free, .render = code_render};
 
 wl_value *lang_code_value(lang_code_region *r, int n, int listing)
 {
@@ -250,5 +258,5 @@ wl_value *lang_code_value(lang_code_region *r, int n, int listing)
     c->r = r;
     c->n = n;
     c->listing = listing;
-    return wl_obj(&CODE_T, c);
+    return wl_obj(&lang_code_type, c);
 }

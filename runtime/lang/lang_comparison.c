@@ -159,7 +159,7 @@ static int results_render(const void *p, wl_mime *out, wl_err *err)
     return 0;
 }
 
-static const wl_objtype RESULTS_T = {.name = "comparison", .fields = "", .free = results_free, .render = results_render};
+static const wl_objtype RESULTS_T = {.name = "comparison", .free = results_free, .render = results_render};
 
 int lang_comparison_load(wl_call *c, const char *where, int word, wl_value **out)
 {

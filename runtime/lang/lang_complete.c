@@ -96,7 +96,7 @@ static void complete_var(wl_interp *in, matches *m, const char *word)
     wl_value *v = name ? wl_ref(wl_interp_get(in, name)) : NULL;
     for (char *f = strtok_r(NULL, ".", &save); v && f; f = strtok_r(NULL, ".", &save)) {
         wl_err err;
-        wl_value *next = v->type == WL_V_OBJ && v->otype->field ? v->otype->field(v, f, &err) : NULL;
+        wl_value *next = v->type == WL_V_OBJ ? wl_value_field(v, f, &err) : NULL;
         wl_unref(v);
         v = next;
     }
@@ -104,7 +104,10 @@ static void complete_var(wl_interp *in, matches *m, const char *word)
         char prefix[256];
         snprintf(prefix, sizeof prefix, "%.*s", (int)(dot - word + 1), word);
         matches fm = {0};
-        add_prefixed(&fm, v->type == WL_V_LIST ? "count" : v->otype->fields, dot + 1, "");
+        const char *names[64] = {"count"};
+        int n = v->type == WL_V_LIST ? 1 : wl_fields_names(v->otype, v->data, names, 64);
+        for (int i = 0; i < n; i++)
+            if (!strncmp(names[i], dot + 1, strlen(dot + 1))) add_match(&fm, names[i], strlen(names[i]));
         for (int i = 0; i < fm.n; i++) {
             char tmp[512];
             int k = snprintf(tmp, sizeof tmp, "%s%s", prefix, fm.v[i]);

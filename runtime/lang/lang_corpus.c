@@ -50,42 +50,49 @@ static int corpus_render(const void *d, wl_mime *out, wl_err *err)
     wl_buf_json_str(&b, lc->c.source);
     wl_buf_puts(&b, ",\"profile\":");
     wl_buf_json_str(&b, lc->c.profile.name);
-    wl_buf_printf(&b, ",\"audit\":%s}", json);
+    wl_buf_printf(&b, ",\"train\":%zu,\"validation\":%zu,\"test\":%zu,\"audit\":%s}", lc->c.n[WL_TRAIN],
+                  lc->c.n[WL_VALIDATION], lc->c.n[WL_TEST], json);
     out->app_json = wl_buf_take(&b);
     free(audit);
     free(json);
     return 0;
 }
 
-static wl_value *corpus_field(wl_value *self, const char *name, wl_err *err)
+static const lang_corpus *C(const wl_value *v) { return v->data; }
+static wl_value *corpus_vocab(wl_value *v, wl_err *err) { (void)err; return lang_vocab_value(v, &C(v)->c.vocab); }
+static wl_value *corpus_train(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)C(v)->c.n[WL_TRAIN]); }
+static wl_value *corpus_validation(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)C(v)->c.n[WL_VALIDATION]); }
+static wl_value *corpus_test(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)C(v)->c.n[WL_TEST]); }
+static wl_value *corpus_audit(wl_value *v, wl_err *err)
 {
-    lang_corpus *lc = self->data;
-    if (!strcmp(name, "vocab")) return lang_vocab_value(self, &lc->c.vocab);
-    for (int s = 0; s < WL_NSPLITS; s++)
-        if (!strcmp(name, wl_split_name((wl_split)s))) return wl_int((long long)lc->c.n[s]);
-    if (!strcmp(name, "audit")) {
-        char *a = wl_corpus_audit_text(&lc->c);
-        if (!a) {
-            wl_fail(err, "out of memory");
-            return NULL;
-        }
-        wl_value *v = wl_str(a);
-        free(a);
-        return v;
+    char *a = wl_corpus_audit_text(&C(v)->c);
+    if (!a) {
+        wl_fail(err, "out of memory");
+        return NULL;
     }
-    if (!strcmp(name, "story")) {
-        if (!lc->c.n[WL_TRAIN]) {
-            wl_fail(err, "the corpus has no training story");
-            return NULL;
-        }
-        return wl_str(lc->c.stories[WL_TRAIN][0].text);
-    }
-    wl_fail(err, "a corpus has no field .%s; its fields are %s", name, lang_corpus_type.fields);
+    wl_value *s = wl_str(a);
+    free(a);
+    return s;
+}
+static wl_value *corpus_story(wl_value *v, wl_err *err)
+{
+    if (C(v)->c.n[WL_TRAIN]) return wl_str(C(v)->c.stories[WL_TRAIN][0].text);
+    wl_fail(err, "the corpus has no training story");
     return NULL;
 }
 
-const wl_objtype lang_corpus_type = {.name = "corpus", .fields = "vocab train validation test audit story",
-                                     .free = corpus_free, .render = corpus_render, .field = corpus_field};
+/* The JSON gives the audit as its table's numbers, and leaves out the vocabulary and the story. */
+static const wl_field CORPUS_FIELDS[] = {
+    {.name = "vocab", .get = corpus_vocab, .no_json = 1},
+    {.name = "train", .get = corpus_train},
+    {.name = "validation", .get = corpus_validation},
+    {.name = "test", .get = corpus_test, .about = "document counts"},
+    {.name = "audit", .get = corpus_audit},
+    {.name = "story", .get = corpus_story, .no_json = 1},
+    {0},
+};
+
+const wl_objtype lang_corpus_type = {.name = "corpus", .fields = CORPUS_FIELDS, .free = corpus_free, .render = corpus_render};
 
 int lang_opt_split(wl_call *c, const char *def, wl_split *s)
 {

@@ -92,26 +92,55 @@ static int details_render(const void *p, wl_mime *out, wl_err *err)
     return 0;
 }
 
-static wl_value *details_field(wl_value *self, const char *name, wl_err *err)
+/* The intermediate called name as a tensor value (the logits name their words, for heat maps). */
+static wl_value *details_tensor(wl_value *self, const char *name, wl_err *err)
 {
     const lang_details *ld = self->data;
     tensor_ref tr[10];
-    int n = details_tensors(ld, tr);
-    for (int i = 0; i < n; i++)
-        if (!strcmp(tr[i].name, name)) {
-            wl_value *t = lang_tensor_value(name, tr[i].data, tr[i].ndim, tr[i].shape, err);
-            if (t && !strncmp(name, "logits", 6)) lang_tensor_words(t, ld->vocab);   /* heat maps name the words */
-            return t;
-        }
-    if (!strcmp(name, "ids")) return lang_ids_value(ld->ids + (WL_T - ld->nreal), ld->nreal, WL_T, ld->vocab);
-    wl_fail(err, "%s has no field .%s (fields: ids%s)", ld->d.E ? "a forward_details" : "an mlp's forward_details", name,
-            ld->d.E ? " E Q K V scores weights messages contextual logits_all logits" : " logits");
-    return NULL;
+    int n = details_tensors(ld, tr), i = 0;
+    while (i < n - 1 && strcmp(tr[i].name, name)) i++;   /* the table's has() made sure it is there */
+    wl_value *t = lang_tensor_value(name, tr[i].data, tr[i].ndim, tr[i].shape, err);
+    if (t && !strncmp(name, "logits", 6)) lang_tensor_words(t, ld->vocab);
+    return t;
 }
+static int details_attention(const void *d) { return ((const lang_details *)d)->d.E != NULL; }
+static wl_value *details_ids(wl_value *self, wl_err *err)
+{
+    (void)err;
+    const lang_details *ld = self->data;
+    return lang_ids_value(ld->ids + (WL_T - ld->nreal), ld->nreal, WL_T, ld->vocab);
+}
+#define DETAILS_TENSOR(NAME) \
+    static wl_value *details_##NAME(wl_value *self, wl_err *err) { return details_tensor(self, #NAME, err); }
+DETAILS_TENSOR(E)
+DETAILS_TENSOR(Q)
+DETAILS_TENSOR(K)
+DETAILS_TENSOR(V)
+DETAILS_TENSOR(scores)
+DETAILS_TENSOR(weights)
+DETAILS_TENSOR(messages)
+DETAILS_TENSOR(contextual)
+DETAILS_TENSOR(logits_all)
+DETAILS_TENSOR(logits)
 
-const wl_objtype lang_details_type = {.name = "forward_details",
-                                      .fields = "E Q K V scores weights messages contextual logits_all logits ids",
-                                      .free = details_free, .render = details_render, .field = details_field};
+/* The tensors are left out of the JSON, which gives their shapes by name instead. */
+static const wl_field DETAILS_FIELDS[] = {
+    {.name = "E", .get = details_E, .has = details_attention, .no_json = 1},
+    {.name = "Q", .get = details_Q, .has = details_attention, .no_json = 1},
+    {.name = "K", .get = details_K, .has = details_attention, .no_json = 1},
+    {.name = "V", .get = details_V, .has = details_attention, .no_json = 1},
+    {.name = "scores", .get = details_scores, .has = details_attention, .no_json = 1},
+    {.name = "weights", .get = details_weights, .has = details_attention, .no_json = 1},
+    {.name = "messages", .get = details_messages, .has = details_attention, .no_json = 1},
+    {.name = "contextual", .get = details_contextual, .has = details_attention, .no_json = 1},
+    {.name = "logits_all", .get = details_logits_all, .has = details_attention, .no_json = 1},
+    {.name = "logits", .get = details_logits, .no_json = 1},
+    {.name = "ids", .get = details_ids, .no_json = 1},
+    {0},
+};
+
+const wl_objtype lang_details_type = {.name = "forward_details", .fields = DETAILS_FIELDS, .free = details_free,
+                                      .render = details_render};
 
 wl_value *lang_details_value(const wl_model *m, const lang_ids *li, wl_value *vocab, wl_err *err)
 {
@@ -187,48 +216,35 @@ static int heads_render(const void *p, wl_mime *out, wl_err *err)
     out->text_plain = wl_table_text(t);
     out->text_html = wl_table_html(t);
     wl_table_free(t);
-    wl_buf_printf(&b, "{\"type\":\"heads\",\"query\":%d,\"tokens\":[", h->query);
-    for (int i = 0; i < h->n; i++) {
-        if (i) wl_buf_put(&b, ",", 1);
-        wl_buf_json_str(&b, h->labels[i]);
-    }
-    wl_buf_puts(&b, "],\"weights\":[");
-    for (int k = 0; k < h->H; k++) {
-        wl_buf_puts(&b, k ? ",[" : "[");
-        for (int i = 0; i < h->n; i++) {
-            if (i) wl_buf_put(&b, ",", 1);
-            wl_buf_json_num(&b, h->w[(size_t)k * (size_t)h->n + (size_t)i]);
-        }
-        wl_buf_put(&b, "]", 1);
-    }
-    wl_buf_puts(&b, "]}");
-    out->app_json = wl_buf_take(&b);
     return 0;
 }
 
-static wl_value *heads_field(wl_value *self, const char *name, wl_err *err)
+static const lang_heads *H(const wl_value *v) { return v->data; }
+static wl_value *heads_query(wl_value *v, wl_err *err) { (void)err; return wl_int(H(v)->query + 1); }
+static wl_value *heads_tokens(wl_value *v, wl_err *err)
 {
-    const lang_heads *h = self->data;
-    if (!strcmp(name, "tokens")) {
-        wl_value *l = wl_list();
-        for (int i = 0; i < h->n; i++) wl_list_push(l, wl_str(h->labels[i]));
-        return l;
-    }
-    if (!strcmp(name, "weights")) {
-        wl_value *l = wl_list();
-        for (int k = 0; k < h->H; k++) {
-            wl_value *row = wl_list();
-            for (int i = 0; i < h->n; i++) wl_list_push(row, wl_num(h->w[(size_t)k * (size_t)h->n + (size_t)i]));
-            wl_list_push(l, row);
-        }
-        return l;
-    }
-    wl_fail(err, "a head table has no field .%s; its fields are tokens weights", name);
-    return NULL;
+    (void)err;
+    wl_value *l = wl_list();
+    for (int i = 0; i < H(v)->n; i++) wl_list_push(l, wl_str(H(v)->labels[i]));
+    return l;
+}
+static wl_value *heads_weights(wl_value *v, wl_err *err)
+{
+    (void)err;
+    const lang_heads *h = H(v);
+    wl_value *l = wl_list();
+    for (int k = 0; k < h->H; k++) wl_list_push(l, wl_list_nums(h->w + (size_t)k * (size_t)h->n, h->n));
+    return l;
 }
 
-static const wl_objtype HEADS_T = {.name = "head table", .fields = "tokens weights", .free = heads_free,
-                                   .render = heads_render, .field = heads_field};
+static const wl_field HEADS_FIELDS[] = {
+    {.name = "query", .get = heads_query, .about = "the real slot whose row is shown, from 1"},
+    {.name = "tokens", .get = heads_tokens},
+    {.name = "weights", .get = heads_weights, .about = "per head"},
+    {0},
+};
+
+const wl_objtype lang_heads_type = {.name = "head table", .fields = HEADS_FIELDS, .free = heads_free, .render = heads_render};
 
 /* weights[0, head, row, key] */
 static double weight_at(const lang_details *ld, int head, int row, int key)
@@ -248,7 +264,7 @@ wl_value *lang_heads_value(const lang_details *ld, int query)
     int pad = WL_T - ld->nreal;
     for (int k = 0; k < h->H; k++)
         for (int i = 0; i < h->n; i++) h->w[(size_t)k * (size_t)h->n + (size_t)i] = weight_at(ld, k, pad + h->query, pad + i);
-    return wl_obj(&HEADS_T, h);
+    return wl_obj(&lang_heads_type, h);
 }
 
 typedef struct lang_attn {
@@ -324,7 +340,7 @@ static int attn_render(const void *p, wl_mime *out, wl_err *err)
     return 0;
 }
 
-static const wl_objtype ATTN_T = {.name = "attention map", .fields = "", .free = attn_free, .render = attn_render};
+static const wl_objtype ATTN_T = {.name = "attention map", .free = attn_free, .render = attn_render};
 
 wl_value *lang_attention_value(const lang_details *ld, int first_head, int nheads, int pad, int width)
 {

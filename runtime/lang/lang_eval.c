@@ -235,19 +235,9 @@ static int field_of(wl_interp *in, wl_value *v, const char *field, const wl_part
                            pt->text, n, i);
         return 0;
     }
-    if (v->type == WL_V_OBJ && v->otype->field) {
-        *out = v->otype->field(v, field, &err);
-        if (*out) return 0;
-        char buf[512];
-        const char *names[64];
-        int n = wl_split_words(v->otype->fields, buf, sizeof buf, names, 64), known = 0;
-        for (int i = 0; i < n; i++) known |= !strcmp(names[i], field);
-        wl_buf b = {0};
-        wl_buf_printf(&b, "$%s: %s", pt->text, err.msg);
-        if (!known) wl_did_you_mean(&b, field, names, n, ".");
-        fail_at(in, "NameError", pt->line, pt->col, "%s", b.s);
-        free(b.s);
-        return -1;
+    if (v->type == WL_V_OBJ && (v->otype->fields || v->otype->item)) {
+        *out = wl_value_field(v, field, &err);
+        return *out ? 0 : fail_at(in, "NameError", pt->line, pt->col, "$%s: %s", pt->text, err.msg);
     }
     if (v->type == WL_V_LIST) {
         char *end;

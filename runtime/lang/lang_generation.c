@@ -39,35 +39,34 @@ static int gen_render(const void *p, wl_mime *out, wl_err *err)
                   "warm-up call before them %.2f ms, not counted</small></p>",
                   g->n_new, g->calls, g->stop, g->seconds, g->ms_per_call, g->warmup_ms);
     out->text_html = wl_buf_take(&b);
-    wl_buf_puts(&b, "{\"type\":\"generation\",\"prompt\":");
-    wl_buf_json_str(&b, g->prompt);
-    wl_buf_puts(&b, ",\"continuation\":");
-    wl_buf_json_str(&b, g->continuation);
-    wl_buf_printf(&b, ",\"new_tokens\":%d,\"calls\":%d,\"stop\":\"%s\",\"seconds\":", g->n_new, g->calls, g->stop);
-    wl_buf_json_num(&b, g->seconds);
-    wl_buf_puts(&b, ",\"ms_per_call\":");
-    wl_buf_json_num(&b, g->ms_per_call);
-    wl_buf_puts(&b, ",\"warmup_ms\":");
-    wl_buf_json_num(&b, g->warmup_ms);
-    wl_buf_puts(&b, "}");
-    out->app_json = wl_buf_take(&b);
     return 0;
 }
 
-static wl_value *gen_field(wl_value *self, const char *name, wl_err *err)
-{
-    const lang_gen *g = self->data;
-    if (!strcmp(name, "text")) return wl_str(g->continuation);
-    if (!strcmp(name, "tokens")) return wl_ref(g->tokens);
-    if (!strcmp(name, "count")) return wl_int(g->n_new);
-    if (!strcmp(name, "stop")) return wl_str(g->stop);
-    if (!strcmp(name, "seconds")) return wl_num(g->seconds);
-    wl_fail(err, "a generation has no field .%s; its fields are text tokens count stop seconds", name);
-    return NULL;
-}
+static const lang_gen *G(const wl_value *v) { return v->data; }
+static wl_value *gen_prompt(wl_value *v, wl_err *err) { (void)err; return wl_str(G(v)->prompt); }
+static wl_value *gen_text(wl_value *v, wl_err *err) { (void)err; return wl_str(G(v)->continuation); }
+static wl_value *gen_tokens(wl_value *v, wl_err *err) { (void)err; return wl_ref(G(v)->tokens); }
+static wl_value *gen_count(wl_value *v, wl_err *err) { (void)err; return wl_int(G(v)->n_new); }
+static wl_value *gen_calls(wl_value *v, wl_err *err) { (void)err; return wl_int(G(v)->calls); }
+static wl_value *gen_stop(wl_value *v, wl_err *err) { (void)err; return wl_str(G(v)->stop); }
+static wl_value *gen_seconds(wl_value *v, wl_err *err) { (void)err; return wl_num(G(v)->seconds); }
+static wl_value *gen_ms_per_call(wl_value *v, wl_err *err) { (void)err; return wl_num(G(v)->ms_per_call); }
+static wl_value *gen_warmup_ms(wl_value *v, wl_err *err) { (void)err; return wl_num(G(v)->warmup_ms); }
 
-static const wl_objtype GEN_T = {.name = "generation", .fields = "text tokens count stop seconds", .free = gen_free,
-                                 .render = gen_render, .field = gen_field};
+static const wl_field GEN_FIELDS[] = {
+    {.name = "prompt", .get = gen_prompt},
+    {.name = "text", .get = gen_text},
+    {.name = "tokens", .get = gen_tokens},
+    {.name = "count", .get = gen_count},
+    {.name = "calls", .get = gen_calls},
+    {.name = "stop", .get = gen_stop},
+    {.name = "seconds", .get = gen_seconds},
+    {.name = "ms_per_call", .get = gen_ms_per_call},
+    {.name = "warmup_ms", .get = gen_warmup_ms},
+    {0},
+};
+
+const wl_objtype lang_generation_type = {.name = "generation", .fields = GEN_FIELDS, .free = gen_free, .render = gen_render};
 
 wl_value *lang_generation_value(const wl_vocab *v, const wl_tokens *prompt, const wl_gen_result *res, wl_err *err)
 {
@@ -98,5 +97,5 @@ wl_value *lang_generation_value(const wl_vocab *v, const wl_tokens *prompt, cons
     g->seconds = res->seconds;
     g->ms_per_call = res->ms_per_call;
     g->warmup_ms = res->warmup_ms;
-    return wl_obj(&GEN_T, g);
+    return wl_obj(&lang_generation_type, g);
 }

@@ -43,7 +43,7 @@ static int hm_render(const void *d, wl_mime *out, wl_err *err)
     return 0;
 }
 
-static const wl_objtype HM_T = {.name = "heat map", .fields = "", .free = hm_free, .render = hm_render};
+static const wl_objtype HM_T = {.name = "heat map", .free = hm_free, .render = hm_render};
 
 /* The columns of a logits matrix [R, V] worth showing: the k words with the largest logits at row `row`, largest first. */
 static void top_columns(const float *m, int row, int V, int k, int *cols)

@@ -28,7 +28,7 @@ static int help_render(const void *d, wl_mime *out, wl_err *err)
     return 0;
 }
 
-static const wl_objtype HELP_T = {.name = "help page", .fields = "", .free = help_free, .render = help_render};
+static const wl_objtype HELP_T = {.name = "help page", .free = help_free, .render = help_render};
 
 /* ---- text as HTML that reflows ---- */
 
@@ -161,6 +161,18 @@ static void indent(wl_buf *b, const char *text, const char *pad)
     }
 }
 
+/* The long help, then the fields of the command's value as its type's table lists them: malloc'd, or NULL. */
+static char *help_text(const wl_command *cmd)
+{
+    wl_buf t = {0};
+    if (cmd->help) wl_buf_puts(&t, cmd->help);
+    if (cmd->result && cmd->result->fields) {
+        if (t.len) wl_buf_put(&t, "\n", 1);
+        wl_fields_help(&t, cmd->result, 90);
+    }
+    return wl_buf_take(&t);
+}
+
 wl_value *lang_help_command(const wl_command *cmd)
 {
     wl_buf b = {0}, h = {0};
@@ -170,11 +182,13 @@ wl_value *lang_help_command(const wl_command *cmd)
     wl_buf_puts(&h, "</code><br>");
     wl_buf_html(&h, cmd->summary);
     wl_buf_puts(&h, "</p>");
-    if (cmd->help && cmd->help[0]) {
-        indent(&b, cmd->help, "  ");
+    char *help = help_text(cmd);
+    if (help && help[0]) {
+        indent(&b, help, "  ");
         wl_buf_put(&b, "\n", 1);
-        help_html(&h, cmd->help);
+        help_html(&h, help);
     }
+    free(help);
     if (cmd->options) {
         wl_buf_printf(&b, "options: %s\n", cmd->options);
         wl_buf_puts(&h, "<p>options: <code>");

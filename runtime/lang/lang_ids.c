@@ -49,40 +49,52 @@ static int ids_render(const void *d, wl_mime *out, wl_err *err)
     wl_buf_puts(&h, html);
     free(html);
     out->text_html = wl_buf_take(&h);
-    wl_buf_printf(&b, "{\"type\":\"ids\",\"shape\":[1,%d],\"ids\":[", li->T);
-    for (int i = 0; i < li->T; i++) wl_buf_printf(&b, "%s%d", i ? "," : "", li->ids[i]);
-    wl_buf_printf(&b, "],\"padding\":%d,\"cropped\":%d}", npad, li->cropped);
-    out->app_json = wl_buf_take(&b);
     return 0;
 }
 
-static wl_value *ids_field(wl_value *self, const char *name, wl_err *err)
+static const lang_ids *I(const wl_value *v) { return v->data; }
+static int ids_have_vocab(const void *d) { return ((const lang_ids *)d)->vocab != NULL; }
+/* The ids of slots from .. T-1 as a list. */
+static wl_value *ids_list(const lang_ids *li, int from)
 {
-    const lang_ids *li = self->data;
-    int npad = li->T - li->nreal;
-    if (!strcmp(name, "ids") || !strcmp(name, "real")) {
-        wl_value *l = wl_list();
-        for (int i = !strcmp(name, "ids") ? 0 : npad; i < li->T; i++) wl_list_push(l, wl_int(li->ids[i]));
-        return l;
-    }
-    if (!strcmp(name, "tokens") && li->vocab) {
-        wl_value *l = wl_list();
-        for (int i = npad; i < li->T; i++) wl_list_push(l, wl_str(lang_token(lang_vocab_get(li->vocab), li->ids[i])));
-        return l;
-    }
-    if (!strcmp(name, "count")) return wl_int(li->nreal);
-    if (!strcmp(name, "shape")) {
-        wl_value *l = wl_list();
-        wl_list_push(l, wl_int(1));
-        wl_list_push(l, wl_int(li->T));
-        return l;
-    }
-    wl_fail(err, "ids have no field .%s; their fields are %s", name, lang_ids_type.fields);
-    return NULL;
+    wl_value *l = wl_list();
+    for (int i = from; i < li->T; i++) wl_list_push(l, wl_int(li->ids[i]));
+    return l;
 }
+static wl_value *ids_ids(wl_value *v, wl_err *err) { (void)err; return ids_list(I(v), 0); }
+static wl_value *ids_real(wl_value *v, wl_err *err) { (void)err; return ids_list(I(v), I(v)->T - I(v)->nreal); }
+static wl_value *ids_tokens(wl_value *v, wl_err *err)
+{
+    (void)err;
+    const lang_ids *li = I(v);
+    wl_value *l = wl_list();
+    for (int i = li->T - li->nreal; i < li->T; i++) wl_list_push(l, wl_str(lang_token(lang_vocab_get(li->vocab), li->ids[i])));
+    return l;
+}
+static wl_value *ids_count(wl_value *v, wl_err *err) { (void)err; return wl_int(I(v)->nreal); }
+static wl_value *ids_shape(wl_value *v, wl_err *err)
+{
+    (void)err;
+    wl_value *l = wl_list();
+    wl_list_push(l, wl_int(1));
+    wl_list_push(l, wl_int(I(v)->T));
+    return l;
+}
+static wl_value *ids_padding(wl_value *v, wl_err *err) { (void)err; return wl_int(I(v)->T - I(v)->nreal); }
+static wl_value *ids_cropped(wl_value *v, wl_err *err) { (void)err; return wl_int(I(v)->cropped); }
 
-const wl_objtype lang_ids_type = {.name = "ids", .fields = "ids real tokens count shape", .free = ids_free,
-                                  .render = ids_render, .field = ids_field};
+static const wl_field IDS_FIELDS[] = {
+    {.name = "ids", .get = ids_ids, .about = "all slots"},
+    {.name = "real", .get = ids_real, .about = "after the padding"},
+    {.name = "tokens", .get = ids_tokens, .has = ids_have_vocab},
+    {.name = "count", .get = ids_count},
+    {.name = "shape", .get = ids_shape},
+    {.name = "padding", .get = ids_padding},
+    {.name = "cropped", .get = ids_cropped},
+    {0},
+};
+
+const wl_objtype lang_ids_type = {.name = "ids", .fields = IDS_FIELDS, .free = ids_free, .render = ids_render};
 
 wl_value *lang_ids_value(const int32_t *history, int nhistory, int T, wl_value *vocab)
 {

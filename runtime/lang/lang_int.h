@@ -99,6 +99,21 @@ wl_value *lang_nums_value(const lang_nums *a);
  * the reason in msg and *blame: 0 the operator, 1 the left side, 2 the right side. */
 int lang_nums_op(char op, const lang_nums *a, const lang_nums *b, lang_nums *out, wl_buf *msg, int *blame);
 
+/* ---- the fields of a value, from its type's table (lang_fields.c) ---- */
+
+/* The names of the fields that data (NULL: any value) of type t has, at most max: how many. */
+int wl_fields_names(const wl_objtype *t, const void *data, const char **names, int max);
+/* Appends them as ".a .b .c", each with its note from the table when about ("(document counts)"). */
+void wl_fields_list(wl_buf *b, const wl_objtype *t, const void *data, int about);
+/* Appends help's "Fields: .a (about) .b ..." for every field of type t, in lines of at most width columns. */
+void wl_fields_help(wl_buf *b, const wl_objtype *t, int width);
+/* $v.name of object v: a new reference, or NULL with err (what fields it has, and the closest names). */
+wl_value *wl_value_field(wl_value *v, const char *name, wl_err *err);
+/* Appends v's JSON from its fields: {"type": its type's name, then every field it has, by name}. */
+void wl_fields_json(wl_buf *b, wl_value *v, wl_err *err);
+/* Appends any value's JSON (objects: their app_json, or null when they cannot be shown). */
+void wl_value_json(wl_buf *b, const wl_value *v, wl_err *err);
+
 /* A command's help page: synopsis, summary, long help, options, example (lang_help.c). */
 void wl_help_command(const wl_command *cmd, wl_mime *out);
 

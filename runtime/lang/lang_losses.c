@@ -37,7 +37,7 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
     (void)err;
     const lang_losses *l = d;
     char a[64], b2[64];
-    wl_buf t = {0}, h = {0}, j = {0};
+    wl_buf t = {0}, h = {0};
     wl_buf_printf(&t, "%s\n", l->title);
     if (l->color) wl_buf_puts(&t, "background: the token's loss, light 0 to dark red >= 8 nats; the loss follows in ( )\n");
     int col = 0;
@@ -78,40 +78,29 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
     wl_buf_printf(&h, "</p><p>%s targets: mean loss <b>%s</b> nats per token, perplexity <b>%s</b></p></div>", g, a, b2);
     out->text_html = wl_buf_take(&h);
 
-    wl_buf_puts(&j, "{\"type\":\"losses\",\"tokens\":");
-    wl_buf_json_strs(&j, l->tokens, l->n);
-    wl_buf_puts(&j, ",\"probabilities\":");
-    wl_buf_json_nums(&j, l->p, l->n);
-    wl_buf_puts(&j, ",\"losses\":");
-    wl_buf_json_nums(&j, l->loss, l->n);
-    wl_buf_puts(&j, ",\"loss\":");
-    wl_buf_json_num(&j, l->mean);
-    wl_buf_puts(&j, ",\"perplexity\":");
-    wl_buf_json_num(&j, l->ppl);
-    wl_buf_puts(&j, "}");
-    out->app_json = wl_buf_take(&j);
     return 0;
 }
 
-static wl_value *losses_field(wl_value *self, const char *name, wl_err *err)
+static const lang_losses *L(const wl_value *v) { return v->data; }
+static wl_value *losses_tokens(wl_value *v, wl_err *err)
 {
-    const lang_losses *l = self->data;
-    if (!strcmp(name, "tokens")) {
-        wl_value *v = wl_list();
-        for (int i = 0; i < l->n; i++) wl_list_push(v, wl_str(l->tokens[i]));
-        return v;
-    }
-    if (!strcmp(name, "probabilities")) return wl_list_nums(l->p, l->n);
-    if (!strcmp(name, "losses")) return wl_list_nums(l->loss, l->n);
-    if (!strcmp(name, "loss")) return wl_num(l->mean);
-    if (!strcmp(name, "perplexity")) return wl_num(l->ppl);
-    if (!strcmp(name, "count")) return wl_int(l->n);
-    wl_fail(err, "losses have no field .%s; their fields are tokens probabilities losses loss perplexity count", name);
-    return NULL;
+    (void)err;
+    wl_value *l = wl_list();
+    for (int i = 0; i < L(v)->n; i++) wl_list_push(l, wl_str(L(v)->tokens[i]));
+    return l;
 }
+static wl_value *losses_p(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(L(v)->p, L(v)->n); }
+static wl_value *losses_losses(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(L(v)->loss, L(v)->n); }
+static wl_value *losses_loss(wl_value *v, wl_err *err) { (void)err; return wl_num(L(v)->mean); }
+static wl_value *losses_ppl(wl_value *v, wl_err *err) { (void)err; return wl_num(L(v)->ppl); }
+static wl_value *losses_count(wl_value *v, wl_err *err) { (void)err; return wl_int(L(v)->n); }
 
-static const wl_objtype LOSSES_T = {.name = "losses", .fields = "tokens probabilities losses loss perplexity count",
-                                    .free = losses_free, .render = losses_render, .field = losses_field};
+static const wl_field LOSSES_FIELDS[] = {
+    {.name = "tokens", .get = losses_tokens}, {.name = "probabilities", .get = losses_p}, {.name = "losses", .get = losses_losses}, {.name = "loss", .get = losses_loss},
+    {.name = "perplexity", .get = losses_ppl}, {.name = "count", .get = losses_count}, {0},
+};
+
+const wl_objtype lang_losses_type = {.name = "losses", .fields = LOSSES_FIELDS, .free = losses_free, .render = losses_render};
 
 /* Scores the targets hist[1..n] into l: target k from the last WL_CONTEXT of the k ids before it, one at a time: a
  * forward pass of one context, as `next` runs it, so that both give a target the same probability to the last bit
@@ -177,6 +166,6 @@ int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int
         losses_free(l);
         return -1;
     }
-    *out = wl_obj(&LOSSES_T, l);
+    *out = wl_obj(&lang_losses_type, l);
     return 0;
 }

@@ -75,26 +75,35 @@ static int model_render(const void *d, wl_mime *out, wl_err *err)
     return 0;
 }
 
-static wl_value *model_field(wl_value *self, const char *name, wl_err *err)
+static const lang_model *M(const wl_value *v) { return v->data; }
+static wl_value *model_kind(wl_value *v, wl_err *err) { (void)err; return wl_str(M(v)->m.kind_name); }
+static wl_value *model_heads(wl_value *v, wl_err *err) { (void)err; return wl_int(M(v)->m.H); }
+static wl_value *model_vocab_size(wl_value *v, wl_err *err) { (void)err; return wl_int(M(v)->m.V); }
+static wl_value *model_parameters(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)M(v)->m.nparams); }
+static wl_value *model_seed(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)M(v)->seed); }
+static wl_value *model_selected_step(wl_value *v, wl_err *err) { (void)err; return wl_int(M(v)->selected_step); }
+static wl_value *model_test_loss(wl_value *v, wl_err *err) { (void)err; return wl_num(M(v)->test_loss); }
+static wl_value *model_vocab(wl_value *v, wl_err *err)
 {
-    const lang_model *lm = self->data;
-    if (!strcmp(name, "kind")) return wl_str(lm->m.kind_name);
-    if (!strcmp(name, "heads")) return wl_int(lm->m.H);
-    if (!strcmp(name, "parameters")) return wl_int((long long)lm->m.nparams);
-    if (!strcmp(name, "seed")) return wl_int((long long)lm->seed);
-    if (!strcmp(name, "selected_step")) return wl_int(lm->selected_step);
-    if (!strcmp(name, "test_loss")) return wl_num(lm->test_loss);
-    if (!strcmp(name, "vocab")) {
-        if (lm->vocab) return wl_ref(lm->vocab);
-        wl_fail(err, LANG_NO_VOCAB);
-        return NULL;
-    }
-    wl_fail(err, "a model has no field .%s; its fields are %s", name, lang_model_type.fields);
+    if (M(v)->vocab) return wl_ref(M(v)->vocab);
+    wl_fail(err, LANG_NO_VOCAB);
     return NULL;
 }
 
-const wl_objtype lang_model_type = {.name = "model", .fields = "kind heads parameters seed selected_step test_loss vocab",
-                                    .free = model_free, .render = model_render, .field = model_field};
+static const wl_field MODEL_FIELDS[] = {
+    {.name = "kind", .get = model_kind},
+    {.name = "heads", .get = model_heads},
+    {.name = "vocab_size", .get = model_vocab_size},
+    {.name = "parameters", .get = model_parameters},
+    {.name = "seed", .get = model_seed},
+    {.name = "selected_step", .get = model_selected_step},
+    {.name = "test_loss", .get = model_test_loss},
+    {.name = "vocab", .get = model_vocab, .no_json = 1},
+    {0},
+};
+
+/* Its JSON also holds every parameter's shape, by name. */
+const wl_objtype lang_model_type = {.name = "model", .fields = MODEL_FIELDS, .free = model_free, .render = model_render};
 
 lang_model *lang_model_new(void)
 {

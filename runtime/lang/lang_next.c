@@ -49,7 +49,7 @@ static int next_render(const void *d, wl_mime *out, wl_err *err)
     double pmax = n->p[n->order[0]];
     char a[64], b2[64], g[32];
     wl_rgb bar_rgb = wl_scale_rgb(WL_SCALE_SEQUENTIAL, 0.75);   /* a bar reads on light and dark themes alike */
-    wl_buf t = {0}, h = {0}, j = {0};
+    wl_buf t = {0}, h = {0};
     wl_buf_printf(&t, "the %s model's next token after \"%s\"%s: a probability for each of its %s words\n", n->kind,
                   n->context, n->cropped ? " (its last 64 ids)" : "", wl_fmt_count((size_t)n->V, g));
     wl_buf_puts(&h, "<div class=\"wordlab-next\"><p>the ");
@@ -103,59 +103,52 @@ static int next_render(const void *d, wl_mime *out, wl_err *err)
     out->text_plain = wl_buf_take(&t);
     out->text_html = wl_buf_take(&h);
 
-    wl_buf_puts(&j, "{\"type\":\"next\",\"model\":");
-    wl_buf_json_str(&j, n->kind);
-    wl_buf_puts(&j, ",\"context\":");
-    wl_buf_json_str(&j, n->context);
-    wl_buf_puts(&j, ",\"tokens\":[");
-    for (int r = 0; r < n->top; r++) {
-        if (r) wl_buf_put(&j, ",", 1);
-        wl_buf_json_str(&j, tok(n, n->order[r]));
-    }
-    wl_buf_puts(&j, "],\"probabilities\":[");
-    for (int r = 0; r < n->top; r++) {
-        if (r) wl_buf_put(&j, ",", 1);
-        wl_buf_json_num(&j, n->p[n->order[r]]);
-    }
-    wl_buf_puts(&j, "],\"rest\":");
-    wl_buf_json_num(&j, n->rest);
-    wl_buf_printf(&j, ",\"vocab_size\":%d", n->V);
-    if (n->target >= 0) {
-        wl_buf_puts(&j, ",\"target\":");
-        wl_buf_json_str(&j, tok(n, n->target));
-        wl_buf_puts(&j, ",\"p\":");
-        wl_buf_json_num(&j, n->p[n->target]);
-    }
-    wl_buf_puts(&j, "}");
-    out->app_json = wl_buf_take(&j);
     return 0;
 }
 
-static wl_value *next_field(wl_value *self, const char *name, wl_err *err)
+static const lang_next *N(const wl_value *v) { return v->data; }
+static int next_has_target(const void *d) { return ((const lang_next *)d)->target >= 0; }
+static wl_value *next_tokens(wl_value *v, wl_err *err)
 {
-    const lang_next *n = self->data;
-    if (!strcmp(name, "tokens")) {
-        wl_value *l = wl_list();
-        for (int r = 0; r < n->top; r++) wl_list_push(l, wl_str(tok(n, n->order[r])));
-        return l;
-    }
-    if (!strcmp(name, "probabilities")) {
-        wl_value *l = wl_list();
-        for (int r = 0; r < n->top; r++) wl_list_push(l, wl_num(n->p[n->order[r]]));
-        return l;
-    }
-    if (!strcmp(name, "all")) return wl_list_nums(n->p, n->V);
-    if (!strcmp(name, "rest")) return wl_num(n->rest);
-    if (n->target >= 0 && !strcmp(name, "p")) return wl_num(n->p[n->target]);
-    if (n->target >= 0 && !strcmp(name, "loss")) return wl_num(-log(n->p[n->target]));
-    if (n->target >= 0 && !strcmp(name, "rank")) return wl_int(rank_of(n, n->target));
-    wl_fail(err, "a next-token distribution has no field .%s; its fields are tokens probabilities rest all%s", name,
-            n->target >= 0 ? " p loss rank" : " (and p loss rank with target=)");
-    return NULL;
+    (void)err;
+    wl_value *l = wl_list();
+    for (int r = 0; r < N(v)->top; r++) wl_list_push(l, wl_str(tok(N(v), N(v)->order[r])));
+    return l;
 }
+static wl_value *next_probabilities(wl_value *v, wl_err *err)
+{
+    (void)err;
+    wl_value *l = wl_list();
+    for (int r = 0; r < N(v)->top; r++) wl_list_push(l, wl_num(N(v)->p[N(v)->order[r]]));
+    return l;
+}
+static wl_value *next_rest(wl_value *v, wl_err *err) { (void)err; return wl_num(N(v)->rest); }
+static wl_value *next_all(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(N(v)->p, N(v)->V); }
+static wl_value *next_kind(wl_value *v, wl_err *err) { (void)err; return wl_str(N(v)->kind); }
+static wl_value *next_context(wl_value *v, wl_err *err) { (void)err; return wl_str(N(v)->context); }
+static wl_value *next_vocab_size(wl_value *v, wl_err *err) { (void)err; return wl_int(N(v)->V); }
+static wl_value *next_target(wl_value *v, wl_err *err) { (void)err; return wl_str(tok(N(v), N(v)->target)); }
+static wl_value *next_p(wl_value *v, wl_err *err) { (void)err; return wl_num(N(v)->p[N(v)->target]); }
+static wl_value *next_loss(wl_value *v, wl_err *err) { (void)err; return wl_num(-log(N(v)->p[N(v)->target])); }
+static wl_value *next_rank(wl_value *v, wl_err *err) { (void)err; return wl_int(rank_of(N(v), N(v)->target)); }
 
-static const wl_objtype NEXT_T = {.name = "next-token distribution", .fields = "tokens probabilities rest all p loss rank",
-                                  .free = next_free, .render = next_render, .field = next_field};
+static const wl_field NEXT_FIELDS[] = {
+    {.name = "tokens", .get = next_tokens},
+    {.name = "probabilities", .get = next_probabilities, .about = "the top ones"},
+    {.name = "rest", .get = next_rest},
+    {.name = "all", .get = next_all, .about = "every word, by id", .no_json = 1},
+    {.name = "kind", .get = next_kind, .about = "the model's"},
+    {.name = "context", .get = next_context},
+    {.name = "vocab_size", .get = next_vocab_size},
+    {.name = "target", .get = next_target, .has = next_has_target, .when = "with target="},
+    {.name = "p", .get = next_p, .has = next_has_target, .when = "with target="},
+    {.name = "loss", .get = next_loss, .has = next_has_target, .when = "with target="},
+    {.name = "rank", .get = next_rank, .has = next_has_target, .when = "with target="},
+    {0},
+};
+
+const wl_objtype lang_next_type = {.name = "next-token distribution", .fields = NEXT_FIELDS, .free = next_free,
+                                   .render = next_render};
 
 typedef struct ranked {
     double p;
@@ -210,7 +203,7 @@ int lang_next_value(wl_call *c, const lang_model *lm, wl_value *vocab, const cha
         for (int i = 0; i < V; i++) n->order[i] = rk[i].id;
         for (int r = V - 1; r >= n->top; r--) n->rest += n->p[n->order[r]];   /* smallest first */
         n->vocab = wl_ref(vocab);
-        *out = wl_obj(&NEXT_T, n);
+        *out = wl_obj(&lang_next_type, n);
     } else {
         next_free(n);
     }

@@ -131,6 +131,7 @@ extern const wl_objtype lang_details_type;
 
 /* forward_details of model m on the context li (WL_T ids), naming tokens with vocab (may be NULL). */
 wl_value *lang_details_value(const wl_model *m, const lang_ids *li, wl_value *vocab, wl_err *err);
+extern const wl_objtype lang_heads_type;
 /* The weights that the real slot query (0-based) gives every real slot, per head. */
 wl_value *lang_heads_value(const lang_details *ld, int query);
 /* Heat maps of heads first_head .. first_head + nheads - 1 (0-based) over the real slots, or all WL_T slots with
@@ -138,6 +139,8 @@ wl_value *lang_heads_value(const lang_details *ld, int query);
 wl_value *lang_attention_value(const lang_details *ld, int first_head, int nheads, int pad, int width);
 
 /* ---- training and evaluation results (lang_training.c) ---- */
+
+extern const wl_objtype lang_run_type, lang_evaluation_type;
 
 /* The result of `train` with its settings; r is moved in (*r is left empty). */
 wl_value *lang_run_value(const char *kind, int steps, int batch, double lr, double wd, wl_train_result *r);
@@ -172,6 +175,8 @@ void lang_progress_free(lang_progress *ui);
 
 /* ---- generation (lang_generation.c) ---- */
 
+extern const wl_objtype lang_generation_type;
+
 /* The value of `generate`: the prompt's tokens and the result, named with v; NULL with err on failure. */
 wl_value *lang_generation_value(const wl_vocab *v, const wl_tokens *prompt, const wl_gen_result *res, wl_err *err);
 
@@ -182,6 +187,8 @@ int lang_comparison_load(wl_call *c, const char *where, int word, wl_value **out
 
 /* ---- per-token losses (lang_losses.c) ---- */
 
+extern const wl_objtype lang_losses_type;
+
 /* Scores the targets hist[1..n] of history hist [n + 1] (hist[0] is <BOS>; the last target is <EOS>) under lm,
  * each from the last WL_CONTEXT ids before it; tokens [n - 1] are the targets as written (the <EOS> is named with
  * v). title heads the value. Returns 0, or -1 with an error on c (interrupted, out of memory). */
@@ -190,6 +197,8 @@ int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int
 
 /* ---- the next-token distribution (lang_next.c) ---- */
 
+extern const wl_objtype lang_next_type;
+
 /* The probability lm gives every token of vocab (its own, V tokens) after text: the top ones (the one that target, a
  * token or NULL, names marked), the rest summed. The same forward pass and the same numbers as lang_losses_score.
  * Returns 0, or -1 with an error on c. */
@@ -197,6 +206,8 @@ int lang_next_value(wl_call *c, const lang_model *lm, wl_value *vocab, const cha
                     wl_value **out);
 
 /* ---- perplexity from target probabilities (lang_perplexity.c) ---- */
+
+extern const wl_objtype lang_perplexity_type, lang_nll_type;
 
 /* The perplexity value of the target probabilities p [n] (malloc'd, moved in): each loss -ln p, their mean (the
  * cross-entropy) and its exp. Returns 0, or -1 with an error on c when memory runs out (p is freed either way). */
@@ -216,6 +227,7 @@ wl_value *lang_help_command(const wl_command *cmd);
 /* What a lesson table shows: the part its command computed (LANG_SEQ_ALL: everything the lesson prints). */
 typedef enum lang_seq_show { LANG_SEQ_DATA, LANG_SEQ_HEADS, LANG_SEQ_CENTERS, LANG_SEQ_ORDER, LANG_SEQ_ALL } lang_seq_show;
 
+extern const wl_objtype lang_seq_tables_type;
 /* The lesson's tables over *l (moved in: *l is left empty), showing part show. */
 wl_value *lang_seq_tables_value(wl_seq_lesson *l, lang_seq_show show);
 
@@ -227,7 +239,7 @@ typedef struct lang_seq_net {
     double mw[WL_SEQ_D * WL_SEQ_T];   /* [H,T] each head's mean weight over the held-out sequences */
 } lang_seq_net;
 
-extern const wl_objtype lang_seq_net_type;
+extern const wl_objtype lang_seq_net_type, lang_seq_weights_type, lang_seq_params_type;
 
 /* The net n (malloc'd, moved in) shown as a net, as the plot of its mean weights, or as its 33 parameters with the
  * formulas that use them; all three have the net's fields. */
@@ -247,6 +259,7 @@ typedef struct lang_source_file {
     const char *path, *text;   /* the path in the source tree; the file's text when it was built */
 } lang_source_file;
 extern const lang_source_file lang_source_files[];   /* ends with {0} */
+extern const wl_objtype lang_code_type;
 
 /* A region of a source between the lines "/\* @code NAME: TITLE *\/" and "/\* @end NAME *\/". */
 typedef struct lang_code_region {

@@ -4,7 +4,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct ppl {
     int n;
@@ -53,20 +52,8 @@ static int ppl_render(const void *d, wl_mime *out, wl_err *err)
     out->text_html = wl_buf_take(&b);
     free(tt);
     free(th);
-    wl_buf_puts(&b, "{\"type\":\"perplexity\",\"probabilities\":");
-    wl_buf_json_nums(&b, q->p, q->n);
-    wl_buf_puts(&b, ",\"losses\":");
-    wl_buf_json_nums(&b, q->loss, q->n);
-    wl_buf_puts(&b, ",\"cross_entropy\":");
-    wl_buf_json_num(&b, q->ce);
-    wl_buf_puts(&b, ",\"perplexity\":");
-    wl_buf_json_num(&b, q->ppl);
-    wl_buf_puts(&b, "}");
-    out->app_json = wl_buf_take(&b);
     return 0;
 }
-
-static wl_value *ppl_field(wl_value *self, const char *name, wl_err *err);
 
 /* nll stands for its losses wherever numbers are expected (mean $l, $l.0, $l / 2) */
 static void nll_numbers(const void *d, const double **x, int *n)
@@ -76,22 +63,21 @@ static void nll_numbers(const void *d, const double **x, int *n)
     *n = q->n;
 }
 
-static const wl_objtype PPL_T = {.name = "perplexity", .fields = "probabilities losses cross_entropy perplexity",
-                                 .free = ppl_free, .render = ppl_render, .field = ppl_field};
-static const wl_objtype NLL_T = {.name = "list of losses", .fields = "probabilities losses count", .free = ppl_free,
-                                 .render = ppl_render, .field = ppl_field, .numbers = nll_numbers};
+static const ppl *Q(const wl_value *v) { return v->data; }
+static wl_value *ppl_p(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(Q(v)->p, Q(v)->n); }
+static wl_value *ppl_losses(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(Q(v)->loss, Q(v)->n); }
+static wl_value *ppl_ce(wl_value *v, wl_err *err) { (void)err; return wl_num(Q(v)->ce); }
+static wl_value *ppl_ppl(wl_value *v, wl_err *err) { (void)err; return wl_num(Q(v)->ppl); }
+static wl_value *ppl_count(wl_value *v, wl_err *err) { (void)err; return wl_int(Q(v)->n); }
 
-static wl_value *ppl_field(wl_value *self, const char *name, wl_err *err)
-{
-    const ppl *q = self->data;
-    if (!strcmp(name, "probabilities")) return wl_list_nums(q->p, q->n);
-    if (!strcmp(name, "losses")) return wl_list_nums(q->loss, q->n);
-    if (q->summary && !strcmp(name, "cross_entropy")) return wl_num(q->ce);
-    if (q->summary && !strcmp(name, "perplexity")) return wl_num(q->ppl);
-    wl_fail(err, "%s has no field .%s; its fields are %s", q->summary ? "a perplexity" : "a list of losses", name,
-            self->otype->fields);
-    return NULL;
-}
+static const wl_field PPL_FIELDS[] = {
+    {.name = "probabilities", .get = ppl_p}, {.name = "losses", .get = ppl_losses}, {.name = "cross_entropy", .get = ppl_ce}, {.name = "perplexity", .get = ppl_ppl}, {0},
+};
+static const wl_field NLL_FIELDS[] = {{.name = "probabilities", .get = ppl_p}, {.name = "losses", .get = ppl_losses}, {.name = "count", .get = ppl_count}, {0}};
+
+const wl_objtype lang_perplexity_type = {.name = "perplexity", .fields = PPL_FIELDS, .free = ppl_free, .render = ppl_render};
+const wl_objtype lang_nll_type = {.name = "list of losses", .fields = NLL_FIELDS, .free = ppl_free, .render = ppl_render,
+                                  .numbers = nll_numbers};
 
 /* The value over p [n] (moved in): with its summary (perplexity) or without (nll). */
 static int probs_value(wl_call *c, double *p, int n, int summary, wl_value **out)
@@ -108,7 +94,7 @@ static int probs_value(wl_call *c, double *p, int n, int summary, wl_value **out
     for (int i = 0; i < n; i++) q->loss[i] = 0.0 - log(p[i]);   /* 0, not -0, for p = 1 */
     q->ce = wl_mean(q->loss, (size_t)n);
     q->ppl = exp(q->ce);
-    *out = wl_obj(summary ? &PPL_T : &NLL_T, q);
+    *out = wl_obj(summary ? &lang_perplexity_type : &lang_nll_type, q);
     return 0;
 }
 

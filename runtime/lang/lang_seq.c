@@ -76,52 +76,61 @@ static int tables_render(const void *d, wl_mime *out, wl_err *err)
     return 0;
 }
 
-static wl_value *tables_field(wl_value *self, const char *name, wl_err *err);
-
-static const wl_objtype TABLES_T = {
-    .name = "sequence table",
-    .fields = "train_rate test_rate baseline example accuracies means centers separations order_change order_largest",
-    .free = tables_free, .render = tables_render, .field = tables_field};
-
-static wl_value *tables_field(wl_value *self, const char *name, wl_err *err)
+static const wl_seq_lesson *SL(const wl_value *v) { return &((const seq_tables *)v->data)->l; }
+static int tables_have_heads(const void *d) { return ((const seq_tables *)d)->l.heads != NULL; }
+static int tables_have_order(const void *d) { return ((const seq_tables *)d)->l.order_pos != 0; }
+static wl_value *tables_train_rate(wl_value *v, wl_err *err) { (void)err; return wl_num(SL(v)->summary.train_rate); }
+static wl_value *tables_test_rate(wl_value *v, wl_err *err) { (void)err; return wl_num(SL(v)->summary.test_rate); }
+static wl_value *tables_baseline(wl_value *v, wl_err *err) { (void)err; return wl_num(SL(v)->summary.baseline); }
+static wl_value *tables_example(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(SL(v)->summary.example, WL_SEQ_T); }
+/* Per head count: each run's accuracy (means 0) or their mean (means 1). */
+static wl_value *tables_accuracy(const wl_seq_lesson *l, int means)
 {
-    const wl_seq_lesson *l = &((const seq_tables *)self->data)->l;
     const wl_seq_opts *o = &l->opts;
-    if (!strcmp(name, "train_rate")) return wl_num(l->summary.train_rate);
-    if (!strcmp(name, "test_rate")) return wl_num(l->summary.test_rate);
-    if (!strcmp(name, "baseline")) return wl_num(l->summary.baseline);
-    if (!strcmp(name, "example")) return wl_list_nums(l->summary.example, WL_SEQ_T);
-    int heads_field = !strcmp(name, "accuracies") || !strcmp(name, "means") || !strcmp(name, "centers") ||
-                      !strcmp(name, "separations");
-    if (heads_field && !l->heads) {
-        wl_fail(err, "this table has no .%s: it comes from seq_heads, seq_centers or seq_lesson", name);
-        return NULL;
+    wl_value *v = wl_list();
+    for (int i = 0; i < o->nheads; i++) {
+        double acc[WL_SEQ_MAX_RUNS], sum = 0.0;
+        for (int k = 0; k < o->runs; k++) sum += acc[k] = l->heads[i * o->runs + k].acc;
+        wl_list_push(v, means ? wl_num(sum / o->runs) : wl_list_nums(acc, o->runs));
     }
-    if (!strcmp(name, "accuracies") || !strcmp(name, "means")) {
-        wl_value *v = wl_list();
-        for (int i = 0; i < o->nheads; i++) {
-            double acc[WL_SEQ_MAX_RUNS], sum = 0.0;
-            for (int k = 0; k < o->runs; k++) sum += acc[k] = l->heads[i * o->runs + k].acc;
-            wl_list_push(v, name[0] == 'a' ? wl_list_nums(acc, o->runs) : wl_num(sum / o->runs));
-        }
-        return v;
-    }
-    if (!strcmp(name, "centers") || !strcmp(name, "separations")) {
-        wl_value *v = wl_list();
-        for (int i = 0; i < o->nheads * o->runs; i++)
-            wl_list_push(v, name[0] == 'c' ? wl_list_nums(l->heads[i].center, l->heads[i].H) : wl_num(l->heads[i].separation));
-        return v;
-    }
-    if (!strcmp(name, "order_change") || !strcmp(name, "order_largest")) {
-        if (!l->order_pos) {
-            wl_fail(err, "this table has no .%s: it comes from seq_order or seq_lesson", name);
-            return NULL;
-        }
-        return wl_list_nums(name[6] == 'c' ? l->order_mean : l->order_max, 2);
-    }
-    wl_fail(err, "a sequence table has no field .%s; its fields are %s", name, TABLES_T.fields);
-    return NULL;
+    return v;
 }
+static wl_value *tables_accuracies(wl_value *v, wl_err *err) { (void)err; return tables_accuracy(SL(v), 0); }
+static wl_value *tables_means(wl_value *v, wl_err *err) { (void)err; return tables_accuracy(SL(v), 1); }
+/* Per net: its heads' centers (separations 0) or its separation (separations 1). */
+static wl_value *tables_nets(const wl_seq_lesson *l, int separations)
+{
+    wl_value *v = wl_list();
+    for (int i = 0; i < l->opts.nheads * l->opts.runs; i++)
+        wl_list_push(v, separations ? wl_num(l->heads[i].separation) : wl_list_nums(l->heads[i].center, l->heads[i].H));
+    return v;
+}
+static wl_value *tables_centers(wl_value *v, wl_err *err) { (void)err; return tables_nets(SL(v), 0); }
+static wl_value *tables_separations(wl_value *v, wl_err *err) { (void)err; return tables_nets(SL(v), 1); }
+static wl_value *tables_order_change(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(SL(v)->order_mean, 2); }
+static wl_value *tables_order_largest(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(SL(v)->order_max, 2); }
+
+#define FROM_HEADS "from seq_heads, seq_centers or seq_lesson"
+#define FROM_ORDER "from seq_order or seq_lesson"
+/* The JSON gives the runs as "nets" (each with its accuracy, separation and centers) rather than by field. */
+static const wl_field TABLES_FIELDS[] = {
+    {.name = "train_rate", .get = tables_train_rate},
+    {.name = "test_rate", .get = tables_test_rate},
+    {.name = "baseline", .get = tables_baseline},
+    {.name = "example", .get = tables_example},
+    {.name = "accuracies", .get = tables_accuracies, .has = tables_have_heads, .about = "per head count, per run",
+     .when = FROM_HEADS, .no_json = 1},
+    {.name = "means", .get = tables_means, .has = tables_have_heads, .when = FROM_HEADS, .no_json = 1},
+    {.name = "centers", .get = tables_centers, .has = tables_have_heads, .when = FROM_HEADS, .no_json = 1},
+    {.name = "separations", .get = tables_separations, .has = tables_have_heads, .when = FROM_HEADS, .no_json = 1},
+    {.name = "order_change", .get = tables_order_change, .has = tables_have_order, .when = FROM_ORDER},
+    {.name = "order_largest", .get = tables_order_largest, .has = tables_have_order, .about = "present, absent",
+     .when = FROM_ORDER},
+    {0},
+};
+
+const wl_objtype lang_seq_tables_type = {.name = "sequence table", .fields = TABLES_FIELDS, .free = tables_free,
+                                         .render = tables_render};
 
 wl_value *lang_seq_tables_value(wl_seq_lesson *l, lang_seq_show show)
 {
@@ -129,7 +138,7 @@ wl_value *lang_seq_tables_value(wl_seq_lesson *l, lang_seq_show show)
     t->l = *l;
     memset(l, 0, sizeof *l);
     t->show = show;
-    return wl_obj(&TABLES_T, t);
+    return wl_obj(&lang_seq_tables_type, t);
 }
 
 /* ---- one trained net ---- */
@@ -180,19 +189,6 @@ static void weights_chart(const lang_seq_net *n, const char *title, wl_mime *out
     out->vegalite = wl_chart_vegalite(&c);
 }
 
-static void net_json(wl_buf *b, const lang_seq_net *n)
-{
-    wl_buf_printf(b, "{\"type\":\"sequence net\",\"heads\":%d,\"run\":%d,\"positions\":%s,\"accuracy\":", n->r.H, n->r.run,
-                  n->r.positions ? "true" : "false");
-    wl_buf_json_num(b, n->r.acc);
-    wl_buf_puts(b, ",\"separation\":");
-    wl_buf_json_num(b, n->r.separation);
-    json_nums(b, "centers", n->r.center, n->r.H);
-    json_nums(b, "mean_weights", n->mw, n->r.H * WL_SEQ_T);
-    json_nums(b, "params", n->r.net.p, WL_SEQ_NPARAMS);
-    wl_buf_put(b, "}", 1);
-}
-
 static int net_render(const void *d, wl_mime *out, wl_err *err)
 {
     (void)err;
@@ -218,35 +214,39 @@ static int net_render(const void *d, wl_mime *out, wl_err *err)
     weights_chart(n, title, out);
     free(title);
     free(head);
-    net_json(&b, n);
-    out->app_json = wl_buf_take(&b);
     return 0;
 }
 
-static wl_value *net_field(wl_value *self, const char *name, wl_err *err);
-
-const wl_objtype lang_seq_net_type = {.name = "sequence net",
-                                      .fields = "accuracy centers separation weights params heads run positions",
-                                      .free = free, .render = net_render, .field = net_field};
-
-static wl_value *net_field(wl_value *self, const char *name, wl_err *err)
+static const lang_seq_net *SN(const wl_value *v) { return v->data; }
+static wl_value *net_accuracy(wl_value *v, wl_err *err) { (void)err; return wl_num(SN(v)->r.acc); }
+static wl_value *net_centers(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(SN(v)->r.center, SN(v)->r.H); }
+static wl_value *net_separation(wl_value *v, wl_err *err) { (void)err; return wl_num(SN(v)->r.separation); }
+static wl_value *net_params(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(SN(v)->r.net.p, WL_SEQ_NPARAMS); }
+static wl_value *net_heads(wl_value *v, wl_err *err) { (void)err; return wl_int(SN(v)->r.H); }
+static wl_value *net_run(wl_value *v, wl_err *err) { (void)err; return wl_int(SN(v)->r.run); }
+static wl_value *net_positions(wl_value *v, wl_err *err) { (void)err; return wl_int(SN(v)->r.positions); }
+static wl_value *net_weights(wl_value *v, wl_err *err)
 {
-    const lang_seq_net *n = self->data;
-    if (!strcmp(name, "accuracy")) return wl_num(n->r.acc);
-    if (!strcmp(name, "centers")) return wl_list_nums(n->r.center, n->r.H);
-    if (!strcmp(name, "separation")) return wl_num(n->r.separation);
-    if (!strcmp(name, "params")) return wl_list_nums(n->r.net.p, WL_SEQ_NPARAMS);
-    if (!strcmp(name, "heads")) return wl_int(n->r.H);
-    if (!strcmp(name, "run")) return wl_int(n->r.run);
-    if (!strcmp(name, "positions")) return wl_int(n->r.positions);
-    if (!strcmp(name, "weights")) {
-        wl_value *v = wl_list();
-        for (int h = 0; h < n->r.H; h++) wl_list_push(v, wl_list_nums(n->mw + h * WL_SEQ_T, WL_SEQ_T));
-        return v;
-    }
-    wl_fail(err, "a sequence net has no field .%s; its fields are %s", name, lang_seq_net_type.fields);
-    return NULL;
+    (void)err;
+    wl_value *l = wl_list();
+    for (int h = 0; h < SN(v)->r.H; h++) wl_list_push(l, wl_list_nums(SN(v)->mw + h * WL_SEQ_T, WL_SEQ_T));
+    return l;
 }
+
+/* The net, its plot and its parameters: three views with the same fields. */
+static const wl_field NET_FIELDS[] = {
+    {.name = "accuracy", .get = net_accuracy},
+    {.name = "centers", .get = net_centers},
+    {.name = "separation", .get = net_separation},
+    {.name = "weights", .get = net_weights, .about = "per head, per step"},
+    {.name = "params", .get = net_params},
+    {.name = "heads", .get = net_heads},
+    {.name = "run", .get = net_run},
+    {.name = "positions", .get = net_positions},
+    {0},
+};
+
+const wl_objtype lang_seq_net_type = {.name = "sequence net", .fields = NET_FIELDS, .free = free, .render = net_render};
 
 wl_value *lang_seq_net_value(lang_seq_net *n) { return wl_obj(&lang_seq_net_type, n); }
 
@@ -266,15 +266,13 @@ static int plot_render(const void *d, wl_mime *out, wl_err *err)
     out->text_plain = wl_buf_take(&b);
     weights_chart(n, title, out);
     free(title);
-    net_json(&b, n);
-    out->app_json = wl_buf_take(&b);
     return 0;
 }
 
-static const wl_objtype PLOT_T = {.name = "sequence weight plot", .fields = "accuracy centers separation weights params heads run positions",
-                                  .free = free, .render = plot_render, .field = net_field};
+const wl_objtype lang_seq_weights_type = {.name = "sequence weight plot", .fields = NET_FIELDS, .free = free,
+                                          .render = plot_render};
 
-wl_value *lang_seq_weights_value(lang_seq_net *n) { return wl_obj(&PLOT_T, n); }
+wl_value *lang_seq_weights_value(lang_seq_net *n) { return wl_obj(&lang_seq_weights_type, n); }
 
 
 /* ---- the 33 parameters and what the net computes with them ---- */
@@ -341,14 +339,12 @@ static int params_render(const void *d, wl_mime *out, wl_err *err)
     wl_buf_html(&b, formulas);
     wl_buf_puts(&b, "</pre>");
     out->text_html = wl_buf_take(&b);
-    net_json(&b, n);
-    out->app_json = wl_buf_take(&b);
     free(tt);
     free(formulas);
     return 0;
 }
 
-static const wl_objtype PARAMS_T = {.name = "sequence net parameters", .fields = "accuracy centers separation weights params heads run positions",
-                                    .free = free, .render = params_render, .field = net_field};
+const wl_objtype lang_seq_params_type = {.name = "sequence net parameters", .fields = NET_FIELDS, .free = free,
+                                         .render = params_render};
 
-wl_value *lang_seq_params_value(lang_seq_net *n) { return wl_obj(&PARAMS_T, n); }
+wl_value *lang_seq_params_value(lang_seq_net *n) { return wl_obj(&lang_seq_params_type, n); }

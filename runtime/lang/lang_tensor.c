@@ -55,43 +55,34 @@ static int tensor_render(const void *d, wl_mime *out, wl_err *err)
     }
     if (showr < rows) wl_buf_puts(&b, "\n  …");
     out->text_plain = wl_buf_take(&b);
-    wl_buf_puts(&b, "{\"type\":\"tensor\",\"name\":");
-    wl_buf_json_str(&b, t->name);
-    wl_buf_puts(&b, ",\"shape\":");
-    lang_shape_text(&b, t->shape, t->ndim);
-    wl_buf_puts(&b, ",\"data\":[");
-    for (size_t i = 0; i < t->n; i++) {
-        if (i) wl_buf_put(&b, ",", 1);
-        wl_buf_json_num(&b, t->data[i]);
-    }
-    wl_buf_puts(&b, "]}");
-    out->app_json = wl_buf_take(&b);
     return 0;
 }
 
-static wl_value *tensor_field(wl_value *self, const char *name, wl_err *err)
+static const lang_tensor *T(const wl_value *v) { return v->data; }
+static wl_value *tensor_name(wl_value *v, wl_err *err) { (void)err; return wl_str(T(v)->name); }
+static wl_value *tensor_shape(wl_value *v, wl_err *err)
 {
-    const lang_tensor *t = self->data;
-    if (!strcmp(name, "shape")) {
-        wl_value *l = wl_list();
-        for (int i = 0; i < t->ndim; i++) wl_list_push(l, wl_int(t->shape[i]));
-        return l;
-    }
-    if (!strcmp(name, "values")) {
-        if (t->n > (1 << 20)) {
-            wl_fail(err, "%s has %zu values, too many for a list; index it first (.0)", t->name, t->n);
-            return NULL;
-        }
-        wl_value *l = wl_list();
-        for (size_t i = 0; i < t->n; i++) wl_list_push(l, wl_num(t->data[i]));
-        return l;
-    }
-    char *end;
-    long i = strtol(name, &end, 10);
-    if (*end || name[0] < '0' || name[0] > '9') {
-        wl_fail(err, "a tensor has no field .%s; use .shape, .values or an index like .0", name);
+    (void)err;
+    wl_value *l = wl_list();
+    for (int i = 0; i < T(v)->ndim; i++) wl_list_push(l, wl_int(T(v)->shape[i]));
+    return l;
+}
+static wl_value *tensor_values(wl_value *v, wl_err *err)
+{
+    const lang_tensor *t = T(v);
+    if (t->n > (1 << 20)) {
+        wl_fail(err, "%s has %zu values, too many for a list; index it first (.0)", t->name, t->n);
         return NULL;
     }
+    wl_value *l = wl_list();
+    for (size_t i = 0; i < t->n; i++) wl_list_push(l, wl_num(t->data[i]));
+    return l;
+}
+
+/* $t.I: row I of the first axis, a number for a vector. */
+static wl_value *tensor_item(wl_value *v, long i, wl_err *err)
+{
+    const lang_tensor *t = T(v);
     if (i >= t->shape[0]) {
         wl_fail(err, "index %ld is past the end of the first axis (size %d; indices count from 0)", i, t->shape[0]);
         return NULL;
@@ -101,7 +92,7 @@ static wl_value *tensor_field(wl_value *self, const char *name, wl_err *err)
     char nm[48];
     snprintf(nm, sizeof nm, "%.20s.%d", t->name, (int)i);
     wl_value *row = lang_tensor_value(nm, t->data + (size_t)i * inner, t->ndim - 1, t->shape + 1, err);
-    if (row && t->ndim > 1) lang_tensor_words(row, t->vocab);
+    if (row) lang_tensor_words(row, t->vocab);
     return row;
 }
 
@@ -112,8 +103,10 @@ void lang_tensor_words(wl_value *t, wl_value *vocab)
     lt->vocab = vocab ? wl_ref(vocab) : NULL;
 }
 
-const wl_objtype lang_tensor_type = {.name = "tensor", .fields = "shape values", .free = tensor_free,
-                                     .render = tensor_render, .field = tensor_field};
+static const wl_field TENSOR_FIELDS[] = {{.name = "name", .get = tensor_name}, {.name = "shape", .get = tensor_shape}, {.name = "values", .get = tensor_values}, {0}};
+
+const wl_objtype lang_tensor_type = {.name = "tensor", .fields = TENSOR_FIELDS, .free = tensor_free, .render = tensor_render,
+                                     .item = tensor_item};
 
 wl_value *lang_tensor_value(const char *name, const float *data, int ndim, const int *shape, wl_err *err)
 {

@@ -92,8 +92,8 @@ static int run_render(const void *p, wl_mime *out, wl_err *err)
     free(head);
     free(tt);
     free(th);
-    wl_buf_printf(&b, "{\"type\":\"training\",\"kind\":\"%s\",\"steps\":%d,\"steps_done\":%d,\"batch_size\":%d,\"learning_rate\":",
-                  run->kind, run->steps, r->steps_done, run->batch);
+    wl_buf_printf(&b, "{\"type\":\"training\",\"kind\":\"%s\",\"steps\":%d,\"steps_asked\":%d,\"batch_size\":%d,\"learning_rate\":",
+                  run->kind, r->steps_done, run->steps, run->batch);
     wl_buf_json_num(&b, run->lr);
     wl_buf_puts(&b, ",\"weight_decay\":");
     wl_buf_json_num(&b, run->wd);
@@ -106,7 +106,7 @@ static int run_render(const void *p, wl_mime *out, wl_err *err)
     wl_buf_json_num(&b, r->test_loss);
     wl_buf_puts(&b, ",\"test_perplexity\":");
     wl_buf_json_num(&b, r->test_perplexity);
-    wl_buf_puts(&b, ",\"runtime_seconds\":");
+    wl_buf_puts(&b, ",\"seconds\":");
     wl_buf_json_num(&b, r->runtime_seconds);
     wl_buf_puts(&b, ",\"trace\":[");
     for (int i = 0; i < r->ntrace; i++) {
@@ -122,24 +122,30 @@ static int run_render(const void *p, wl_mime *out, wl_err *err)
     return 0;
 }
 
-static wl_value *run_field(wl_value *self, const char *name, wl_err *err)
-{
-    const wl_train_result *r = &((const lang_run *)self->data)->r;
-    if (!strcmp(name, "selected_step")) return wl_int(r->selected_step);
-    if (!strcmp(name, "validation_loss")) return wl_num(r->validation_loss);
-    if (!strcmp(name, "validation_perplexity")) return wl_num(r->validation_perplexity);
-    if (!strcmp(name, "test_loss")) return wl_num(r->test_loss);
-    if (!strcmp(name, "test_perplexity")) return wl_num(r->test_perplexity);
-    if (!strcmp(name, "seconds")) return wl_num(r->runtime_seconds);
-    if (!strcmp(name, "steps")) return wl_int(r->steps_done);
-    wl_fail(err, "a training result has no field .%s; its fields are selected_step validation_loss "
-                 "validation_perplexity test_loss test_perplexity seconds steps", name);
-    return NULL;
-}
+static const wl_train_result *R(const wl_value *v) { return &((const lang_run *)v->data)->r; }
+static wl_value *run_kind(wl_value *v, wl_err *err) { (void)err; return wl_str(((const lang_run *)v->data)->kind); }
+static wl_value *run_steps(wl_value *v, wl_err *err) { (void)err; return wl_int(R(v)->steps_done); }
+static wl_value *run_selected_step(wl_value *v, wl_err *err) { (void)err; return wl_int(R(v)->selected_step); }
+static wl_value *run_validation_loss(wl_value *v, wl_err *err) { (void)err; return wl_num(R(v)->validation_loss); }
+static wl_value *run_validation_ppl(wl_value *v, wl_err *err) { (void)err; return wl_num(R(v)->validation_perplexity); }
+static wl_value *run_test_loss(wl_value *v, wl_err *err) { (void)err; return wl_num(R(v)->test_loss); }
+static wl_value *run_test_ppl(wl_value *v, wl_err *err) { (void)err; return wl_num(R(v)->test_perplexity); }
+static wl_value *run_seconds(wl_value *v, wl_err *err) { (void)err; return wl_num(R(v)->runtime_seconds); }
 
-static const wl_objtype RUN_T = {.name = "training result",
-                                 .fields = "selected_step validation_loss validation_perplexity test_loss test_perplexity seconds steps",
-                                 .free = run_free, .render = run_render, .field = run_field};
+static const wl_field RUN_FIELDS[] = {
+    {.name = "kind", .get = run_kind},
+    {.name = "steps", .get = run_steps, .about = "the steps run"},
+    {.name = "selected_step", .get = run_selected_step},
+    {.name = "validation_loss", .get = run_validation_loss},
+    {.name = "validation_perplexity", .get = run_validation_ppl},
+    {.name = "test_loss", .get = run_test_loss},
+    {.name = "test_perplexity", .get = run_test_ppl},
+    {.name = "seconds", .get = run_seconds},
+    {0},
+};
+
+/* Its JSON also holds the settings and the trace, which the language has no value for. */
+const wl_objtype lang_run_type = {.name = "training result", .fields = RUN_FIELDS, .free = run_free, .render = run_render};
 
 wl_value *lang_run_value(const char *kind, int steps, int batch, double lr, double wd, wl_train_result *r)
 {
@@ -151,7 +157,7 @@ wl_value *lang_run_value(const char *kind, int steps, int batch, double lr, doub
     run->batch = batch;
     run->lr = lr;
     run->wd = wd;
-    return wl_obj(&RUN_T, run);
+    return wl_obj(&lang_run_type, run);
 }
 
 /* ---- the evaluation ---- */
@@ -171,27 +177,20 @@ static int eval_render(const void *p, wl_mime *out, wl_err *err)
     wl_buf_printf(&b, "%s: cross-entropy %.4f nats per token, perplexity %.2f, over %s targets", e->split, e->loss, e->ppl,
                   wl_fmt_count(e->targets, g));
     out->text_plain = wl_buf_take(&b);
-    wl_buf_printf(&b, "{\"type\":\"evaluation\",\"split\":\"%s\",\"targets\":%zu,\"loss\":", e->split, e->targets);
-    wl_buf_json_num(&b, e->loss);
-    wl_buf_puts(&b, ",\"perplexity\":");
-    wl_buf_json_num(&b, e->ppl);
-    wl_buf_puts(&b, "}");
-    out->app_json = wl_buf_take(&b);
     return 0;
 }
 
-static wl_value *eval_field(wl_value *self, const char *name, wl_err *err)
-{
-    const lang_eval *e = self->data;
-    if (!strcmp(name, "loss")) return wl_num(e->loss);
-    if (!strcmp(name, "perplexity")) return wl_num(e->ppl);
-    if (!strcmp(name, "targets")) return wl_int((long long)e->targets);
-    wl_fail(err, "an evaluation has no field .%s; its fields are loss perplexity targets", name);
-    return NULL;
-}
+static const lang_eval *E(const wl_value *v) { return v->data; }
+static wl_value *eval_loss(wl_value *v, wl_err *err) { (void)err; return wl_num(E(v)->loss); }
+static wl_value *eval_ppl(wl_value *v, wl_err *err) { (void)err; return wl_num(E(v)->ppl); }
+static wl_value *eval_targets(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)E(v)->targets); }
+static wl_value *eval_split(wl_value *v, wl_err *err) { (void)err; return wl_str(E(v)->split); }
 
-static const wl_objtype EVAL_T = {.name = "evaluation", .fields = "loss perplexity targets", .free = free,
-                                  .render = eval_render, .field = eval_field};
+static const wl_field EVAL_FIELDS[] = {
+    {.name = "loss", .get = eval_loss}, {.name = "perplexity", .get = eval_ppl}, {.name = "targets", .get = eval_targets}, {.name = "split", .get = eval_split}, {0},
+};
+
+const wl_objtype lang_evaluation_type = {.name = "evaluation", .fields = EVAL_FIELDS, .free = free, .render = eval_render};
 
 wl_value *lang_evaluation_value(wl_split split, size_t targets, double loss, double ppl)
 {
@@ -200,5 +199,5 @@ wl_value *lang_evaluation_value(wl_split split, size_t targets, double loss, dou
     e->targets = targets;
     e->loss = loss;
     e->ppl = ppl;
-    return wl_obj(&EVAL_T, e);
+    return wl_obj(&lang_evaluation_type, e);
 }

@@ -251,7 +251,7 @@ static void text_item(wl_buf *b, const wl_value *v, wl_err *err)
     }
 }
 
-static void json_value(wl_buf *b, const wl_value *v, wl_err *err)
+void wl_value_json(wl_buf *b, const wl_value *v, wl_err *err)
 {
     switch (v->type) {
     case WL_V_NUM: wl_buf_json_num(b, v->num); break;
@@ -260,7 +260,7 @@ static void json_value(wl_buf *b, const wl_value *v, wl_err *err)
         wl_buf_put(b, "[", 1);
         for (int i = 0; i < v->n; i++) {
             if (i) wl_buf_put(b, ",", 1);
-            json_value(b, v->items[i], err);
+            wl_value_json(b, v->items[i], err);
         }
         wl_buf_put(b, "]", 1);
         break;
@@ -283,7 +283,7 @@ int wl_value_render(const wl_value *v, wl_mime *out, wl_err *err)
     case WL_V_STR:
         if (v->type == WL_V_STR) wl_buf_puts(&t, v->str);
         else text_item(&t, v, err);
-        json_value(&j, v, err);
+        wl_value_json(&j, v, err);
         break;
     case WL_V_LIST:
         wl_buf_put(&t, "[", 1);
@@ -297,7 +297,7 @@ int wl_value_render(const wl_value *v, wl_mime *out, wl_err *err)
         }
         wl_buf_put(&t, "]", 1);
         if (v->n > LIST_SHOW) wl_buf_printf(&t, "  (%d items)", v->n);
-        json_value(&j, v, err);
+        wl_value_json(&j, v, err);
         break;
     case WL_V_OBJ:
         if (v->otype->render(v->data, out, err)) {
@@ -305,7 +305,10 @@ int wl_value_render(const wl_value *v, wl_mime *out, wl_err *err)
             return -1;
         }
         if (!out->text_plain) out->text_plain = wl_xstrdup(v->otype->name);
-        if (!out->app_json) {
+        if (!out->app_json && v->otype->fields) {
+            wl_fields_json(&j, (wl_value *)v, err);
+            out->app_json = wl_buf_take(&j);
+        } else if (!out->app_json) {
             wl_buf_puts(&j, "{\"type\":");
             wl_buf_json_str(&j, v->otype->name);
             wl_buf_puts(&j, ",\"text\":");

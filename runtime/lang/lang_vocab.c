@@ -50,33 +50,23 @@ static int vocab_render(const void *d, wl_mime *out, wl_err *err)
     wl_buf_puts(&h, "</p>");
     out->text_plain = wl_buf_take(&b);
     out->text_html = wl_buf_take(&h);
-    wl_buf_printf(&b, "{\"type\":\"vocab\",\"size\":%zu,\"profile\":", v->n);
-    wl_buf_json_str(&b, v->profile);
-    wl_buf_puts(&b, ",\"itos\":[");
-    for (size_t i = 0; i < v->n; i++) {
-        if (i) wl_buf_put(&b, ",", 1);
-        wl_buf_json_str(&b, v->itos[i]);
-    }
-    wl_buf_puts(&b, "]}");
-    out->app_json = wl_buf_take(&b);
     return 0;
 }
 
-static wl_value *vocab_field(wl_value *self, const char *name, wl_err *err)
+static wl_value *vocab_size(wl_value *self, wl_err *err) { (void)err; return wl_int((long long)lang_vocab_get(self)->n); }
+static wl_value *vocab_profile(wl_value *self, wl_err *err) { (void)err; return wl_str(lang_vocab_get(self)->profile); }
+static wl_value *vocab_itos(wl_value *self, wl_err *err)
 {
+    (void)err;
     const wl_vocab *v = lang_vocab_get(self);
-    if (!strcmp(name, "size")) return wl_int((long long)v->n);
-    if (!strcmp(name, "itos")) {
-        wl_value *l = wl_list();
-        for (size_t i = 0; i < v->n; i++) wl_list_push(l, wl_str(v->itos[i]));
-        return l;
-    }
-    wl_fail(err, "a vocab has no field .%s; its fields are %s", name, lang_vocab_type.fields);
-    return NULL;
+    wl_value *l = wl_list();
+    for (size_t i = 0; i < v->n; i++) wl_list_push(l, wl_str(v->itos[i]));
+    return l;
 }
 
-const wl_objtype lang_vocab_type = {.name = "vocab", .fields = "size itos", .free = vocab_free,
-                                    .render = vocab_render, .field = vocab_field};
+static const wl_field VOCAB_FIELDS[] = {{.name = "size", .get = vocab_size}, {.name = "profile", .get = vocab_profile}, {.name = "itos", .get = vocab_itos}, {0}};
+
+const wl_objtype lang_vocab_type = {.name = "vocab", .fields = VOCAB_FIELDS, .free = vocab_free, .render = vocab_render};
 
 wl_value *lang_vocab_value(wl_value *owner, const wl_vocab *v)
 {

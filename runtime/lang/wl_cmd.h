@@ -17,7 +17,7 @@
  *
  * Values are reference counted: a handler owns what it creates and returns one reference in *out
  * (or leaves *out NULL: "no value"). Arguments are borrowed. Objects (models, corpora,
- * tensors, tables...) are a wl_objtype (name, fields, render, field, free) plus a data pointer. */
+ * tensors, tables...) are a wl_objtype (name, fields, render, free) plus a data pointer. */
 #ifndef WL_CMD_H
 #define WL_CMD_H
 
@@ -34,14 +34,28 @@ typedef enum wl_vtype { WL_V_NUM, WL_V_STR, WL_V_LIST, WL_V_OBJ } wl_vtype;
 
 typedef struct wl_value wl_value;
 
+/* One field of a value type, $x.NAME. A type's table of them is the one place its fields are declared: it drives
+ * field access, the list that errors, completion and help show, and the value's JSON (lang_fields.c). */
+typedef struct wl_field {
+    const char *name;
+    /* A new reference to the field of self, or NULL with err filled (it cannot be had: too large, no vocabulary). */
+    wl_value *(*get)(wl_value *self, wl_err *err);
+    /* Whether self has the field (an mlp's forward_details has no .Q); NULL: every value of the type has it. */
+    int (*has)(const void *data);
+    const char *about;       /* what help adds after .NAME ("document counts"), or NULL */
+    const char *when;        /* which values have it, for the error on one that lacks it ("with target="), or NULL */
+    int no_json;             /* left out of the JSON: too long to send with every display (.all: every word's p) */
+} wl_field;
+
 typedef struct wl_objtype {
     const char *name;        /* "model", "tensor" ...: used in type errors and `help` */
-    const char *fields;      /* space-separated field names for $x.field (completion, errors); "" if none */
+    const wl_field *fields;  /* its fields, ending with {0}; NULL: none */
     void (*free)(void *data);
-    /* Fills out->text_plain (required) and any of text_html, image_svg, app_json. Returns 0 / -1. */
+    /* Fills out->text_plain (required) and any of text_html, image_svg, app_json. Without app_json, the JSON is
+     * {"type": name, then every field the value has, by name}. Returns 0 / -1. */
     int (*render)(const void *data, wl_mime *out, wl_err *err);
-    /* A new reference to field name of self, or NULL with err filled. NULL: the type has no fields. */
-    wl_value *(*field)(wl_value *self, const char *name, wl_err *err);
+    /* $x.I (I a whole number): item I of the value's first axis, or NULL with err filled. NULL: no items. */
+    wl_value *(*item)(wl_value *self, long i, wl_err *err);
     /* The numbers the value stands for where numbers are expected (arithmetic, mean, $x.0, $x.count): *x [*n],
      * owned by data. NULL: the type stands for no numbers. */
     void (*numbers)(const void *data, const double **x, int *n);
@@ -100,13 +114,14 @@ typedef struct wl_command {
     const char *topic;       /* help groups commands by topic */
     const char *synopsis;    /* "perplexity P [P ...]" */
     const char *summary;     /* one line */
-    const char *help;        /* the long help: what it does, its options */
+    const char *help;        /* the long help: what it does, its options (its value's fields come from result) */
     const char *example;     /* runnable lines; every example is executed by the tests */
     int min_args, max_args;  /* positional arguments; max_args -1: any number */
     const char *options;     /* space-separated allowed option keys, NULL: none */
     const char *subcommands; /* space-separated words allowed as the first argument, NULL: none */
     unsigned flags;
     wl_cmd_fn fn;
+    const wl_objtype *result; /* the type of its value, whose fields help lists; NULL: none to list */
 } wl_command;
 
 /* The command called name, or NULL when there is none (cmd_table.c holds the table). */

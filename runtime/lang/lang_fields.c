@@ -1,0 +1,101 @@
+/* lang_fields.c: the fields of a value, from its type's table: $x.NAME, the list errors and help show, the JSON. */
+#include "lang_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int has_field(const wl_field *f, const void *data) { return !data || !f->has || f->has(data); }
+
+int wl_fields_names(const wl_objtype *t, const void *data, const char **names, int max)
+{
+    int n = 0;
+    for (const wl_field *f = t->fields; f && f->name && n < max; f++)
+        if (has_field(f, data)) names[n++] = f->name;
+    return n;
+}
+
+void wl_fields_list(wl_buf *b, const wl_objtype *t, const void *data, int about)
+{
+    int first = 1;
+    for (const wl_field *f = t->fields; f && f->name; f++) {
+        if (!has_field(f, data)) continue;
+        wl_buf_printf(b, "%s.%s", first ? "" : " ", f->name);
+        if (about && f->about) wl_buf_printf(b, " (%s)", f->about);
+        first = 0;
+    }
+}
+
+void wl_fields_help(wl_buf *b, const wl_objtype *t, int width)
+{
+    wl_buf all = {0};
+    wl_buf_puts(&all, "Fields:");
+    for (const wl_field *f = t->fields; f && f->name; f++) {
+        wl_buf_printf(&all, " .%s", f->name);
+        if (f->about) wl_buf_printf(&all, " (%s)", f->about);
+    }
+    /* wrapped at the spaces between fields (a note stays with its field) into lines of at most width columns */
+    size_t line = 0, cut = 0, depth = 0;
+    for (size_t i = 0; i <= all.len; i++) {
+        if (i == all.len || (all.s[i] == ' ' && !depth && all.s[i + 1] != '(')) {
+            if (i - line > (size_t)width && cut > line) {
+                wl_buf_put(b, all.s + line, cut - line);
+                wl_buf_put(b, "\n", 1);
+                line = cut + 1;
+            }
+            cut = i;
+        }
+        if (i < all.len && all.s[i] == '(') depth++;
+        else if (i < all.len && all.s[i] == ')' && depth) depth--;
+    }
+    wl_buf_put(b, all.s + line, all.len - line);
+    free(all.s);
+}
+
+/* A whole number written with digits only (an item index), in *i. */
+static int item_index(const char *name, long *i)
+{
+    char *end;
+    *i = strtol(name, &end, 10);
+    return *end == 0 && name[0] >= '0' && name[0] <= '9';
+}
+
+wl_value *wl_value_field(wl_value *v, const char *name, wl_err *err)
+{
+    long i;
+    if (v->otype->item && item_index(name, &i)) return v->otype->item(v, i, err);
+    const wl_field *f = v->otype->fields;
+    while (f && f->name && strcmp(f->name, name)) f++;
+    if (f && f->name && has_field(f, v->data)) return f->get(v, err);
+    wl_buf b = {0};
+    wl_buf_printf(&b, "%s has no field .%s", wl_value_kind(v), name);
+    if (f && f->name && f->when) wl_buf_printf(&b, " (only %s)", f->when);   /* a field that only some values have */
+    wl_buf_puts(&b, "; its fields are ");
+    wl_fields_list(&b, v->otype, v->data, 0);
+    const char *when = NULL;   /* those it lacks, by the values that have them */
+    for (f = v->otype->fields; f && f->name; f++) {
+        if (has_field(f, v->data) || !f->when) continue;
+        if (!when || strcmp(when, f->when)) wl_buf_printf(&b, "; only %s:", f->when);
+        wl_buf_printf(&b, " .%s", f->name);
+        when = f->when;
+    }
+    if (v->otype->item) wl_buf_puts(&b, "; items by index (.0)");
+    const char *names[64];
+    wl_did_you_mean(&b, name, names, wl_fields_names(v->otype, NULL, names, 64), ".");
+    wl_fail(err, "%s", b.s);
+    free(b.s);
+    return NULL;
+}
+
+void wl_fields_json(wl_buf *b, wl_value *v, wl_err *err)
+{
+    wl_buf_puts(b, "{\"type\":");
+    wl_buf_json_str(b, v->otype->name);
+    for (const wl_field *f = v->otype->fields; f && f->name; f++) {
+        if (f->no_json || !has_field(f, v->data)) continue;
+        wl_value *x = f->get(v, err);
+        wl_buf_printf(b, ",\"%s\":", f->name);
+        wl_value_json(b, x, err);
+        wl_unref(x);
+    }
+    wl_buf_puts(b, "}");
+}
