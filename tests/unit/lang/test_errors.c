@@ -99,7 +99,7 @@ static void test_name_errors(void)
 {
     expect_error("print $nothing", "NameError", 1, 7, "no variable $nothing; give it a value first");
     expect_error("total = mean 1 2\nprint $totl", "NameError", 2, 7, "did you mean $total?");
-    expect_error("p = perplexity 0.5\nprint $p.perplexty", "NameError", 2, 7, "no field .perplexty; its fields are probabilities losses cross_entropy perplexity; did you mean .perplexity?");
+    expect_error("p = perplexity 0.5\nprint $p.perplexty", "NameError", 2, 7, "no field .perplexty; its fields are .probabilities .losses .cross_entropy .perplexity; did you mean .perplexity?");
     expect_error("x = mean 1 2\nprint $x.y", "NameError", 2, 7, "has no fields");
     expect_error("l = nll 0.5\nprint $l.3", "IndexError", 2, 7, "has 1 items");
 }
