@@ -35,20 +35,26 @@ void wl_lang_error_clear(wl_lang_error *e)
     memset(e, 0, sizeof *e);
 }
 
+int wl_lang_error_vset(wl_lang_error *e, int *failed, const char *ename, int line, int col, const char *fmt, va_list ap)
+{
+    if (*failed) return -1;
+    *failed = 1;
+    if (!e) return -1;
+    snprintf(e->ename, sizeof e->ename, "%s", ename);
+    vsnprintf(e->evalue, sizeof e->evalue, fmt, ap);
+    e->line = line;
+    e->col = col;
+    return -1;
+}
+
 static int fail_at(wl_interp *in, const char *ename, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 static int fail_at(wl_interp *in, const char *ename, int line, int col, const char *fmt, ...)
 {
-    if (in->failed) return -1;
-    in->failed = 1;
-    if (!in->error) return -1;
-    snprintf(in->error->ename, sizeof in->error->ename, "%s", ename);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(in->error->evalue, sizeof in->error->evalue, fmt, ap);
+    wl_lang_error_vset(in->error, &in->failed, ename, line, col, fmt, ap);
     va_end(ap);
-    in->error->line = line;
-    in->error->col = col;
     return -1;
 }
 
@@ -732,7 +738,7 @@ int wl_interp_eval_n(wl_interp *in, const char *given, size_t len, const char *o
     } else {
         wl_parse_error pe;
         s = wl_parse(code, len, &pe);
-        if (!s) fail_at(in, "ParseError", pe.line, pe.col, "%s", pe.msg);
+        if (!s) fail_at(in, pe.e.ename, pe.e.line, pe.e.col, "%s", pe.e.evalue);
     }
     for (int i = 0; s && i < s->n && !in->failed; i++) {
         const wl_stmt *st = &s->stmts[i];

@@ -2,6 +2,7 @@
 #ifndef WL_LANG_INT_H
 #define WL_LANG_INT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "wl_cmd.h"
@@ -47,10 +48,14 @@ struct wl_script {
 };
 
 typedef struct wl_parse_error {
-    char msg[WL_ERR_MAX];
-    int line, col;
+    wl_lang_error e;         /* a ParseError: the message and where (no traceback) */
     int incomplete;          /* the code ends inside a quote or bracket or after a backslash */
 } wl_parse_error;
+
+/* The one way the parser and the evaluator record an error: the first only (*failed is set, later calls change
+ * nothing), its name, message and place (1-based line and column); e NULL keeps nothing but *failed. Returns -1. */
+int wl_lang_error_vset(wl_lang_error *e, int *failed, const char *ename, int line, int col, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
 
 /* code with every lone CR (old Mac line ends) made a LF, as the evaluator and is_complete both read it
  * (malloc'd, NUL-terminated). */

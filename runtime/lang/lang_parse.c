@@ -21,15 +21,11 @@ static int perr(parser *p, int line, int col, int incomplete, const char *fmt, .
     __attribute__((format(printf, 5, 6)));
 static int perr(parser *p, int line, int col, int incomplete, const char *fmt, ...)
 {
-    if (p->failed) return -1;
-    p->failed = 1;
+    if (!p->failed) p->pe->incomplete = incomplete;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->pe->msg, sizeof p->pe->msg, fmt, ap);
+    wl_lang_error_vset(&p->pe->e, &p->failed, "ParseError", line, col, fmt, ap);
     va_end(ap);
-    p->pe->line = line;
-    p->pe->col = col;
-    p->pe->incomplete = incomplete;
     return -1;
 }
 
