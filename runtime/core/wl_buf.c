@@ -1,6 +1,7 @@
-/* wl_buf.c: the project's growable string, and its allocation convention for small bookkeeping memory. */
+/* wl_buf.c: the project's growable string, HTML and JSON text in it, and its allocation convention for small bookkeeping memory. */
 #include "wl_buf.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,4 +80,80 @@ char *wl_buf_take(wl_buf *b)
     char *s = b->s;
     memset(b, 0, sizeof *b);
     return s;
+}
+
+/* ---- HTML and JSON text ---- */
+
+void wl_buf_html(wl_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': wl_buf_puts(b, "&lt;"); break;
+        case '>': wl_buf_puts(b, "&gt;"); break;
+        case '&': wl_buf_puts(b, "&amp;"); break;
+        case '"': wl_buf_puts(b, "&quot;"); break;
+        case '\'': wl_buf_puts(b, "&#39;"); break;
+        default: wl_buf_put(b, s, 1);
+        }
+    }
+}
+
+void wl_buf_html_lines(wl_buf *b, const char *s)
+{
+    while (*s) {
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        char *line = wl_xstrndup(s, n);
+        wl_buf_html(b, line);
+        free(line);
+        s += n;
+        if (*s) s++;
+        if (*s) wl_buf_puts(b, "<br>");
+    }
+}
+
+void wl_buf_json_num(wl_buf *b, double x)
+{
+    if (!isfinite(x)) {
+        wl_buf_puts(b, "null");
+        return;
+    }
+    if (x == floor(x) && fabs(x) < 1e15) {
+        wl_buf_printf(b, "%.0f", x);
+        return;
+    }
+    char tmp[40];
+    for (int prec = 15; prec <= 17; prec++) {   /* the shortest text that reads back exactly */
+        snprintf(tmp, sizeof tmp, "%.*g", prec, x);
+        if (strtod(tmp, NULL) == x) break;
+    }
+    wl_buf_puts(b, tmp);
+}
+
+void wl_buf_json_str(wl_buf *b, const char *s)
+{
+    wl_buf_put(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': wl_buf_puts(b, "\\\""); break;
+        case '\\': wl_buf_puts(b, "\\\\"); break;
+        case '\n': wl_buf_puts(b, "\\n"); break;
+        case '\t': wl_buf_puts(b, "\\t"); break;
+        case '\r': wl_buf_puts(b, "\\r"); break;
+        default:
+            if (*p < 0x20) wl_buf_printf(b, "\\u%04x", *p);
+            else wl_buf_put(b, (const char *)p, 1);
+        }
+    }
+    wl_buf_put(b, "\"", 1);
+}
+
+void wl_buf_json_nums(wl_buf *b, const double *x, int n)
+{
+    wl_buf_put(b, "[", 1);
+    for (int i = 0; i < n; i++) {
+        if (i) wl_buf_put(b, ",", 1);
+        wl_buf_json_num(b, x[i]);
+    }
+    wl_buf_put(b, "]", 1);
 }

@@ -1,4 +1,4 @@
-/* wl_buf.h: the project's growable string, and its allocation convention for small bookkeeping memory. */
+/* wl_buf.h: the project's growable string, HTML and JSON text in it, and its allocation convention for small bookkeeping memory. */
 #ifndef WL_BUF_H
 #define WL_BUF_H
 
@@ -28,6 +28,17 @@ void wl_buf_put(wl_buf *b, const char *s, size_t n);
 void wl_buf_puts(wl_buf *b, const char *s);
 void wl_buf_printf(wl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *wl_buf_take(wl_buf *b);   /* the NUL-terminated string ("" when nothing was put); b is reset */
+
+/* Appends s HTML/XML-escaped. */
+void wl_buf_html(wl_buf *b, const char *s);
+/* The same with each line break of s as <br>, so that HTML keeps the lines the text has (a trailing one dropped). */
+void wl_buf_html_lines(wl_buf *b, const char *s);
+/* JSON number text ("null" for NaN/Inf), at full precision: the shortest of 15 to 17 digits that reads back. */
+void wl_buf_json_num(wl_buf *b, double x);
+/* A JSON string. */
+void wl_buf_json_str(wl_buf *b, const char *s);
+/* A JSON array of x [n]: "[1,0.5]" ("[]" when n is 0). */
+void wl_buf_json_nums(wl_buf *b, const double *x, int n);
 
 #ifdef __cplusplus
 }

@@ -189,10 +189,7 @@ wl_value *wl_interp_get(wl_interp *in, const char *name);
 
 /* ---- renderers shared by the value types ---- */
 
-/* Appends s to a growable string (wl_buf.h), HTML/XML-escaped. */
-void wl_buf_html(wl_buf *b, const char *s);
-/* The same with each line break of s as <br>, so that HTML keeps the lines the text has (a trailing one dropped). */
-void wl_buf_html_lines(wl_buf *b, const char *s);
+/* HTML and JSON text: wl_buf_html, wl_buf_json_str ... (wl_buf.h). */
 
 /* Colour scales (lang_colour.c): sequential for probabilities and weights (t in [0,1], light to dark blue),
  * diverging for signed values (t in [-1,1]: blue negative, near-white 0, red positive), loss (t in [0,1], light to
@@ -278,12 +275,5 @@ int wl_nice_ticks(double lo, double hi, int max_ticks, int integer, double *t0, 
 char *wl_chart_svg(const wl_chart *c);
 /* The same chart as a Vega-Lite v5 specification (application/vnd.vegalite.v5+json). */
 char *wl_chart_vegalite(const wl_chart *c);
-
-/* JSON number text ("null" for NaN/Inf), at full precision. */
-void wl_buf_json_num(wl_buf *b, double x);
-void wl_buf_json_str(wl_buf *b, const char *s);
-/* JSON arrays of x [n] and of s [n]: "[1,0.5]", "[\"a\",\"b\"]" ("[]" when n is 0). */
-void wl_buf_json_nums(wl_buf *b, const double *x, int n);
-void wl_buf_json_strs(wl_buf *b, char *const *s, int n);
 
 #endif
