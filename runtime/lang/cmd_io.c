@@ -1,9 +1,13 @@
-/* cmd_io.c: commands that talk to the front end: warn (stderr), input, clear, sleep. */
+/* cmd_io.c: commands that talk to the front end and the file system: warn (stderr), input, clear, sleep, artifact
+ * (bundled files). */
 #include "lang_int.h"
+#include "lang_objs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define SLEEP_TICK_MS 10   /* how often sleep looks at the interrupt flag */
 
@@ -63,6 +67,53 @@ static int cmd_sleep(wl_call *c, wl_value **out)
     }
 }
 
+/* The artifact name in the first directory that holds it, or the first readable directory (name NULL). */
+static int find_artifact(wl_call *c, char *const *dirs, int n, wl_value **out)
+{
+    if (c->argc == 0) {
+        for (int i = 0; i < n; i++)
+            if (!access(dirs[i], R_OK | X_OK)) {
+                char *real = realpath(dirs[i], NULL);
+                *out = wl_str(real ? real : dirs[i]);
+                free(real);
+                return 0;
+            }
+        *out = wl_str(dirs[n - 1]);
+        return 0;
+    }
+    const char *name = wl_arg_str(c, 0);
+    if (!name) return -1;
+    if (!*name || name[0] == '/' || strstr(name, ".."))
+        return wl_call_fail(c, "ArgumentError", 1, "an artifact is named by a file name inside the artifact directory, such as vocab.json");
+    for (int i = 0; i < n; i++) {
+        wl_buf pb = {0};
+        wl_buf_printf(&pb, "%s/%s", dirs[i], name);
+        char *path = wl_buf_take(&pb);
+        int found = !access(path, R_OK);
+        char *real = found ? realpath(path, NULL) : NULL;   /* shown without the program's "/../" */
+        if (found) *out = wl_str(real ? real : path);
+        free(real);
+        free(path);
+        if (found) return 0;
+    }
+    wl_buf b = {0};
+    for (int i = 0; i < n; i++) wl_buf_printf(&b, "%s%s", i ? ", " : "", dirs[i]);
+    char *where = wl_buf_take(&b);
+    wl_call_fail(c, "FileNotFoundError", 1, "no artifact %s in %s", name, where);
+    free(where);
+    return -1;
+}
+
+static int cmd_artifact(wl_call *c, wl_value **out)
+{
+    char *dirs[3];
+    int n = lang_artifact_dirs(c->in, dirs);
+    if (!n) return wl_call_fail(c, "RuntimeError", 0, "no artifact directory is known; set WORDLAB_ARTIFACTS");
+    int rc = find_artifact(c, dirs, n, out);
+    lang_artifact_dirs_free(dirs, n);
+    return rc;
+}
+
 const wl_command wl_cmds_io[] = {
     {.name = "warn", .topic = "input and output", .synopsis = "warn VALUE ...",
      .summary = "write values as text to the error stream (stderr)",
@@ -85,5 +136,13 @@ const wl_command wl_cmds_io[] = {
      .summary = "wait a number of seconds (Ctrl-C stops it)",
      .help = "Pauses, e.g. between steps of a demonstration. An interrupt ends the wait at once.",
      .example = "sleep 0.1", .min_args = 1, .max_args = 1, .fn = cmd_sleep},
+    {.name = "artifact", .topic = "input and output", .synopsis = "artifact [NAME]",
+     .summary = "the path of a bundled file: vocab.json, the seed-11 checkpoints, comparison.json",
+     .help = "The lessons load the files that come with wordlab by name, wherever wordlab is installed:\n"
+             "the first of $WORDLAB_ARTIFACTS, <the program's directory>/../share/artifacts and the\n"
+             "source tree's share/artifacts that holds NAME. Without NAME: the directory itself.\n"
+             "Gives a string to pass to `model load`, `vocab`, `results`.",
+     .example = "artifact\nprint \"the bundled files live in\" [artifact]",
+     .min_args = 0, .max_args = 1, .fn = cmd_artifact},
     {0},
 };

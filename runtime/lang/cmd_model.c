@@ -1,4 +1,5 @@
-/* cmd_model.c: models and what they compute: model (new, load, save, info), details, forward, maxdiff, heads, attention. */
+/* cmd_model.c: models and what they compute: model (new, load, save, info), details, forward, maxdiff, heads, attention,
+ * heatmap (any tensor slice), code (the model's own C). */
 #include "lang_objs.h"
 
 #include "wl_checkpoint.h"
@@ -281,6 +282,81 @@ static int cmd_attention(wl_call *c, wl_value **out)
     return 0;
 }
 
+/* ---- heatmap: one matrix of a tensor as a small heat map ---- */
+
+static int cmd_heatmap(wl_call *c, wl_value **out)
+{
+    const lang_tensor *t = wl_arg_obj(c, 0, &lang_tensor_type);
+    if (!t) return -1;
+    if (t->ndim < 2)
+        return wl_call_fail(c, "ArgumentError", 1, "%s has one axis; a heat map needs a matrix", t->name);
+    int R = t->shape[t->ndim - 2], nheads = t->ndim == 4 ? t->shape[1] : 1;
+    long long head, last, cols;
+    if (wl_opt_int(c, "head", 1, 1, nheads, &head) || wl_opt_int(c, "last", R, 1, R, &last) ||
+        wl_opt_int(c, "cols", 0, 1, 256, &cols))
+        return -1;
+    wl_value *labels = wl_opt_val(c, "labels");
+    if (labels && (labels->type != WL_V_LIST || labels->n != last))
+        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "labels"), "labels= needs a list of %lld names, one per row", last);
+    for (int i = 0; labels && i < labels->n; i++)
+        if (labels->items[i]->type != WL_V_STR && labels->items[i]->type != WL_V_NUM)
+            return wl_call_fail(c, "TypeError", wl_call_optword(c, "labels"), "labels= holds names; item %d is %s", i,
+                                wl_value_kind(labels->items[i]));
+    *out = lang_heatmap_value(t, (int)head, (int)last, (int)cols, labels, wl_interp_options(c->in)->text_width);
+    return 0;
+}
+
+/* ---- code: the runtime's own C for the models' forward pass ---- */
+
+/* The regions of each model kind's forward pass, in the order a reader follows them. */
+static const char *const CODE_MLP[] = {"embedding", "linear", "forward", NULL};
+static const char *const CODE_ATTENTION[] = {"details", "embedding", "linear", "attention", "softmax", "forward", "final_query", NULL};
+
+static int cmd_code(wl_call *c, wl_value **out)
+{
+    enum { MAX = 32 };
+    const char *kind = wl_opt_str(c, "kind", NULL);
+    if (wl_opt_has(c, "kind") && !kind) return -1;
+    if (kind && c->argc)
+        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "kind"), "give a region's NAME or kind=, not both");
+    const char *const *want = NULL, *one[2] = {c->argc ? wl_arg_str(c, 0) : NULL, NULL};
+    if (c->argc && !one[0]) return -1;
+    if (kind && !strcmp(kind, "mlp")) want = CODE_MLP;
+    else if (kind && (!strcmp(kind, "attention") || !strcmp(kind, "multihead"))) want = CODE_ATTENTION;
+    else if (kind) return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "kind"), "kind= is mlp, attention or multihead");
+    else if (c->argc) want = one;
+    lang_code_region *all = wl_xcalloc(MAX, sizeof *all);
+    int n = lang_code_regions(all, MAX);
+    if (!want) {
+        *out = lang_code_value(all, n, 1);
+        return 0;
+    }
+    int k = 0;
+    while (want[k]) k++;
+    lang_code_region *sel = wl_xcalloc((size_t)k, sizeof *sel);
+    int rc = 0;
+    for (int i = 0; i < k && !rc; i++) {
+        int at = 0;
+        while (at < n && strcmp(all[at].name, want[i])) at++;
+        if (at == n) {
+            rc = wl_call_fail(c, "RuntimeError", c->argc ? wl_call_argword(c, 0) : -1,
+                              "the sources hold no region %s (its marker /* @code %s: ... */ is missing)", want[i], want[i]);
+            break;
+        }
+        sel[i] = all[at];
+        all[at].text = NULL;   /* moved */
+    }
+    lang_code_regions_free(all, n);
+    free(all);
+    if (rc) {
+        lang_code_regions_free(sel, k);
+        free(sel);
+        return -1;
+    }
+    *out = lang_code_value(sel, k, 0);
+    return 0;
+}
+
 const wl_command wl_cmds_model[] = {
     {.name = "model", .topic = "model", .synopsis = "model new|load|save|info ...",
      .summary = "make, load, save or describe a model",
@@ -342,5 +418,33 @@ const wl_command wl_cmds_model[] = {
      .example = "stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
                 "d = details $m \"the cat sat on the mat\"\nattention $d head=1",
      .min_args = 1, .max_args = 1, .options = "head pad", .fn = cmd_attention},
+    {.name = "heatmap", .topic = "model", .synopsis = "heatmap TENSOR [head=1] [last=N] [cols=64] [labels=LIST]",
+     .summary = "one matrix of a tensor (E, Q, scores, weights...) as a small heat map",
+     .help = "Takes batch 0 (and head= of a [B,H,T,x] tensor) and draws its last two axes: one row\n"
+             "per slot, one column per feature, or per key slot for scores and weights ([T,T]).\n"
+             "last=N keeps the last N slots (the real tokens after the padding); labels=\n"
+             "names them ($ids.tokens). Values in 0..1 are shaded as they are; others from the\n"
+             "lightest (minimum) to the darkest (maximum); masked -inf entries stay blank.\n"
+             "cols= caps the columns of a wide matrix (logits).",
+     .example = "stories = corpus profile=smoke\n"
+                "m = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
+                "ids = encode \"a little dog found a red hat\" vocab=$stories\n"
+                "d = details $m $ids\n"
+                "heatmap $d.weights head=2 last=8 labels=$ids.tokens\n"
+                "heatmap $d.Q head=1 last=8",
+     .min_args = 1, .max_args = 1, .options = "head last cols labels", .fn = cmd_heatmap},
+    {.name = "code", .topic = "model", .synopsis = "code [NAME] [kind=mlp|attention|multihead]",
+     .summary = "the runtime's own C for the models' forward pass, highlighted",
+     .help = "Shows the C that computes the numbers: the marked regions of runtime/nn/wl_layers.c and\n"
+             "wl_model.c, taken from the sources when wordlab was built, with their line numbers and the\n"
+             "shapes in their comments. NAME is one region: embedding (token and position embeddings),\n"
+             "linear (a Linear layer), attention (every query of every head: the split into heads, the\n"
+             "scores, the causal mask, the softmax, the messages), softmax (the masked softmax), details\n"
+             "(forward_details: every intermediate), forward (the forward pass of training and generation)\n"
+             "and final_query (its attention, for the final query only). kind= shows every region of one\n"
+             "model's forward pass in reading order. Without either: the table of regions.",
+     .example = "code\ncode attention\ncode kind=mlp",
+     .min_args = 0, .max_args = 1, .options = "kind", .subcommands = "embedding linear attention softmax details forward final_query",
+     .fn = cmd_code, .result = &lang_code_type},
     {0},
 };

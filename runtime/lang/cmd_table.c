@@ -1,16 +1,15 @@
-/* cmd_table.c: the one command table: the per-topic arrays in help order. Add a topic in both lists. */
+/* cmd_table.c: the one command table: the per-topic arrays (one cmd_<topic>.c each) in help order. Add a topic in both
+ * lists. */
 #include "wl_cmd.h"
 
 #include <string.h>
 
-extern const wl_command wl_cmds_core[], wl_cmds_text[], wl_cmds_corpus[], wl_cmds_model[], wl_cmds_train[],
-    wl_cmds_evaluate[], wl_cmds_generate[], wl_cmds_compare[], wl_cmds_math[], wl_cmds_arith[], wl_cmds_io[], wl_cmds_seq[],
-    wl_cmds_lesson[];
+extern const wl_command wl_cmds_basics[], wl_cmds_corpus[], wl_cmds_text[], wl_cmds_model[], wl_cmds_train[],
+    wl_cmds_evaluate[], wl_cmds_cross_entropy[], wl_cmds_arith[], wl_cmds_io[], wl_cmds_seq[];
 
-static const wl_command *const TABLES[] = {wl_cmds_core,     wl_cmds_corpus,   wl_cmds_text,     wl_cmds_model,
-                                            wl_cmds_train,    wl_cmds_evaluate, wl_cmds_generate, wl_cmds_compare,
-                                            wl_cmds_math,     wl_cmds_arith,    wl_cmds_io,       wl_cmds_seq,
-                                            wl_cmds_lesson};
+static const wl_command *const TABLES[] = {wl_cmds_basics, wl_cmds_corpus,        wl_cmds_text,  wl_cmds_model,
+                                            wl_cmds_train,  wl_cmds_evaluate,      wl_cmds_cross_entropy,
+                                            wl_cmds_arith,  wl_cmds_io,            wl_cmds_seq};
 
 const wl_command *wl_command_at(int i)
 {

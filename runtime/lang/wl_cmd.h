@@ -5,7 +5,8 @@
  *     const wl_command wl_cmds_<topic>[] = {
  *         {.name = "mycmd", .topic = "<topic>", .synopsis = "mycmd X [opt=N]",
  *          .summary = "one line", .help = "paragraphs", .example = "mycmd 1 opt=2",
- *          .min_args = 1, .max_args = 1, .options = "opt", .fn = cmd_mycmd},
+ *          .min_args = 1, .max_args = 1, .options = "opt", .fn = cmd_mycmd,
+ *          .result = &lang_mything_type},   // its value's type: help lists that type's fields
  *         {0}   // terminator
  *     };
  *

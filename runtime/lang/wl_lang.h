@@ -5,13 +5,15 @@
  *   lang_eval.c      evaluator: variables, dispatch through the command table, arity/option/type errors with a caret
  *   lang_args.c      the command API's argument and option helpers (wl_arg_, wl_opt_, wl_call_fail)
  *   lang_value.c     reference-counted values (number, string, list, object) and their text/JSON rendering
+ *   lang_fields.c    the fields of a value from its type's table: $x.NAME, the list errors and help show, its JSON
  *   lang_render.c    shared renderers: aligned/shaded tables, heat maps (Unicode, SVG, HTML), line charts (SVG, Vega-Lite)
  *   lang_colour.c    the pictures' colour scales (sequential, diverging, loss) and text chosen by WCAG contrast
  *   lang_complete.c  is_complete, tab completion and inspect, all from the command table
  *   lang_tinystories.c  `corpus source=tinystories`: its options, the live page display, the messages of a fetch
  *   cmd_table.c      the one command table: the per-topic arrays, in `help` order
- *   cmd_<topic>.c    the commands of a topic (core, math, text, corpus, model, train, ...), and nothing else
- *   lang_<type>.c    the value types the commands make (vocab, model, tensor, perplexity, seq...), declared in lang_objs.h
+ *   cmd_<topic>.c    the commands of one `help` topic (basics, text, model, train, cross_entropy, ...), and nothing else
+ *   lang_<type>.c    the value types the commands make (vocab, model, tensor, perplexity, seq...), declared in lang_objs.h;
+ *                    each declares its fields once, in a wl_field table
  *
  * Adding commands: a topic file runtime/lang/cmd_<topic>.c defines `const wl_command wl_cmds_<topic>[]`
  * (name, topic, synopsis, summary, long help, a runnable example, arity, options, handler; NULL-name

@@ -40,7 +40,7 @@ attention $d
     corpus, training, toks, ids, details, heads, weights, heads2, card, attention = docs
     itos = json.loads((tmp_path / "vocab.json").read_text())["itos"]
     assert itos[:4] == ["<PAD>", "<BOS>", "<EOS>", "<UNK>"]
-    assert corpus["type"] == "corpus" and training["type"] == "training" and training["steps_done"] == 30
+    assert corpus["type"] == "corpus" and training["type"] == "training" and training["steps"] == 30
 
     assert toks == ["a", "little", "dog", "found", "a", "red", "hat"]
     stoi = {w: i for i, w in enumerate(itos)}
@@ -57,7 +57,7 @@ attention $d
 
     assert heads["tokens"] == ["<BOS>"] + toks
     assert len(heads["weights"]) == 4
-    w = weights["data"]
+    w = weights["values"]
     pad = 64 - len(history)
     for h, row in enumerate(heads["weights"]):
         assert abs(sum(row) - 1) < 1e-5

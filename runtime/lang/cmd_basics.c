@@ -1,4 +1,4 @@
-/* cmd_core.c: the basic commands: help (from the command table), print, time. */
+/* cmd_basics.c: the basic commands: help (from the command table), print, time. */
 #include "lang_int.h"
 #include "lang_objs.h"
 
@@ -122,7 +122,7 @@ static int cmd_time(wl_call *c, wl_value **out)
     return rc;
 }
 
-const wl_command wl_cmds_core[] = {
+const wl_command wl_cmds_basics[] = {
     {.name = "help", .topic = "basics", .synopsis = "help [NAME]", .summary = "list every command, or explain one",
      .help = "Without a name: every command, grouped by topic, with a one-line summary.\n"
              "With a command's name: its usage, what it does, its options and an example.\n"
