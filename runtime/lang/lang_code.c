@@ -186,10 +186,33 @@ static void code_free(void *d)
     free(c);
 }
 
+/* {"type":"code","regions":[{name, file, first_line, last_line, title, and text unless c is the listing}]} */
+static char *code_json(const lang_code *c)
+{
+    wl_buf j = {0};
+    wl_buf_puts(&j, "{\"type\":\"code\",\"regions\":[");
+    for (int i = 0; i < c->n; i++) {
+        wl_buf_puts(&j, i ? ",{\"name\":" : "{\"name\":");
+        wl_buf_json_str(&j, c->r[i].name);
+        wl_buf_puts(&j, ",\"file\":");
+        wl_buf_json_str(&j, c->r[i].file);
+        wl_buf_printf(&j, ",\"first_line\":%d,\"last_line\":%d,\"title\":", c->r[i].first, c->r[i].last);
+        wl_buf_json_str(&j, c->r[i].title);
+        if (!c->listing) {
+            wl_buf_puts(&j, ",\"text\":");
+            wl_buf_json_str(&j, c->r[i].text);
+        }
+        wl_buf_put(&j, "}", 1);
+    }
+    wl_buf_puts(&j, "]}");
+    return wl_buf_take(&j);
+}
+
 static int code_render(const void *d, wl_mime *out, wl_err *err)
 {
     (void)err;
     const lang_code *c = d;
+    out->app_json = code_json(c);
     if (c->listing) {
         wl_table *t = wl_table_new(3);
         wl_table_title(t, "the model's C sources that `code NAME` shows");
@@ -207,24 +230,14 @@ static int code_render(const void *d, wl_mime *out, wl_err *err)
         wl_table_free(t);
         return 0;
     }
-    wl_buf t = {0}, h = {0}, j = {0};
-    wl_buf_puts(&j, "{\"type\":\"code\",\"regions\":[");
+    wl_buf t = {0}, h = {0};
     for (int i = 0; i < c->n; i++) {
         if (i) wl_buf_put(&t, "\n", 1);
         render_region(&c->r[i], &t, &h);
-        wl_buf_puts(&j, i ? ",{\"name\":" : "{\"name\":");
-        wl_buf_json_str(&j, c->r[i].name);
-        wl_buf_puts(&j, ",\"file\":");
-        wl_buf_json_str(&j, c->r[i].file);
-        wl_buf_printf(&j, ",\"first_line\":%d,\"last_line\":%d,\"text\":", c->r[i].first, c->r[i].last);
-        wl_buf_json_str(&j, c->r[i].text);
-        wl_buf_put(&j, "}", 1);
     }
-    wl_buf_puts(&j, "]}");
     if (t.len && t.s[t.len - 1] == '\n') t.s[--t.len] = 0;
     out->text_plain = wl_buf_take(&t);
     out->text_html = wl_buf_take(&h);
-    out->app_json = wl_buf_take(&j);
     return 0;
 }
 
@@ -250,7 +263,8 @@ static const wl_field CODE_FIELDS[] = {
     {0},
 };
 
-const wl_objtype lang_code_type = {.name = "code", .fields = CODE_FIELDS, .free = code_free, .render = code_render};
+const wl_objtype lang_code_type = {.name = "code", .fields = CODE_FIELDS, .free = code_free, .render = code_render,
+                                   .json_only = "regions"};
 
 wl_value *lang_code_value(lang_code_region *r, int n, int listing)
 {

@@ -59,6 +59,8 @@ static int corpus_render(const void *d, wl_mime *out, wl_err *err)
 }
 
 static const lang_corpus *C(const wl_value *v) { return v->data; }
+static wl_value *corpus_source(wl_value *v, wl_err *err) { (void)err; return wl_str(C(v)->c.source); }
+static wl_value *corpus_profile(wl_value *v, wl_err *err) { (void)err; return wl_str(C(v)->c.profile.name); }
 static wl_value *corpus_vocab(wl_value *v, wl_err *err) { (void)err; return lang_vocab_value(v, &C(v)->c.vocab); }
 static wl_value *corpus_train(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)C(v)->c.n[WL_TRAIN]); }
 static wl_value *corpus_validation(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)C(v)->c.n[WL_VALIDATION]); }
@@ -89,6 +91,8 @@ static const wl_field CORPUS_FIELDS[] = {
     {.name = "test", .get = corpus_test, .about = "document counts"},
     {.name = "audit", .get = corpus_audit},
     {.name = "story", .get = corpus_story, .no_json = 1},
+    {.name = "source", .get = corpus_source},
+    {.name = "profile", .get = corpus_profile},
     {0},
 };
 

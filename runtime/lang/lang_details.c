@@ -103,6 +103,8 @@ static wl_value *details_tensor(wl_value *self, const char *name, wl_err *err)
     if (t && !strncmp(name, "logits", 6)) lang_tensor_words(t, ld->vocab);
     return t;
 }
+static wl_value *details_kind(wl_value *self, wl_err *err) { (void)err; return wl_str(((const lang_details *)self->data)->kind); }
+static wl_value *details_real(wl_value *self, wl_err *err) { (void)err; return wl_int(((const lang_details *)self->data)->nreal); }
 static int details_attention(const void *d) { return ((const lang_details *)d)->d.E != NULL; }
 static wl_value *details_ids(wl_value *self, wl_err *err)
 {
@@ -123,7 +125,7 @@ DETAILS_TENSOR(contextual)
 DETAILS_TENSOR(logits_all)
 DETAILS_TENSOR(logits)
 
-/* The tensors are left out of the JSON, which gives their shapes by name instead. */
+/* The tensors are left out of the JSON, which gives their shapes by name instead ("shapes"). */
 static const wl_field DETAILS_FIELDS[] = {
     {.name = "E", .get = details_E, .has = details_attention, .no_json = 1},
     {.name = "Q", .get = details_Q, .has = details_attention, .no_json = 1},
@@ -136,11 +138,13 @@ static const wl_field DETAILS_FIELDS[] = {
     {.name = "logits_all", .get = details_logits_all, .has = details_attention, .no_json = 1},
     {.name = "logits", .get = details_logits, .no_json = 1},
     {.name = "ids", .get = details_ids, .no_json = 1},
+    {.name = "kind", .get = details_kind, .about = "the model's"},
+    {.name = "real", .get = details_real, .about = "real ids, after the padding"},
     {0},
 };
 
 const wl_objtype lang_details_type = {.name = "forward_details", .fields = DETAILS_FIELDS, .free = details_free,
-                                      .render = details_render};
+                                      .render = details_render, .json_only = "shapes"};
 
 wl_value *lang_details_value(const wl_model *m, const lang_ids *li, wl_value *vocab, wl_err *err)
 {

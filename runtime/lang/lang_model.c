@@ -102,8 +102,8 @@ static const wl_field MODEL_FIELDS[] = {
     {0},
 };
 
-/* Its JSON also holds every parameter's shape, by name. */
-const wl_objtype lang_model_type = {.name = "model", .fields = MODEL_FIELDS, .free = model_free, .render = model_render};
+const wl_objtype lang_model_type = {.name = "model", .fields = MODEL_FIELDS, .free = model_free, .render = model_render,
+                                    .json_only = "shapes"};
 
 lang_model *lang_model_new(void)
 {

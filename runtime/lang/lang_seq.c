@@ -79,6 +79,7 @@ static int tables_render(const void *d, wl_mime *out, wl_err *err)
 static const wl_seq_lesson *SL(const wl_value *v) { return &((const seq_tables *)v->data)->l; }
 static int tables_have_heads(const void *d) { return ((const seq_tables *)d)->l.heads != NULL; }
 static int tables_have_order(const void *d) { return ((const seq_tables *)d)->l.order_pos != 0; }
+static wl_value *tables_seed(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)SL(v)->opts.seed); }
 static wl_value *tables_train_rate(wl_value *v, wl_err *err) { (void)err; return wl_num(SL(v)->summary.train_rate); }
 static wl_value *tables_test_rate(wl_value *v, wl_err *err) { (void)err; return wl_num(SL(v)->summary.test_rate); }
 static wl_value *tables_baseline(wl_value *v, wl_err *err) { (void)err; return wl_num(SL(v)->summary.baseline); }
@@ -114,6 +115,7 @@ static wl_value *tables_order_largest(wl_value *v, wl_err *err) { (void)err; ret
 #define FROM_ORDER "from seq_order or seq_lesson"
 /* The JSON gives the runs as "nets" (each with its accuracy, separation and centers) rather than by field. */
 static const wl_field TABLES_FIELDS[] = {
+    {.name = "seed", .get = tables_seed},
     {.name = "train_rate", .get = tables_train_rate},
     {.name = "test_rate", .get = tables_test_rate},
     {.name = "baseline", .get = tables_baseline},
@@ -130,7 +132,7 @@ static const wl_field TABLES_FIELDS[] = {
 };
 
 const wl_objtype lang_seq_tables_type = {.name = "sequence table", .fields = TABLES_FIELDS, .free = tables_free,
-                                         .render = tables_render};
+                                         .render = tables_render, .json_only = "nets"};
 
 wl_value *lang_seq_tables_value(wl_seq_lesson *l, lang_seq_show show)
 {

@@ -131,10 +131,19 @@ static wl_value *run_validation_ppl(wl_value *v, wl_err *err) { (void)err; retur
 static wl_value *run_test_loss(wl_value *v, wl_err *err) { (void)err; return wl_num(R(v)->test_loss); }
 static wl_value *run_test_ppl(wl_value *v, wl_err *err) { (void)err; return wl_num(R(v)->test_perplexity); }
 static wl_value *run_seconds(wl_value *v, wl_err *err) { (void)err; return wl_num(R(v)->runtime_seconds); }
+static const lang_run *RS(const wl_value *v) { return v->data; }
+static wl_value *run_steps_asked(wl_value *v, wl_err *err) { (void)err; return wl_int(RS(v)->steps); }
+static wl_value *run_batch_size(wl_value *v, wl_err *err) { (void)err; return wl_int(RS(v)->batch); }
+static wl_value *run_learning_rate(wl_value *v, wl_err *err) { (void)err; return wl_num(RS(v)->lr); }
+static wl_value *run_weight_decay(wl_value *v, wl_err *err) { (void)err; return wl_num(RS(v)->wd); }
 
 static const wl_field RUN_FIELDS[] = {
     {.name = "kind", .get = run_kind},
     {.name = "steps", .get = run_steps, .about = "the steps run"},
+    {.name = "steps_asked", .get = run_steps_asked},
+    {.name = "batch_size", .get = run_batch_size},
+    {.name = "learning_rate", .get = run_learning_rate},
+    {.name = "weight_decay", .get = run_weight_decay},
     {.name = "selected_step", .get = run_selected_step},
     {.name = "validation_loss", .get = run_validation_loss},
     {.name = "validation_perplexity", .get = run_validation_ppl},
@@ -144,8 +153,8 @@ static const wl_field RUN_FIELDS[] = {
     {0},
 };
 
-/* Its JSON also holds the settings and the trace, which the language has no value for. */
-const wl_objtype lang_run_type = {.name = "training result", .fields = RUN_FIELDS, .free = run_free, .render = run_render};
+const wl_objtype lang_run_type = {.name = "training result", .fields = RUN_FIELDS, .free = run_free, .render = run_render,
+                                  .json_only = "interrupted trace"};
 
 wl_value *lang_run_value(const char *kind, int steps, int batch, double lr, double wd, wl_train_result *r)
 {

@@ -55,6 +55,8 @@ typedef struct wl_objtype {
     /* Fills out->text_plain (required) and any of text_html, image_svg, app_json. Without app_json, the JSON is
      * {"type": name, then every field the value has, by name}. Returns 0 / -1. */
     int (*render)(const void *data, wl_mime *out, wl_err *err);
+    /* The members render's own JSON has besides "type" and the fields (what no field holds: "shapes"), or NULL. */
+    const char *json_only;
     /* $x.I (I a whole number): item I of the value's first axis, or NULL with err filled. NULL: no items. */
     wl_value *(*item)(wl_value *self, long i, wl_err *err);
     /* The numbers the value stands for where numbers are expected (arithmetic, mean, $x.0, $x.count): *x [*n],

@@ -74,6 +74,17 @@ static const wl_command *maker(const char *code)
     return wl_command_find(name);
 }
 
+/* Whether the type declares key as a member its JSON has besides its fields. */
+static int json_only(const wl_objtype *t, const char *key)
+{
+    char buf[256];
+    const char *words[16];
+    int n = wl_split_words(t->json_only, buf, sizeof buf, words, 16);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(words[i], key)) return 1;
+    return 0;
+}
+
 static void check_json(const wl_value *v, const char *var, const char *const *names, int n)
 {
     wl_mime m = {0};
@@ -84,12 +95,17 @@ static void check_json(const wl_value *v, const char *var, const char *const *na
     if (v->otype->numbers) {   /* a value that stands for numbers is them in JSON */
         CHECK_MSG(cJSON_IsArray(j), "$%s stands for numbers: its JSON is their list", var);
     } else if (j) {
-        /* its own JSON (render's) or the one from its fields: every field shown in JSON is a key, with that value */
+        /* its own JSON (render's) or the one from its fields: every field shown in JSON is a key, with that value,
+         * and every other key is "type" or one the type declares its JSON alone has */
         wl_mime own = {0};
         CHECK(v->otype->render(v->data, &own, &err) == 0);
-        int generic = own.app_json == NULL, nkeys = 0, nshown = 0;
+        CHECK_MSG(own.app_json || !v->otype->json_only, "$%s: its JSON is its fields' but declares more", var);
         wl_mime_free(&own);
-        for (const cJSON *k = j->child; k; k = k->next) nkeys++;
+        for (const cJSON *k = j->child; k; k = k->next) {
+            int known = !strcmp(k->string, "type") || json_only(v->otype, k->string);
+            for (int i = 0; i < n && !known; i++) known = !strcmp(k->string, names[i]);
+            CHECK_MSG(known, "$%s: its JSON has \"%s\", neither a field nor declared in json_only", var, k->string);
+        }
         for (int i = 0; i < n; i++) {
             const wl_field *f = v->otype->fields;
             while (strcmp(f->name, names[i])) f++;
@@ -97,7 +113,6 @@ static void check_json(const wl_value *v, const char *var, const char *const *na
                 CHECK_MSG(!cJSON_HasObjectItem(j, f->name), "$%s: .%s is marked as left out of the JSON", var, f->name);
                 continue;
             }
-            nshown++;
             const cJSON *item = cJSON_GetObjectItemCaseSensitive(j, f->name);
             CHECK_MSG(item != NULL, "$%s: field .%s is not in its JSON %.200s", var, f->name, m.app_json);
             wl_value *x = f->get((wl_value *)v, &err);
@@ -112,7 +127,6 @@ static void check_json(const wl_value *v, const char *var, const char *const *na
             free(b.s);
             wl_unref(x);
         }
-        CHECK_MSG(!generic || nkeys == nshown + 1, "$%s: its JSON has keys other than \"type\" and its fields", var);
     }
     cJSON_Delete(j);
     wl_mime_free(&m);
