@@ -1,4 +1,5 @@
-/* wl_buf.c: the project's growable string, HTML and JSON text in it, and its allocation convention for small bookkeeping memory. */
+/* wl_buf.c: the project's growable string, HTML and JSON text in it, and its allocation convention for small
+ * bookkeeping memory. */
 #include "wl_buf.h"
 
 #include <math.h>

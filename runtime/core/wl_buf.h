@@ -1,4 +1,5 @@
-/* wl_buf.h: the project's growable string, HTML and JSON text in it, and its allocation convention for small bookkeeping memory. */
+/* wl_buf.h: the project's growable string, HTML and JSON text in it, and its allocation convention for small
+ * bookkeeping memory. */
 #ifndef WL_BUF_H
 #define WL_BUF_H
 
