@@ -14,15 +14,12 @@ int wl_fields_names(const wl_objtype *t, const void *data, const char **names, i
     return n;
 }
 
-void wl_fields_list(wl_buf *b, const wl_objtype *t, const void *data, int about)
+/* Appends the fields data has as ".a .b .c". */
+static void fields_list(wl_buf *b, const wl_objtype *t, const void *data)
 {
-    int first = 1;
-    for (const wl_field *f = t->fields; f && f->name; f++) {
-        if (!has_field(f, data)) continue;
-        wl_buf_printf(b, "%s.%s", first ? "" : " ", f->name);
-        if (about && f->about) wl_buf_printf(b, " (%s)", f->about);
-        first = 0;
-    }
+    const char *names[64];
+    int n = wl_fields_names(t, data, names, 64);
+    for (int i = 0; i < n; i++) wl_buf_printf(b, "%s.%s", i ? " " : "", names[i]);
 }
 
 void wl_fields_help(wl_buf *b, const wl_objtype *t, int width)
@@ -70,7 +67,7 @@ wl_value *wl_value_field(wl_value *v, const char *name, wl_err *err)
     wl_buf_printf(&b, "%s has no field .%s", wl_value_kind(v), name);
     if (f && f->name && f->when) wl_buf_printf(&b, " (only %s)", f->when);   /* a field that only some values have */
     wl_buf_puts(&b, "; its fields are ");
-    wl_fields_list(&b, v->otype, v->data, 0);
+    fields_list(&b, v->otype, v->data);
     const char *when = NULL;   /* those it lacks, by the values that have them */
     for (f = v->otype->fields; f && f->name; f++) {
         if (has_field(f, v->data) || !f->when) continue;
@@ -92,9 +89,10 @@ void wl_fields_json(wl_buf *b, wl_value *v, wl_err *err)
     wl_buf_json_str(b, v->otype->name);
     for (const wl_field *f = v->otype->fields; f && f->name; f++) {
         if (f->no_json || !has_field(f, v->data)) continue;
-        wl_value *x = f->get(v, err);
+        wl_value *x = f->get(v, err);   /* null when it cannot be had (a tensor too large for a list) */
         wl_buf_printf(b, ",\"%s\":", f->name);
-        wl_value_json(b, x, err);
+        if (x) wl_value_json(b, x, err);
+        else wl_buf_puts(b, "null");
         wl_unref(x);
     }
     wl_buf_puts(b, "}");

@@ -108,8 +108,6 @@ int lang_nums_op(char op, const lang_nums *a, const lang_nums *b, lang_nums *out
 
 /* The names of the fields that data (NULL: any value) of type t has, at most max: how many. */
 int wl_fields_names(const wl_objtype *t, const void *data, const char **names, int max);
-/* Appends them as ".a .b .c", each with its note from the table when about ("(document counts)"). */
-void wl_fields_list(wl_buf *b, const wl_objtype *t, const void *data, int about);
 /* Appends help's "Fields: .a (about) .b ..." for every field of type t, in lines of at most width columns. */
 void wl_fields_help(wl_buf *b, const wl_objtype *t, int width);
 /* $v.name of object v: a new reference, or NULL with err (what fields it has, and the closest names). */

@@ -214,8 +214,46 @@ static void test_fields_some_values_have(void)
     wl_interp_free(in);
 }
 
+/* A field that cannot be had is null in the JSON from the fields, and its error is the getter's. */
+static wl_value *broken_get(wl_value *self, wl_err *err)
+{
+    (void)self;
+    wl_fail(err, "too large to show");
+    return NULL;
+}
+static wl_value *fine_get(wl_value *self, wl_err *err)
+{
+    (void)self;
+    (void)err;
+    return wl_int(7);
+}
+static int plain_render(const void *data, wl_mime *out, wl_err *err)
+{
+    (void)data;
+    (void)err;
+    out->text_plain = wl_xstrdup("a test value");
+    return 0;
+}
+
+static void test_field_that_cannot_be_had(void)
+{
+    static const wl_field fields[] = {{.name = "fine", .get = fine_get}, {.name = "broken", .get = broken_get}, {0}};
+    static const wl_objtype type = {.name = "test value", .fields = fields, .render = plain_render};
+    wl_value *v = wl_obj(&type, NULL);
+    wl_mime m = {0};
+    wl_err err = {{0}};
+    CHECK(wl_value_render(v, &m, &err) == 0);
+    CHECK_MSG(m.app_json && !strcmp(m.app_json, "{\"type\":\"test value\",\"fine\":7,\"broken\":null}"), "%s",
+              m.app_json ? m.app_json : "(none)");
+    wl_mime_free(&m);
+    wl_err e2 = {{0}};
+    CHECK(wl_value_field(v, "broken", &e2) == NULL && !strcmp(e2.msg, "too large to show"));
+    wl_unref(v);
+}
+
 void wl_test_main(void)
 {
+    test_field_that_cannot_be_had();
     test_every_type();
     test_fields_some_values_have();
 }
