@@ -78,7 +78,7 @@ for (const [mi, f] of MODELS.entries()) {
   const model = rt.model(fs.readFileSync(path.join(art, f)), f, vocab);
   let k = mi * perModel, worst = 0;
   for (const p of LOGIT_PROMPTS) {
-    const ids = native[k++].ids, want = native[k++].data;
+    const ids = native[k++].ids, want = native[k++].values;
     check(want.length === model.V, `${f}: native logits have ${want.length} entries, the wasm model V = ${model.V}`);
     const scale = Math.max(...want.map(Math.abs));
     for (const [what, got] of [['forward', model.forward(Int32Array.from(ids))],
