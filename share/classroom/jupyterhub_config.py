@@ -8,8 +8,9 @@
 #   WORDLAB_CLASSROOM_HOMES    folder under which each student's home is made (local trials)
 #   WORDLAB_CLASSROOM_PORT     the port the hub's proxy listens on (127.0.0.1 only)
 #   WORDLAB_CLASSROOM_HUB_PORT, WORDLAB_CLASSROOM_PROXY_API_PORT  the hub's and the proxy's own ports
-#   WORDLAB_CLASSROOM_LESSONS  the folder whose *.ipynb are copied into a new student's home
-#   WORDLAB_CLASSROOM_UI       lab (the wordlab JupyterLab application) or classic (Notebook 6)
+#   WORDLAB_CLASSROOM_LESSONS  the folder of the built lessons (notebooks/) copied into a new student's home
+#   WORDLAB_CLASSROOM_LESSON_SOURCES  lessons/: only NAME.ipynb of a lessons/NAME.wlab is copied (and signed)
+#   WORDLAB_CLASSROOM_UI       lab (JupyterLab 4 of the project environment) or classic (Notebook 6)
 #   WORDLAB_CLASSROOM_LAB_CMD  the command that runs the JupyterLab single-user server (lab UI)
 #   WORDLAB_CLASSROOM_JUPYTER_PATH  where the wordlab kernel spec is installed (JUPYTER_PATH)
 #   WORDLAB_CLASSROOM_ARTIFACTS  the bundled artifacts' folder (WORDLAB_ARTIFACTS of every kernel)
@@ -87,7 +88,7 @@ args = []
 if os.geteuid() == 0:
     args.append("--allow-root")  # local trials as root run every student's server as root
 if ui == "lab":
-    # The wordlab JupyterLab application (issue: built by scripts/lab-build.sh) as the single-user UI.
+    # JupyterLab 4 of the project environment as the single-user UI (scripts/lab-singleuser.sh).
     c.Spawner.cmd = env("WORDLAB_CLASSROOM_LAB_CMD", "jupyterhub-singleuser").split()
     c.Spawner.default_url = "/lab"
 else:
@@ -104,9 +105,12 @@ def copy_lessons(spawner):
     os.makedirs(home, exist_ok=True)
     if not lessons:
         return
+    # Only the lessons (lessons/NAME.wlab built into NAME.ipynb), never any other file of the folder: they are signed.
+    sources = env("WORDLAB_CLASSROOM_LESSON_SOURCES", os.path.join(os.path.dirname(lessons), "lessons"))
     for name in sorted(os.listdir(lessons)):
         dest = os.path.join(home, name)
-        if name.endswith(".ipynb") and not os.path.exists(dest):
+        built = os.path.exists(os.path.join(sources, name[:-len(".ipynb")] + ".wlab"))
+        if name.endswith(".ipynb") and built and not os.path.exists(dest):
             shutil.copyfile(os.path.join(lessons, name), dest)
             trust(dest, home)
 
