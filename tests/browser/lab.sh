@@ -20,15 +20,7 @@ expect="${expect%,}}"
 UI=lab bash "$src/scripts/notebook.sh" "$build" --ServerApp.token="$token" --ServerApp.port="$port" \
     --ServerApp.port_retries=0 >"$tmp/server.log" 2>&1 &
 browser_server=$!
-browser_wait_server "the JupyterLab server"
-
-rm -rf "$shots"
-mkdir -p "$shots"
-if ! node "$here/lab.mjs" "http://127.0.0.1:$port" "$token" "$shots" "$tmp/chromium-profile" "$expect"; then
-    echo "browser test failed; the JupyterLab server's log:" >&2
-    tail -n 60 "$tmp/server.log" >&2
-    exit 1
-fi
+browser_drive "the JupyterLab server" lab.mjs "$shots" "$expect"
 # Every lesson was run and saved in the working copy; the bundled ones stay as they were (the caller checks git).
 for wlab in "$src"/lessons/*.wlab; do
     nb="$(basename "${wlab%.wlab}").ipynb"

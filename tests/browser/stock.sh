@@ -29,12 +29,4 @@ opts=(--ServerApp.token="$token" --ServerApp.root_dir="$tmp/notebooks" --ServerA
 if [ "$(id -u)" -eq 0 ]; then opts+=(--allow-root); fi
 "$stock/bin/jupyter-lab" --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port="$port" "${opts[@]}" >"$tmp/server.log" 2>&1 &
 browser_server=$!
-browser_wait_server "the stock JupyterLab server"
-
-rm -rf "$shots"
-mkdir -p "$shots"
-if ! node "$here/stock.mjs" "http://127.0.0.1:$port" "$token" "$shots" "$tmp/chromium-profile" "$lesson"; then
-    echo "browser test failed; the stock JupyterLab server's log:" >&2
-    tail -n 60 "$tmp/server.log" >&2
-    exit 1
-fi
+browser_drive "the stock JupyterLab server" stock.mjs "$shots" "$lesson"
