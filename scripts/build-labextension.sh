@@ -44,10 +44,18 @@ if ! cmp -s "$work/package-lock.json" "$installed"; then
     echo "build-labextension: npm ci took $SECONDS s"
 fi
 
+# The build's inputs (the copied sources, commands.ts among them, the installed packages, the environment): nothing
+# to do when the extension was built from the same (a change of the program that leaves its command list as it was).
+inputs="$(cd "$work" && cat package.json package-lock.json tsconfig.json src/*.ts style/* "$installed" "$venv/wordlab-requirements.txt" | sha256sum | cut -d' ' -f1)"
+if [ -f "$out/labextension/package.json" ] && [ "$(cat "$out/labextension.inputs" 2>/dev/null)" = "$inputs" ]; then
+    touch "$out/labextension/package.json"
+    exit 0
+fi
 SECONDS=0
-rm -rf "$work/lib" "$work/labextension"
+rm -rf "$work/lib" "$work/labextension" "$out/labextension.inputs"
 (cd "$work" && node node_modules/typescript/bin/tsc && "$venv/bin/jupyter-builder" build .)
 [ -s "$work/labextension/package.json" ] || { echo "build-labextension: the builder wrote no $work/labextension/package.json" >&2; exit 1; }
 rm -rf "$out/labextension"
 cp -r "$work/labextension" "$out/labextension"
+echo "$inputs" >"$out/labextension.inputs"
 echo "build-labextension: tsc and the builder took $SECONDS s; the extension is in $out/labextension ($(du -sh "$out/labextension" | cut -f1))"
