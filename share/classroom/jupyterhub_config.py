@@ -8,8 +8,9 @@
 #   WORDLAB_CLASSROOM_HOMES    folder under which each student's home is made (local trials)
 #   WORDLAB_CLASSROOM_PORT     the port the hub's proxy listens on (127.0.0.1 only)
 #   WORDLAB_CLASSROOM_HUB_PORT, WORDLAB_CLASSROOM_PROXY_API_PORT  the hub's and the proxy's own ports
-#   WORDLAB_CLASSROOM_LESSONS  the folder of the built lessons (notebooks/) copied into a new student's home
-#   WORDLAB_CLASSROOM_LESSON_SOURCES  lessons/: only NAME.ipynb of a lessons/NAME.wlab is copied (and signed)
+#   WORDLAB_CLASSROOM_LESSONS  the folder whose *.ipynb are copied into a new student's home
+#   WORDLAB_CLASSROOM_LESSON_SOURCES  the source tree: a copied notebook is signed only when its content is
+#                              notebooks/NAME.ipynb of a lessons/NAME.wlab there (unset: none is signed)
 #   WORDLAB_CLASSROOM_UI       lab (JupyterLab 4 of the project environment) or classic (Notebook 6)
 #   WORDLAB_CLASSROOM_LAB_CMD  the command that runs the JupyterLab single-user server (lab UI)
 #   WORDLAB_CLASSROOM_JUPYTER_PATH  where the wordlab kernel spec is installed (JUPYTER_PATH)
@@ -25,6 +26,7 @@ env = os.environ.get
 state = env("WORDLAB_CLASSROOM_STATE", os.path.abspath("classroom-state"))
 homes = env("WORDLAB_CLASSROOM_HOMES", os.path.join(state, "home"))
 lessons = env("WORDLAB_CLASSROOM_LESSONS", "")
+sources = env("WORDLAB_CLASSROOM_LESSON_SOURCES", "")
 ui = env("WORDLAB_CLASSROOM_UI", "classic")
 os.makedirs(state, exist_ok=True)
 os.makedirs(homes, exist_ok=True)
@@ -105,14 +107,24 @@ def copy_lessons(spawner):
     os.makedirs(home, exist_ok=True)
     if not lessons:
         return
-    # Only the lessons (lessons/NAME.wlab built into NAME.ipynb), never any other file of the folder: they are signed.
-    sources = env("WORDLAB_CLASSROOM_LESSON_SOURCES", os.path.join(os.path.dirname(lessons), "lessons"))
     for name in sorted(os.listdir(lessons)):
         dest = os.path.join(home, name)
-        built = os.path.exists(os.path.join(sources, name[:-len(".ipynb")] + ".wlab"))
-        if name.endswith(".ipynb") and built and not os.path.exists(dest):
+        if name.endswith(".ipynb") and not os.path.exists(dest):
             shutil.copyfile(os.path.join(lessons, name), dest)
-            trust(dest, home)
+            if is_built_lesson(dest):
+                trust(dest, home)
+
+
+def is_built_lesson(path):
+    """Whether the file's content is a lesson as built from the source tree (notebooks/NAME.ipynb of a
+    lessons/NAME.wlab): only those are signed, never any other file of the folder."""
+    import filecmp
+    if not sources:
+        return False
+    name = os.path.basename(path)
+    built = os.path.join(sources, "notebooks", name)
+    return (os.path.exists(os.path.join(sources, "lessons", name[:-len(".ipynb")] + ".wlab"))
+            and os.path.exists(built) and filecmp.cmp(path, built, shallow=False))
 
 
 def trust(path, home):
