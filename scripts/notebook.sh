@@ -3,7 +3,7 @@
 # of the lessons up to date (scripts/lessons-copy.sh: ~/wordlab/lessons, or $WORDLAB_LESSONS) and serves it on
 # localhost with the project environment's JupyterLab 4 (UI=lab, the default) or Notebook 7 (UI=notebook). The
 # tracked notebooks/ are never served. Kernels use the ipc transport (the environment's jupyter_server_config.json)
-# in Jupyter's runtime directory, which only this user may open: no other local user can connect to them.
+# in a directory only this user may open (scripts/kernel-dir.sh): no other local user can connect to them.
 # usage: scripts/notebook.sh [BUILD_DIR [SERVER OPTIONS...]]   (env: UI=lab|notebook, WORDLAB_LESSONS=DIR)
 set -euo pipefail
 src="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,13 +20,10 @@ esac
 lessons="${WORDLAB_LESSONS:-$HOME/wordlab/lessons}"
 bash "$src/scripts/lessons-copy.sh" "$lessons" "$venv"
 
-# The runtime directory holds the connection files (their keys) and the kernels' ipc sockets: this user's alone.
-runtime="$("$venv/bin/jupyter" --runtime-dir)"
-mkdir -p "$runtime"
-chmod 700 "$runtime"
-[ "$(stat -c %u "$runtime")" = "$(id -u)" ] || { echo "notebook.sh: $runtime belongs to another user" >&2; exit 1; }
+# The kernels' connection files (their keys) and ipc sockets, in a directory that is this user's alone.
+kernels="$(bash "$src/scripts/kernel-dir.sh" "$venv")"
 
-args=(--ip=127.0.0.1 --ServerApp.root_dir="$lessons")
+args=(--ip=127.0.0.1 --ServerApp.root_dir="$lessons" --MultiKernelManager.connection_dir="$kernels")
 if [ -z "${DISPLAY:-}" ]; then args+=(--no-browser); fi
 if [ "$(id -u)" -eq 0 ]; then args+=(--allow-root); fi
 echo "Serving your copy of the wordlab lessons ($lessons) with $([ "$ui" = lab ] && echo JupyterLab 4 || echo Notebook 7); open the URL printed below."
