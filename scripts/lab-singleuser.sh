@@ -8,6 +8,6 @@ shift
 [ -x "$build/venv/bin/python" ] || { echo "lab-singleuser: $build/venv is not made (cmake --build: target venv)" >&2; exit 1; }
 export JUPYTERHUB_SINGLEUSER_APP=jupyter_server.serverapp.ServerApp
 # The student's kernels on ipc (the environment's setting) in a directory only the student may open.
-kernels="$(bash "$(dirname "$0")/kernel-dir.sh" "$build/venv")"
-exec "$build/venv/bin/python" -c 'import sys; sys.path.append("/usr/lib/python3/dist-packages"); from jupyterhub.singleuser import main; sys.exit(main())' \
-    --MultiKernelManager.connection_dir="$kernels" "$@"
+JUPYTER_RUNTIME_DIR="$(bash "$(dirname "$0")/kernel-dir.sh" "$build/venv")"
+export JUPYTER_RUNTIME_DIR
+exec "$build/venv/bin/python" -c 'import sys; sys.path.append("/usr/lib/python3/dist-packages"); from jupyterhub.singleuser import main; sys.exit(main())' "$@"

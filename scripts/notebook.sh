@@ -20,10 +20,11 @@ esac
 lessons="${WORDLAB_LESSONS:-$HOME/wordlab/lessons}"
 bash "$src/scripts/lessons-copy.sh" "$lessons" "$venv"
 
-# The kernels' connection files (their keys) and ipc sockets, in a directory that is this user's alone.
-kernels="$(bash "$src/scripts/kernel-dir.sh" "$venv")"
+# The kernels' connection files (their keys) and ipc sockets, in a runtime directory that is this user's alone.
+JUPYTER_RUNTIME_DIR="$(bash "$src/scripts/kernel-dir.sh" "$venv")"
+export JUPYTER_RUNTIME_DIR
 
-args=(--ip=127.0.0.1 --ServerApp.root_dir="$lessons" --MultiKernelManager.connection_dir="$kernels")
+args=(--ip=127.0.0.1 --ServerApp.root_dir="$lessons")
 if [ -z "${DISPLAY:-}" ]; then args+=(--no-browser); fi
 if [ "$(id -u)" -eq 0 ]; then args+=(--allow-root); fi
 echo "Serving your copy of the wordlab lessons ($lessons) with $([ "$ui" = lab ] && echo JupyterLab 4 || echo Notebook 7); open the URL printed below."
