@@ -81,11 +81,12 @@ export async function outputs(page, scope = CURRENT) {
   }, scope);
 }
 
-// The outputs of a notebook just opened, once it shows saved.svg pictures (charts are drawn a moment after the
-// notebook shows), or as they are after 30 s.
+// The outputs of a notebook just opened, once it shows its saved.svg pictures and saved.shaded shaded outputs (a large
+// notebook's outputs are drawn a moment after it shows, charts later still), or as they are after 30 s.
 export async function savedShown(page, saved, scope = CURRENT) {
+  const done = (shown) => shown.svg === saved.svg && shown.shaded === saved.shaded;
   let shown = await outputs(page, scope);
-  for (const until = Date.now() + 30_000; shown.svg !== saved.svg && Date.now() < until; shown = await outputs(page, scope)) {
+  for (const until = Date.now() + 30_000; !done(shown) && Date.now() < until; shown = await outputs(page, scope)) {
     await page.waitForTimeout(250);
   }
   return shown;
