@@ -1,7 +1,7 @@
 # Makefile: the two commands of the quick start (make notebook, make test), make demo and the extra targets.
 BUILD ?= build
 JOBS ?= 2
-# make notebook UI=classic: the lessons in Notebook 6 instead of JupyterLab.
+# make notebook UI=notebook: the lessons in Notebook 7 instead of JupyterLab 4.
 UI ?= lab
 
 .PHONY: all deps build test notebook demo bench fuzz valgrind soak classroom load clean
@@ -12,13 +12,18 @@ deps:
 	@bash scripts/setup-deps.sh
 
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWL_XEUS=ON -DWL_WASM=ON -DWL_SANITIZERS=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-notebook: build
+# Only what serving the lessons needs: the notebook's Debian packages, the program, the Python environment and the
+# JupyterLab extension (a build that `make test` configured keeps its other parts, unbuilt here).
+notebook:
+	@bash scripts/setup-deps.sh notebook
+	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWL_XEUS=OFF -DWL_WASM=OFF -DWL_SANITIZERS=OFF
+	cmake --build $(BUILD) -j $(JOBS) --target wordlab labextension
 	UI=$(UI) bash scripts/notebook.sh $(BUILD)
 
 # Serves the browser demo (build/demo) on 127.0.0.1:$(DEMO_PORT); any static server of that directory works too.

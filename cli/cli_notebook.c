@@ -313,7 +313,7 @@ static cJSON *nb_metadata(const char *lesson_path)
     cJSON_AddStringToObject(ks, "language", "wordlab");
     cJSON_AddStringToObject(ks, "name", "wordlab");
     cJSON *li = cJSON_AddObjectToObject(md, "language_info");
-    cJSON_AddStringToObject(li, "codemirror_mode", "wordlab"); /* the mode of lab/src/mode.ts */
+    cJSON_AddStringToObject(li, "codemirror_mode", "wordlab"); /* the language of lab/src/language.ts */
     cJSON_AddStringToObject(li, "file_extension", ".wlab");
     cJSON_AddStringToObject(li, "mimetype", "text/x-wordlab");
     cJSON_AddStringToObject(li, "name", "wordlab");

@@ -1,12 +1,22 @@
 /* main.c: the `wordlab` program: dispatches to the REPL (default) and the subcommands. */
 #include "cli.h"
 #include "kernel.h"
+#include "wl_cmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int cli_help(int argc, char **argv);
+
+/* The names of the language's commands, one a line (the JupyterLab extension's highlighting is built from them). */
+static int cli_commands(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    for (int i = 0; wl_command_at(i); i++) printf("%s\n", wl_command_at(i)->name);
+    return 0;
+}
 
 /* The Jupyter kernel, with the interpreter settings of every front end. */
 static int cli_kernel(int argc, char **argv)
@@ -23,6 +33,7 @@ static const cli_subcommand SUBCOMMANDS[] = {
     {"--json", "--json [run|-c] ...", "show each command's value as one JSON line", cli_repl},
     {"tokenize", "tokenize --jsonl", "tokenize JSON lines with \"text\" from stdin", cli_tokenize},
     {"notebook", "notebook LESSON -o NB", "run a .wlab lesson, write an .ipynb with outputs", cli_notebook},
+    {"commands", "commands", "list the language's commands, one a line", cli_commands},
     {"install-kernel", "install-kernel [--user|--prefix DIR]", "install the Jupyter kernel spec", wl_kernel_spec_install},
 };
 

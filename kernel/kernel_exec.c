@@ -59,7 +59,7 @@ static void kernel_info(void *self, wl_kernel_info *info)
         .mimetype = "text/x-wordlab",
         .file_extension = ".wlab",
         .pygments_lexer = "bash",
-        .codemirror_mode = "wordlab", /* the mode of lab/src/mode.ts */
+        .codemirror_mode = "wordlab", /* the language of lab/src/language.ts */
         .nbconvert_exporter = "script",
         .help_text = "wordlab README",
         .help_url = "file://" WL_SOURCE_DIR "/README.md",

@@ -44,7 +44,7 @@ cJSON *wl_json_mime(const wl_mime *b)
     if (b->image_svg) cJSON_AddItemToObject(d, "image/svg+xml", wl_json_string(b->image_svg));
     if (b->app_json) {
         cJSON *j = cJSON_Parse(b->app_json);
-        if (j) cJSON_AddItemToObject(d, "application/json", j);
+        if (j) cJSON_AddItemToObject(d, WL_MIME_VALUE_JSON, j);
     }
     cJSON *vl = b->vegalite ? cJSON_Parse(b->vegalite) : NULL;
     if (vl) cJSON_AddItemToObject(d, "application/vnd.vegalite.v5+json", vl);

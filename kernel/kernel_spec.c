@@ -1,4 +1,5 @@
-/* kernel_spec.c: `wordlab install-kernel`: writes the Jupyter kernel specs that run this binary and wordlab-xeus. */
+/* kernel_spec.c: `wordlab install-kernel`: writes the Jupyter kernel specs that run this binary and wordlab-xeus, and
+ * installs the prebuilt JupyterLab extension beside them. */
 #include "kernel.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 
 #include <cJSON.h>
 
+#include "kernel_labext.h"
 #include "wl_core.h"
 
 #define SPEC_SRC WL_SOURCE_DIR "/share/jupyter/kernels/wordlab"
@@ -23,7 +25,9 @@ static int install_usage(void)
             "usage: wordlab install-kernel [--user | --prefix DIR] [--kernel wordlab|wordlab-xeus|both] [--name NAME]\n"
             "                              [--interrupt-mode signal|message]\n"
             "  --user     into the user's Jupyter data directory (the default)\n"
-            "  --prefix   into DIR/share/jupyter/kernels/NAME (put DIR/share/jupyter on JUPYTER_PATH)\n"
+            "  --prefix   into DIR/share/jupyter/kernels/NAME (put DIR/share/jupyter on JUPYTER_PATH; DIR is\n"
+            "             sys.prefix of a Python environment: its JupyterLab finds them there)\n"
+            "  the wordlab JupyterLab extension (built next to this program) goes to labextensions/ beside kernels/\n"
             "  --kernel   wordlab (the default), wordlab-xeus (the same language on xeus, built next to this\n"
             "             program) or both; --name renames a single one\n");
     return 2;
@@ -152,5 +156,15 @@ int wl_kernel_spec_install(int argc, char **argv)
     if (plain) rc = install_spec(base, name ? name : "wordlab", "wordlab", exe, kernel_args, 3, mode);
     if (xeus && !rc)
         rc = install_spec(base, name ? name : "wordlab-xeus", "wordlab (xeus)", xexe, xeus_args, 2, mode);
-    return rc;
+    if (rc) return rc;
+    /* The extension that highlights the language, built next to this program. */
+    char dir[PATH_MAX + 64];
+    wl_err err;
+    *strrchr(exe, '/') = 0;
+    if (wl_labext_install(exe, base, dir, sizeof dir, &err)) {
+        fprintf(stderr, "wordlab install-kernel: %s\n", err.msg);
+        return 1;
+    }
+    printf("Installed the wordlab JupyterLab extension in %s\n", dir);
+    return 0;
 }

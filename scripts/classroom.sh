@@ -3,7 +3,7 @@
 #
 # usage: scripts/classroom.sh [BUILD_DIR]
 #   PORT=8000            the port the hub listens on (127.0.0.1)
-#   UI=lab|classic       the single-user UI (lab when the JupyterLab application is built, else classic)
+#   UI=lab|classic       the single-user UI (lab: JupyterLab 4 of BUILD_DIR/venv when it is made, else classic)
 #   PASSWORD=...         the one password of the local-trial authenticator (default: any password)
 #   STATE=DIR            the hub's state and the students' homes (default BUILD_DIR/classroom)
 #   KERNEL_PREFIX=DIR    where the kernel spec is installed (default /usr/local: system-wide, found by every student)
@@ -20,7 +20,7 @@ export WORDLAB_CLASSROOM_JUPYTER_PATH="$prefix/share/jupyter"
 
 ui="${UI:-}"
 if [ -z "$ui" ]; then
-  if [ -f "$build/jupyterlab/static/main.js" ]; then ui=lab; else ui=classic; fi
+  if [ -x "$build/venv/bin/jupyter-lab" ]; then ui=lab; else ui=classic; fi
 fi
 
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -30,6 +30,7 @@ export WORDLAB_CLASSROOM_PORT="${PORT:-8000}"
 export WORDLAB_CLASSROOM_HUB_PORT="${HUB_PORT:-$(free_port)}"
 export WORDLAB_CLASSROOM_PROXY_API_PORT="${PROXY_API_PORT:-$(free_port)}"
 export WORDLAB_CLASSROOM_LESSONS="$src/notebooks"
+export WORDLAB_CLASSROOM_LESSON_SOURCES="$src"
 export WORDLAB_CLASSROOM_UI="$ui"
 export WORDLAB_CLASSROOM_LAB_CMD="bash $src/scripts/lab-singleuser.sh $build"
 export WORDLAB_CLASSROOM_PASSWORD="${PASSWORD:-}"

@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# setup-deps.sh: install the Debian packages that wordlab's build, tests and notebooks need (only the missing ones).
+# setup-deps.sh: install the Debian packages that wordlab needs (only the missing ones): with `notebook`, only those
+# that `make notebook` needs (build the program and the JupyterLab extension, make the Python environment); without,
+# also those of the tests, the demo and the classroom (`make test`).
+# usage: scripts/setup-deps.sh [notebook]
 set -euo pipefail
 PKGS=(
-  build-essential cmake pkg-config clang libclang-rt-14-dev
+  build-essential cmake pkg-config
   libzmq3-dev libssl-dev libcurl4-openssl-dev libcjson-dev libreadline-dev libopenblas-dev libutf8proc-dev zlib1g-dev
-  python3 python3-numpy python3-torch python3-pytest python3-jupyter-client python3-jupyter-kernel-test
-  python3-nbclient python3-nbformat python3-ipykernel jupyter-notebook jupyter-console jupyter-client python3-pexpect
-  tmux valgrind chromium emscripten dpkg-dev
-  python3-jupyter-server python3-jupyterlab-server libjs-mathjax
-  jupyterhub python3-psutil python3-requests python3-tornado
-  xeus-dev
+  python3 python3-venv
 )
+if [ "${1:-}" != notebook ]; then
+  PKGS+=(
+    clang libclang-rt-14-dev
+    python3-numpy python3-torch python3-pytest python3-jupyter-client python3-jupyter-kernel-test
+    python3-nbclient python3-nbformat python3-ipykernel jupyter-notebook jupyter-console jupyter-client python3-pexpect
+    tmux valgrind chromium emscripten dpkg-dev
+    python3-jupyter-server
+    jupyterhub python3-psutil python3-requests python3-tornado
+    xeus-dev
+  )
+fi
 missing=()
 for p in "${PKGS[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -1,10 +1,11 @@
-// index.ts: the wordlab JupyterLab extension: the text/x-wordlab editor mode, the .wlab file type with its icon, and a launcher item for a new .wlab file.
+// index.ts: the wordlab JupyterLab 4 extension: the text/x-wordlab editor language, the .wlab file type with its
+// icon, and a launcher item for a new .wlab file.
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
-import { ICodeMirror } from '@jupyterlab/codemirror';
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { ILauncher } from '@jupyterlab/launcher';
 import { LabIcon } from '@jupyterlab/ui-components';
-import logo from '../../share/jupyter/kernels/wordlab/logo-svg.svg';
-import { wordlabMode, wordlabModeInfo } from './mode';
+import logo from '../style/logo.svg';
+import { wordlabSupport } from './language';
 
 /** The kernel's logo as the icon of .wlab files and of the launcher item. */
 export const wordlabIcon = new LabIcon({ name: 'wordlab:logo', svgstr: logo });
@@ -12,23 +13,27 @@ export const wordlabIcon = new LabIcon({ name: 'wordlab:logo', svgstr: logo });
 const CREATE_FILE = 'wordlab:create-file';
 
 const plugin: JupyterFrontEndPlugin<void> = {
-  id: 'wordlab:plugin',
+  id: 'wordlab-jupyterlab:plugin',
+  description: 'Highlighting of the wordlab language, the .wlab file type and a launcher item.',
   autoStart: true,
-  requires: [ICodeMirror],
+  requires: [IEditorLanguageRegistry],
   optional: [ILauncher],
-  activate: (app: JupyterFrontEnd, codeMirror: ICodeMirror, launcher: ILauncher | null) => {
-    // The mode, registered before any editor asks for it: cells and consoles of the wordlab kernel (its
-    // language_info names codemirror_mode "wordlab", mimetype text/x-wordlab) and editors of *.wlab files.
-    const cm = codeMirror.CodeMirror as any;
-    cm.defineMode('wordlab', () => wordlabMode);
-    cm.defineMIME(wordlabModeInfo.mime, 'wordlab');
-    if (!cm.modeInfo.some((info: { name: string }) => info.name === wordlabModeInfo.name)) cm.modeInfo.push(wordlabModeInfo);
+  activate: (app: JupyterFrontEnd, languages: IEditorLanguageRegistry, launcher: ILauncher | null) => {
+    // Cells and consoles of the wordlab kernel (its language_info names codemirror_mode "wordlab", mimetype
+    // text/x-wordlab) and editors of *.wlab files find the language by name, MIME type or extension.
+    languages.addLanguage({
+      name: 'wordlab',
+      displayName: 'wordlab',
+      mime: 'text/x-wordlab',
+      extensions: ['wlab'],
+      support: wordlabSupport(),
+    });
 
     app.docRegistry.addFileType({
       name: 'wordlab',
       displayName: 'wordlab script',
       extensions: ['.wlab'],
-      mimeTypes: [wordlabModeInfo.mime],
+      mimeTypes: ['text/x-wordlab'],
       fileFormat: 'text',
       contentType: 'file',
       icon: wordlabIcon,

@@ -17,12 +17,16 @@ typedef struct wl_err {
 /* Formats into err (if non-NULL) and returns -1, so callers can `return wl_fail(...)`. */
 int wl_fail(wl_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The MIME type of a value's JSON for programs: a vendor type, so that no front end prefers it over the HTML, SVG or
+ * text meant for reading (stock front ends rank application/json first and would show a JSON tree). */
+#define WL_MIME_VALUE_JSON "application/vnd.wordlab.value+json"
+
 /* A MIME bundle: any field may be NULL. Strings are owned by the bundle (malloc'd). */
 typedef struct wl_mime {
     char *text_plain;   /* always set for a displayable value */
     char *text_html;
     char *image_svg;    /* image/svg+xml */
-    char *app_json;     /* application/json: a JSON object or array as text */
+    char *app_json;     /* WL_MIME_VALUE_JSON: the value for programs, a JSON object or array as text */
     char *vegalite;     /* application/vnd.vegalite.v5+json: a chart's Vega-Lite specification as text */
 } wl_mime;
 

@@ -9,7 +9,9 @@
 #   WORDLAB_CLASSROOM_PORT     the port the hub's proxy listens on (127.0.0.1 only)
 #   WORDLAB_CLASSROOM_HUB_PORT, WORDLAB_CLASSROOM_PROXY_API_PORT  the hub's and the proxy's own ports
 #   WORDLAB_CLASSROOM_LESSONS  the folder whose *.ipynb are copied into a new student's home
-#   WORDLAB_CLASSROOM_UI       lab (the wordlab JupyterLab application) or classic (Notebook 6)
+#   WORDLAB_CLASSROOM_LESSON_SOURCES  the source tree: a copied notebook is signed only when its content is
+#                              notebooks/NAME.ipynb of a lessons/NAME.wlab there (unset: none is signed)
+#   WORDLAB_CLASSROOM_UI       lab (JupyterLab 4 of the project environment) or classic (Notebook 6)
 #   WORDLAB_CLASSROOM_LAB_CMD  the command that runs the JupyterLab single-user server (lab UI)
 #   WORDLAB_CLASSROOM_JUPYTER_PATH  where the wordlab kernel spec is installed (JUPYTER_PATH)
 #   WORDLAB_CLASSROOM_ARTIFACTS  the bundled artifacts' folder (WORDLAB_ARTIFACTS of every kernel)
@@ -24,6 +26,7 @@ env = os.environ.get
 state = env("WORDLAB_CLASSROOM_STATE", os.path.abspath("classroom-state"))
 homes = env("WORDLAB_CLASSROOM_HOMES", os.path.join(state, "home"))
 lessons = env("WORDLAB_CLASSROOM_LESSONS", "")
+sources = env("WORDLAB_CLASSROOM_LESSON_SOURCES", "")
 ui = env("WORDLAB_CLASSROOM_UI", "classic")
 os.makedirs(state, exist_ok=True)
 os.makedirs(homes, exist_ok=True)
@@ -87,7 +90,7 @@ args = []
 if os.geteuid() == 0:
     args.append("--allow-root")  # local trials as root run every student's server as root
 if ui == "lab":
-    # The wordlab JupyterLab application (issue: built by scripts/lab-build.sh) as the single-user UI.
+    # JupyterLab 4 of the project environment as the single-user UI (scripts/lab-singleuser.sh).
     c.Spawner.cmd = env("WORDLAB_CLASSROOM_LAB_CMD", "jupyterhub-singleuser").split()
     c.Spawner.default_url = "/lab"
 else:
@@ -108,7 +111,20 @@ def copy_lessons(spawner):
         dest = os.path.join(home, name)
         if name.endswith(".ipynb") and not os.path.exists(dest):
             shutil.copyfile(os.path.join(lessons, name), dest)
-            trust(dest, home)
+            if is_built_lesson(dest):
+                trust(dest, home)
+
+
+def is_built_lesson(path):
+    """Whether the file's content is a lesson as built from the source tree (notebooks/NAME.ipynb of a
+    lessons/NAME.wlab): only those are signed, never any other file of the folder."""
+    import filecmp
+    if not sources:
+        return False
+    name = os.path.basename(path)
+    built = os.path.join(sources, "notebooks", name)
+    return (os.path.exists(os.path.join(sources, "lessons", name[:-len(".ipynb")] + ".wlab"))
+            and os.path.exists(built) and filecmp.cmp(path, built, shallow=False))
 
 
 def trust(path, home):

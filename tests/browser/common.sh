@@ -1,6 +1,7 @@
-# common.sh: what the browser tests share (sourced by run.sh and lab.sh): the tools, playwright-core, a private
+# common.sh: what the browser tests share (sourced by lab.sh and stock.sh): the tools, playwright-core, a private
 # Jupyter environment with this build's kernel spec, a free port and a token, waiting for a server to answer.
-# Sets: here src build wordlab tmp port token; browser_server PID is stopped and $tmp removed on exit.
+# Sets: here src build wordlab tmp port token; browser_server PID is stopped and $tmp removed on exit;
+# browser_drive runs a test script against the server.
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 src="$(cd "$here/../.." && pwd)"
@@ -49,4 +50,19 @@ browser_wait_server() {
     echo "browser test: $1 did not answer on port $port within 60 s:" >&2
     cat "$tmp/server.log" >&2
     exit 1
+}
+
+# browser_drive NAME SCRIPT SHOTS [ARGS...]: once the server started as $browser_server answers, runs
+# `node SCRIPT BASE_URL TOKEN SHOTS PROFILE ARGS...` with SHOTS emptied for its screenshots; fails with the server's log.
+browser_drive() {
+    local name="$1" script="$2" shots="$3"
+    shift 3
+    browser_wait_server "$name"
+    rm -rf "$shots"
+    mkdir -p "$shots"
+    if ! node "$here/$script" "http://127.0.0.1:$port" "$token" "$shots" "$tmp/chromium-profile" "$@"; then
+        echo "browser test failed; the log of $name:" >&2
+        tail -n 60 "$tmp/server.log" >&2
+        exit 1
+    fi
 }

@@ -91,7 +91,7 @@ class Hub:
                    WORDLAB_CLASSROOM_HUB_PORT=str(free_port()),
                    WORDLAB_CLASSROOM_PROXY_API_PORT=str(free_port()),
                    WORDLAB_CLASSROOM_LESSONS=str(lessons_dir),
-                   WORDLAB_CLASSROOM_UI=os.environ.get("UI", "lab" if (build / "jupyterlab" / "static" / "main.js").is_file()
+                   WORDLAB_CLASSROOM_UI=os.environ.get("UI", "lab" if (build / "venv" / "bin" / "jupyter-lab").is_file()
                                                        else "classic"),
                    WORDLAB_CLASSROOM_LAB_CMD="bash %s %s" % (SRC / "scripts" / "lab-singleuser.sh", build),
                    WORDLAB_CLASSROOM_JUPYTER_PATH=str(prefix / "share" / "jupyter"),

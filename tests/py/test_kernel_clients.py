@@ -47,8 +47,8 @@ def test_nbclient_runs_a_notebook(tmp_path):
     assert [c.execution_count for c in code] == list(range(1, len(code) + 1))
     assert code[0].outputs == [{"output_type": "stream", "name": "stdout", "text": "hello, notebook\n"}]
     res = code[1].outputs[0]
-    assert res.output_type == "execute_result" and {"text/plain", "text/html", "application/json"} <= set(res.data)
-    assert res.data["application/json"]["perplexity"] == pytest.approx(4.0)
+    assert res.output_type == "execute_result" and {"text/plain", "text/html", "application/vnd.wordlab.value+json"} <= set(res.data)
+    assert res.data["application/vnd.wordlab.value+json"]["perplexity"] == pytest.approx(4.0)
     assert code[2].outputs[0].text == "4.0\n"
     kinds = [o.output_type for o in code[3].outputs]
     assert kinds == ["stream", "display_data", "execute_result"], kinds

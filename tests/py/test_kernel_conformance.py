@@ -34,7 +34,7 @@ class WordlabKernelTests(jupyter_kernel_test.KernelTests):
         {"code": "mean 1 2 3", "result": "2.0"},
         {"code": "exp 0", "result": "1.0"},
         {"code": "perplexity 0.5 0.25 0.125", "mime": "text/html"},
-        {"code": "perplexity 0.5 0.25 0.125", "mime": "application/json"},
+        {"code": "perplexity 0.5 0.25 0.125", "mime": "application/vnd.wordlab.value+json"},
     ]
     # A cell with two values shows the first as display_data, the last as the result.
     code_display_data = [

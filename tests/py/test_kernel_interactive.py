@@ -204,7 +204,7 @@ def test_a_train_cell_is_one_live_display_that_ends_as_the_summary(kernel):
         assert kinds[0] == "display_data" and len(kinds) >= 2 and set(kinds[1:]) == {"update_display_data"}, kinds
         assert tt.progress_step(msgs[0]["content"]["data"]["text/plain"]) == 1
         final = msgs[-1]["content"]["data"]
-        assert {"text/plain", "text/html", "image/svg+xml", "application/json"} <= set(final)
+        assert {"text/plain", "text/html", "image/svg+xml", "application/vnd.wordlab.value+json"} <= set(final)
         assert final["text/plain"].startswith("trained attention for 40 of 40 steps"), final["text/plain"]
         rows, kept = tt.summary(final["text/plain"])
         assert [r[0] for r in rows] == [1, 10, 20, 30, 40]

@@ -148,7 +148,7 @@ class Recorder:
 CELLS = [
     ("stream stdout, non-ASCII", 'print "hello, world ✓ ünïcode"', {}),
     ("stream stderr", 'warn "something went wrong"', {}),
-    ("execute_result text/plain + application/json", "mean 1 2 3", {}),
+    ("execute_result text/plain + application/vnd.wordlab.value+json", "mean 1 2 3", {}),
     ("execute_result text/html", "perplexity 0.5 0.25 0.125", {}),
     ("display_data then result", "perplexity 0.5\nmean 1 2", {}),
     ("error with traceback", "nosuchcommand 1", {"stop_on_error": False}),

@@ -230,8 +230,8 @@ def test_notebook_command_builds_outputs(tmp_path):
         ("stream", "stdout", "one\ntwo\n"), ("stream", "stderr", "careful\n")]
     res = code[1].outputs[0]
     assert res.output_type == "execute_result" and res.execution_count == 2
-    assert {"text/plain", "text/html", "application/json"} <= set(res.data)
-    assert res.data["application/json"]["perplexity"] == pytest.approx(4.0)
+    assert {"text/plain", "text/html", "application/vnd.wordlab.value+json"} <= set(res.data)
+    assert res.data["application/vnd.wordlab.value+json"]["perplexity"] == pytest.approx(4.0)
     assert code[2].outputs == [{"output_type": "stream", "name": "stdout", "text": "2.0\n"}]
     # clear removes what came before it; the value of the last command is the result
     assert len(code[3].outputs) == 1 and code[3].outputs[0].output_type == "execute_result"
