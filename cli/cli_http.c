@@ -181,8 +181,20 @@ static const char *cache_dir(void)
     return n > 0 && (size_t)n < sizeof dir ? dir : NULL;
 }
 
+/* The shared cache of computed results: $WORDLAB_CACHE (a classroom's system folder; "off": none), else
+ * <cache_dir>/cache. */
+static const char *shared_cache(void)
+{
+    static char dir[PATH_MAX];
+    const char *env = getenv("WORDLAB_CACHE"), *user = cache_dir();
+    if (env && env[0]) return strcmp(env, "off") ? env : NULL;
+    return user && snprintf(dir, sizeof dir, "%s/cache", user) < (int)sizeof dir ? dir : NULL;
+}
+
 wl_interp_opts cli_interp_opts(void)
 {
+    const char *mb = getenv("WORDLAB_CACHE_LIMIT_MB");   /* the shared cache's bound, in MiB */
     return (wl_interp_opts){.allow_files = 1, .artifacts_dir = getenv("WORDLAB_ARTIFACTS"), .http = &CLI_HTTP,
-                            .cache_dir = cache_dir()};
+                            .cache_dir = cache_dir(), .shared_cache = shared_cache(),
+                            .shared_cache_limit = mb ? strtoull(mb, NULL, 10) << 20 : 0};
 }

@@ -125,11 +125,13 @@ static int seen_insert(builder *b, uint64_t id)
     return 0;
 }
 
-static void story_free(wl_story *s)
+static void story_free(wl_story *s, int borrowed)
 {
-    free(s->text);
-    wl_tokens_free(&s->tokens);
-    free(s->ids);
+    if (!borrowed) {
+        free(s->text);
+        free(s->ids);
+    }
+    wl_tokens_free(&s->tokens);   /* borrowed token bytes have buf NULL */
 }
 
 /* An error about line `at` of the file path ("stories.jsonl line 7: ..."), or about text `at` when path is NULL
@@ -180,7 +182,7 @@ static int builder_add(builder *b, const char *text, size_t len, long row_idx, s
         if (grown) c->stories[split] = grown, b->cap[split] = cap;
     }
     if (!s.text || c->n[split] == b->cap[split]) {
-        story_free(&s);
+        story_free(&s, 0);
         return fail_where(err, path, line, "out of memory");
     }
     c->stories[split][c->n[split]++] = s;
@@ -544,29 +546,26 @@ void wl_windows_free(wl_windows *w)
     memset(w, 0, sizeof *w);
 }
 
-int wl_corpus_windows(const wl_corpus *c, wl_split s, volatile sig_atomic_t *interrupt, wl_windows *w, wl_err *err)
+size_t wl_corpus_window_count(const wl_corpus *c, wl_split s)
 {
-    memset(w, 0, sizeof *w);
+    size_t n = 0;
+    for (size_t i = 0; (unsigned)s < WL_NSPLITS && i < c->n[s]; i++) n += c->stories[s][i].tokens.n + 1;
+    return n;
+}
+
+int wl_corpus_windows_into(const wl_corpus *c, wl_split s, volatile sig_atomic_t *interrupt, int32_t *ctx_all,
+                           int32_t *tgt, wl_err *err)
+{
     if ((unsigned)s >= WL_NSPLITS) return wl_fail(err, "no split number %d", (int)s);
-    size_t n = 0, longest = 0;
-    for (size_t i = 0; i < c->n[s]; i++) {
-        size_t k = c->stories[s][i].tokens.n;
-        n += k + 1;
-        if (k > longest) longest = k;
-    }
-    w->ctx = malloc((n ? n : 1) * WL_CONTEXT * sizeof *w->ctx);
-    w->tgt = malloc((n ? n : 1) * sizeof *w->tgt);
+    size_t longest = 0;
+    for (size_t i = 0; i < c->n[s]; i++)
+        if (c->stories[s][i].tokens.n > longest) longest = c->stories[s][i].tokens.n;
     int32_t *seq = malloc((longest + 2) * sizeof *seq);   /* BOS + ids + EOS */
-    if (!w->ctx || !w->tgt || !seq) {
-        free(seq);
-        wl_windows_free(w);
-        return wl_fail(err, "out of memory for %zu windows of the %s split", n, wl_split_name(s));
-    }
+    if (!seq) return wl_fail(err, "out of memory for the windows of the %s split", wl_split_name(s));
     size_t row = 0;
     for (size_t i = 0; i < c->n[s]; i++) {
         if (stopped(interrupt)) {
             free(seq);
-            wl_windows_free(w);
             return wl_fail(err, "interrupted while making the windows of the %s split (%zu of %zu stories)",
                            wl_split_name(s), i, c->n[s]);
         }
@@ -576,14 +575,32 @@ int wl_corpus_windows(const wl_corpus *c, wl_split s, volatile sig_atomic_t *int
         memcpy(seq + 1, st->ids, st->tokens.n * sizeof *seq);
         seq[len - 1] = WL_EOS;
         for (size_t p = 1; p < len; p++, row++) {
-            int32_t *ctx = w->ctx + row * WL_CONTEXT;   /* [T]: ids[max(0,p-T):p], left-padded */
+            int32_t *ctx = ctx_all + row * WL_CONTEXT;   /* [T]: ids[max(0,p-T):p], left-padded */
             size_t k = p < WL_CONTEXT ? p : WL_CONTEXT;
             for (size_t j = 0; j < WL_CONTEXT - k; j++) ctx[j] = WL_PAD;
             memcpy(ctx + WL_CONTEXT - k, seq + p - k, k * sizeof *ctx);
-            w->tgt[row] = seq[p];
+            tgt[row] = seq[p];
         }
     }
     free(seq);
+    return 0;
+}
+
+int wl_corpus_windows(const wl_corpus *c, wl_split s, volatile sig_atomic_t *interrupt, wl_windows *w, wl_err *err)
+{
+    memset(w, 0, sizeof *w);
+    if ((unsigned)s >= WL_NSPLITS) return wl_fail(err, "no split number %d", (int)s);
+    size_t n = wl_corpus_window_count(c, s);
+    w->ctx = malloc((n ? n : 1) * WL_CONTEXT * sizeof *w->ctx);
+    w->tgt = malloc((n ? n : 1) * sizeof *w->tgt);
+    if (!w->ctx || !w->tgt) {
+        wl_windows_free(w);
+        return wl_fail(err, "out of memory for %zu windows of the %s split", n, wl_split_name(s));
+    }
+    if (wl_corpus_windows_into(c, s, interrupt, w->ctx, w->tgt, err)) {
+        wl_windows_free(w);
+        return -1;
+    }
     w->n = n;
     return 0;
 }
@@ -592,7 +609,7 @@ void wl_corpus_free(wl_corpus *c)
 {
     if (!c) return;
     for (int s = 0; s < WL_NSPLITS; s++) {
-        for (size_t i = 0; i < c->n[s]; i++) story_free(&c->stories[s][i]);
+        for (size_t i = 0; i < c->n[s]; i++) story_free(&c->stories[s][i], c->borrowed);
         free(c->stories[s]);
     }
     wl_vocab_free(&c->vocab);

@@ -137,6 +137,8 @@ typedef struct wl_corpus {
     size_t n[WL_NSPLITS];
     wl_vocab vocab;                /* fit on train */
     wl_audit audit;
+    int borrowed;                  /* 1: the stories' texts, token bytes and ids live in memory the corpus does not
+                                      own (wl_corpus_unpack); the rest is its own */
 } wl_corpus;
 
 /* Builds a corpus from texts (stories in source order): de-duplicates by doc_id (first
@@ -184,6 +186,10 @@ struct cJSON *wl_corpus_json_parse(const char *s, size_t n, char *why, size_t ca
  * that is not a non-negative integer, or a NUL byte or \u0000 escape (a NUL cannot be carried). */
 int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row_idx, wl_err *err);
 
+/* The number of windows of split s, and the windows written into ctx [n, WL_CONTEXT] and tgt [n] (the caller's). */
+size_t wl_corpus_window_count(const wl_corpus *c, wl_split s);
+int wl_corpus_windows_into(const wl_corpus *c, wl_split s, volatile sig_atomic_t *interrupt, int32_t *ctx, int32_t *tgt,
+                           wl_err *err);
 /* The windows of one split (ctx/tgt malloc'd; free with wl_windows_free). */
 int wl_corpus_windows(const wl_corpus *c, wl_split s, volatile sig_atomic_t *interrupt, wl_windows *w, wl_err *err);
 
@@ -192,5 +198,12 @@ char *wl_corpus_audit_text(const wl_corpus *c);
 char *wl_corpus_audit_json(const wl_corpus *c);
 
 void wl_corpus_free(wl_corpus *c);
+
+/* The corpus as one flat byte string (wl_corpus_pack.c): *data gets head zero bytes (a multiple of 8) and then the
+ * packed corpus, *len the packed length without head (malloc'd). */
+int wl_corpus_pack(const wl_corpus *c, size_t head, unsigned char **data, size_t *len, wl_err *err);
+/* A corpus over packed bytes data [len] (8-byte aligned), which must outlive it: its texts, token bytes and ids
+ * point into data (c->borrowed), the rest is its own. Fails on bytes that are not a packed corpus. */
+int wl_corpus_unpack(const void *data, size_t len, wl_corpus *c, wl_err *err);
 
 #endif

@@ -44,12 +44,12 @@ static int cmd_corpus(wl_call *c, wl_value **out)
         rc = wl_corpus_load_file(file, format, &prof, lang_interrupt(c), &lc->c, c->err);
         if (rc) c->errword = wl_call_optword(c, "file");
     } else {
-        rc = wl_corpus_generate(&prof, (uint64_t)seed, lang_interrupt(c), &lc->c, c->err);
+        rc = lang_cache_corpus(c, &prof, (uint64_t)seed, lc);
         lc->generated = 1;
         lc->seed = (uint64_t)seed;
     }
     if (rc) {
-        free(lc);
+        free(lc);   /* lang_cache_corpus leaves nothing behind on failure */
         return -1;
     }
     lc->brief = !audit;
@@ -80,7 +80,7 @@ static int cmd_story(wl_call *c, wl_value **out)
 const wl_command wl_cmds_corpus[] = {
     {.name = "corpus", .topic = "data",
      .synopsis = "corpus [profile=classroom] [seed=1] [file=PATH [format=jsonl|text]] [stories=N] "
-                 "[source=tinystories [cache=DIR] [timeout=S] [deadline=S]] [audit=0]",
+                 "[source=tinystories [cache=DIR] [timeout=S] [deadline=S]] [audit=0] [shared=off]",
      .summary = "stories, their split, the vocabulary and the audit",
      .help = "Without file=: stories from the embedded generator (the same seed gives the same stories).\n"
              "With file=: JSON lines with a \"text\" field (a .jsonl file), or plain text with stories\n"
@@ -97,11 +97,13 @@ const wl_command wl_cmds_corpus[] = {
              "(default 300 s), deadline=S the whole fetch (default 3600 s). For tests only: api=URL\n"
              "replaces both API base URLs and time_scale=X (0..1) shortens every pause and backoff.\n"
              "Shows the audit: documents, tokens, unknown rate and story lengths per split (audit=0: one\n"
-             "line instead, for a lesson that only needs the stories; $name.audit still shows it).",
+             "line instead, for a lesson that only needs the stories; $name.audit still shows it).\n"
+             "A generated corpus and its windows come from the machine's shared cache when the front end has one\n"
+             "(computed once, mapped read-only by every kernel); shared=off computes them here.",
      .example = "stories = corpus profile=smoke seed=1\nprint $stories.train \"training stories\"\n"
                 "s = corpus profile=smoke audit=0",
      .min_args = 0, .max_args = 0,
-     .options = "profile seed file format stories source cache api time_scale timeout deadline audit",
+     .options = "profile seed file format stories source cache api time_scale timeout deadline audit shared",
      .flags = WL_CMD_SHOW_BOUND, .fn = cmd_corpus, .result = &lang_corpus_type},
     {.name = "story", .topic = "data", .synopsis = "story CORPUS [split=test] [story=1] [words=N]",
      .summary = "one story of a corpus as text, or its first N tokens (a prompt from the corpus)",

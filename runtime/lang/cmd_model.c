@@ -102,6 +102,13 @@ static int model_load(wl_call *c, wl_value **out)
         c->errword = wl_call_argword(c, 1);
         return -1;
     }
+    if (lang_cache_checkpoint(c, path, lm)) {
+        wl_ckpt_meta_free(&meta);
+        wl_model_free(&lm->m);
+        free(lm);
+        wl_unref(vv);
+        return -1;
+    }
     lm->seed = meta.seed;
     lm->selected_step = meta.selected_step;
     lm->test_loss = meta.test_loss;

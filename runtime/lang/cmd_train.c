@@ -49,6 +49,7 @@ static int cmd_train(wl_call *c, wl_value **out)
     lang_progress_free(&ui);
     if (rc) return -1;
     lm->steps_trained += r.steps_done;
+    lm->checkpoint_sha[0] = 0;   /* its weights are no longer the file's */
     lm->selected_step = r.selected_step;
     lm->test_loss = r.test_loss;
     if (!lm->vocab) lm->vocab = lang_vocab_value(c->argv[1], &lc->c.vocab);

@@ -10,7 +10,10 @@ static void corpus_free(void *d)
     lang_corpus *lc = d;
     wl_corpus_free(&lc->c);
     for (int s = 0; s < WL_NSPLITS; s++)
-        if (lc->have_win[s]) wl_windows_free(&lc->win[s]);
+        if (lc->have_win[s] && !lc->cache_name) wl_windows_free(&lc->win[s]);
+        else wl_cache_release(&lc->win_entry[s]);
+    wl_cache_release(&lc->entry);
+    free(lc->cache_name);
     free(lc);
 }
 
@@ -126,7 +129,8 @@ const wl_story *lang_corpus_story(wl_call *c, const lang_corpus *lc, wl_split *s
 int lang_corpus_windows(wl_call *c, lang_corpus *lc, wl_split s, wl_window_set *out)
 {
     if (!lc->have_win[s]) {
-        if (wl_corpus_windows(&lc->c, s, lang_interrupt(c), &lc->win[s], c->err)) return -1;
+        if (lc->cache_name ? lang_cache_windows(c, lc, s) : wl_corpus_windows(&lc->c, s, lang_interrupt(c), &lc->win[s], c->err))
+            return -1;
         lc->have_win[s] = 1;
     }
     *out = (wl_window_set){lc->win[s].ctx, lc->win[s].tgt, lc->win[s].n};

@@ -2,6 +2,7 @@
 #ifndef WL_LANG_OBJS_H
 #define WL_LANG_OBJS_H
 
+#include "wl_cache.h"
 #include "wl_corpus.h"
 #include "wl_generate.h"
 #include "wl_model.h"
@@ -55,6 +56,9 @@ typedef struct lang_corpus {
     int brief;            /* shown as one line (audit=0), the audit table only as .audit */
     wl_windows win[WL_NSPLITS];
     int have_win[WL_NSPLITS];
+    char *cache_name;     /* what the shared cache names this corpus by (a generated one), or NULL */
+    wl_cache_entry entry; /* the packed corpus that c points into, when cache_name is set */
+    wl_cache_entry win_entry[WL_NSPLITS];   /* the windows that win points into, when cache_name is set */
 } lang_corpus;
 
 extern const wl_objtype lang_corpus_type;
@@ -70,6 +74,14 @@ int lang_corpus_windows(wl_call *c, lang_corpus *lc, wl_split s, wl_window_set *
  * cache, with a live page display) built into *c. lang_tinystories.c */
 int lang_tinystories_corpus(wl_call *c, const wl_profile *prof, wl_corpus *out);
 
+/* ---- the shared cache (lang_cache.c): each honours the command's shared=off and the interpreter's folder ---- */
+
+/* The generated corpus of prof and seed into lc: from the cache (lc->c points into its mapping, lc->cache_name set),
+ * or generated here when there is no cache. */
+int lang_cache_corpus(wl_call *c, const wl_profile *prof, uint64_t seed, lang_corpus *lc);
+/* The windows of split s of a cached corpus (lc->cache_name set) into lc->win[s], pointing into lc->win_entry[s]. */
+int lang_cache_windows(wl_call *c, lang_corpus *lc, wl_split s);
+
 /* ---- model values (lang_model.c) ---- */
 
 typedef struct lang_model {
@@ -81,6 +93,8 @@ typedef struct lang_model {
     wl_value *vocab;      /* a vocab value, or NULL when only the size is known */
     char *source;         /* "model new" or the checkpoint path (malloc'd) */
     char vocab_from[64];  /* where a loaded model's vocabulary came from ("" when it was given with the model) */
+    char checkpoint_sha[65];   /* the SHA-256 of the checkpoint file it was loaded from while its weights are that
+                                  file's and a shared cache is in use, else "" */
 } lang_model;
 
 extern const wl_objtype lang_model_type;
@@ -93,6 +107,12 @@ lang_model *lang_model_new(void);
 /* The vocabulary a command reads text with for model lm: its vocab= option when given (the size must be the
  * model's), else the model's own. A new reference, or NULL with an error that says how to give one. */
 wl_value *lang_model_vocab(wl_call *c, const lang_model *lm);
+/* wl_evaluate of lm over w (split s of lc), from the cache when lm is an unchanged checkpoint and lc a cached
+ * corpus, else computed. */
+int lang_cache_evaluate(wl_call *c, const lang_model *lm, const lang_corpus *lc, wl_split s, const wl_window_set *w,
+                        int batch, double *loss, double *ppl);
+/* Sets lm->checkpoint_sha from the file at path when the interpreter has a shared cache (lang_cache.c). */
+int lang_cache_checkpoint(wl_call *c, const char *path, lang_model *lm);
 /* The model and the corpus arguments (0 and 1), checked to agree on the vocabulary size. */
 int lang_model_and_corpus(wl_call *c, lang_model **lm, lang_corpus **lc);
 

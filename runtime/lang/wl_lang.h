@@ -42,6 +42,11 @@ typedef struct wl_interp_opts {
                                     NULL: no network. Must outlive the interpreter. */
     const char *cache_dir;       /* the user's cache directory for downloads (the front ends pass $XDG_CACHE_HOME/wordlab
                                     or ~/.cache/wordlab); NULL: none. Must outlive the interpreter. */
+    const char *shared_cache;    /* the machine's shared cache folder for computed corpora, windows and scores
+                                    (wl_cache.h; the front ends pass $WORDLAB_CACHE, else $XDG_CACHE_HOME/wordlab/cache
+                                    or ~/.cache/wordlab/cache; WORDLAB_CACHE=off: none); NULL: none. Must outlive the
+                                    interpreter. */
+    unsigned long long shared_cache_limit;   /* bytes the folder may hold; 0: wl_cache's default */
     int text_width;       /* columns that text/plain renderings are laid out for (a terminal's width); 0: 80 */
     int text_color;       /* 1: text/plain renderings may shade with ANSI colour (a terminal that shows colour) */
 } wl_interp_opts;
