@@ -172,7 +172,7 @@ static void evict(const wl_cache *c, const char *keep)
         u[n].size = st.st_size;
         u[n++].t = st.st_mtim;
     }
-    qsort(u, n, sizeof *u, older);
+    if (n) qsort(u, n, sizeof *u, older);
     for (size_t i = 0; i < n && total > limit; i++)
         if (unlinkat(dirfd(d), u[i].name, 0) == 0) total -= (uint64_t)u[i].size;
     closedir(d);
@@ -199,6 +199,15 @@ static int compute_private(wl_cache_fill_fn fill, void *ud, wl_cache_entry *e, w
     return 0;
 }
 
+int wl_cache_entry_path(const wl_cache *c, const char *name, char *out, size_t cap)
+{
+    unsigned char key[32];
+    char hx[65];
+    if (sha256(name, strlen(name), key)) return -1;
+    hex(key, hx);
+    return c && c->dir && snprintf(out, cap, "%s/%s.wlc", c->dir, hx) < (int)cap ? 0 : -1;
+}
+
 int wl_cache_get(const wl_cache *c, const char *name, wl_cache_fill_fn fill, void *ud, wl_cache_entry *e, wl_err *err)
 {
     *e = (wl_cache_entry){0};
@@ -208,7 +217,7 @@ int wl_cache_get(const wl_cache *c, const char *name, wl_cache_fill_fn fill, voi
     if (sha256(name, strlen(name), key)) return wl_fail(err, "out of memory hashing a cache entry's name");
     hex(key, hx);
     snprintf(file, sizeof file, "%s.wlc", hx);
-    if (snprintf(path, sizeof path, "%s/%s", c->dir, file) >= (int)sizeof path ||
+    if (wl_cache_entry_path(c, name, path, sizeof path) ||
         snprintf(lockpath, sizeof lockpath, "%s/%s.lock", c->dir, hx) >= (int)sizeof lockpath) {
         note(c, "the cache folder's name is too long; computing here");
         return compute_private(fill, ud, e, err);

@@ -55,6 +55,9 @@ typedef struct wl_cache_entry {
  * failed, interrupted, out of memory); problems of the folder itself are notes, and the entry is computed. */
 int wl_cache_get(const wl_cache *c, const char *name, wl_cache_fill_fn fill, void *ud, wl_cache_entry *e, wl_err *err);
 
+/* The file of name's entry in c's folder (DIR/<SHA-256 of name in hex>.wlc): 0, or -1 when it does not fit in cap. */
+int wl_cache_entry_path(const wl_cache *c, const char *name, char *out, size_t cap);
+
 /* Unmaps or frees e's payload (e zeroed; NULL and an empty entry are fine). */
 void wl_cache_release(wl_cache_entry *e);
 
