@@ -546,6 +546,20 @@ void wl_windows_free(wl_windows *w)
     memset(w, 0, sizeof *w);
 }
 
+int wl_story_tokens(const wl_story *st, wl_tokens *out, wl_err *err)
+{
+    *out = (wl_tokens){.n = st->tokens.n};
+    if (!st->tokens.n) return 0;
+    if (!(out->tok = malloc(st->tokens.n * sizeof *out->tok)))
+        return wl_fail(err, "out of memory for a story of %zu tokens", st->tokens.n);
+    const char *at = st->tokbytes;
+    for (size_t k = 0; k < st->tokens.n; k++) {
+        out->tok[k] = at ? (char *)at : st->tokens.tok[k];
+        if (at) at += strlen(at) + 1;
+    }
+    return 0;
+}
+
 size_t wl_corpus_window_count(const wl_corpus *c, wl_split s)
 {
     size_t n = 0;

@@ -104,7 +104,8 @@ void wl_windows_free(wl_windows *w);
 typedef struct wl_story {
     char doc_id[WL_DOC_ID_LEN + 1];
     char *text;          /* the source text as read */
-    wl_tokens tokens;    /* tokenize(text) */
+    wl_tokens tokens;    /* tokenize(text); in a borrowed corpus only tokens.n (tok NULL): see wl_story_tokens */
+    const char *tokbytes;  /* borrowed corpus: the tokens.n tokens, each ended by a NUL; else NULL */
     int32_t *ids;        /* [tokens.n] vocabulary ids */
     long row_idx;        /* "row_idx" of a JSON line, else the story's position in the source */
     size_t line;         /* 1-based line of the source where the story starts (0: not from a file) */
@@ -185,6 +186,10 @@ struct cJSON *wl_corpus_json_parse(const char *s, size_t n, char *why, size_t ca
  * UTF-8, invalid JSON, a value that is not an object, a missing or non-string "text", a "row_idx"
  * that is not a non-negative integer, or a NUL byte or \u0000 escape (a NUL cannot be carried). */
 int wl_corpus_parse_json_line(const char *line, size_t n, char **text, long *row_idx, wl_err *err);
+
+/* The tokens of story st as a new list over its strings (out->tok malloc'd, out->buf NULL: wl_tokens_free frees the
+ * list only; the strings stay the corpus's). */
+int wl_story_tokens(const wl_story *st, wl_tokens *out, wl_err *err);
 
 /* The number of windows of split s, and the windows written into ctx [n, WL_CONTEXT] and tgt [n] (the caller's). */
 size_t wl_corpus_window_count(const wl_corpus *c, wl_split s);

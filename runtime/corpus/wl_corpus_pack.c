@@ -54,14 +54,20 @@ int wl_corpus_pack(const wl_corpus *c, size_t head, unsigned char **data, size_t
             char id[24] = {0};
             memcpy(id, st->doc_id, sizeof st->doc_id);
             put(&b, id, sizeof id);
+            wl_tokens tk;
+            if (wl_story_tokens(st, &tk, err)) {
+                free(b.s);
+                return -1;
+            }
             size_t tb = 0;
-            for (size_t k = 0; k < st->tokens.n; k++) tb += strlen(st->tokens.tok[k]) + 1;
+            for (size_t k = 0; k < tk.n; k++) tb += strlen(tk.tok[k]) + 1;
             uint64_t f[5] = {(uint64_t)st->row_idx, st->line, strlen(st->text), st->tokens.n, tb};
             put(&b, f, sizeof f);
             put(&b, st->text, f[2] + 1);
             put(&b, st->ids, st->tokens.n * sizeof(int32_t));
             size_t at = b.len;
-            for (size_t k = 0; k < st->tokens.n; k++) wl_buf_put(&b, st->tokens.tok[k], strlen(st->tokens.tok[k]) + 1);
+            for (size_t k = 0; k < tk.n; k++) wl_buf_put(&b, tk.tok[k], strlen(tk.tok[k]) + 1);
+            wl_tokens_free(&tk);
             if ((b.len - at) % 8) wl_buf_put(&b, pad, 8 - (b.len - at) % 8);
         }
     *len = b.len - head;
@@ -112,11 +118,10 @@ static int story_unpack(reader *r, wl_story *st)
     st->text = (char *)text;
     st->ids = (int32_t *)ids;
     st->tokens.n = (size_t)f[3];
-    if (f[3] && !(st->tokens.tok = malloc((size_t)f[3] * sizeof(char *)))) return -1;
+    st->tokbytes = tb;
     const char *at = tb, *end = tb + f[4];
-    for (size_t k = 0; k < f[3]; k++) {
+    for (size_t k = 0; k < f[3]; k++) {   /* n tokens, each ended by a NUL, and nothing more */
         if (at >= end) return -1;
-        st->tokens.tok[k] = (char *)at;
         at += strlen(at) + 1;
     }
     return at == end ? 0 : -1;
@@ -151,10 +156,7 @@ int wl_corpus_unpack(const void *data, size_t len, wl_corpus *c, wl_err *err)
     for (int s = 0; s < WL_NSPLITS; s++) {
         if (n[s] && !(c->stories[s] = calloc((size_t)n[s], sizeof(wl_story)))) goto bad;
         for (; c->n[s] < n[s]; c->n[s]++)
-            if (story_unpack(&r, &c->stories[s][c->n[s]])) {
-                c->n[s]++;   /* its token array, if any, is freed with the rest */
-                goto bad;
-            }
+            if (story_unpack(&r, &c->stories[s][c->n[s]])) goto bad;
     }
     if (r.p == r.end) return 0;
 bad:

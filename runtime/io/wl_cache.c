@@ -84,7 +84,9 @@ static int entry_read(const wl_cache *c, const char *path, const unsigned char k
     else if ((st.st_uid != geteuid() && st.st_uid != owner) || (st.st_mode & (S_IWGRP | S_IWOTH)))
         why = "someone other than the cache folder's owner may have written it";
     else if (st.st_size < WL_CACHE_HEAD) why = "it is truncated";
-    void *m = why ? MAP_FAILED : mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    void *m = why ? MAP_FAILED
+                  : c->copy_on_write ? mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0)
+                                     : mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
     if (!why && m == MAP_FAILED) why = "it cannot be mapped";
     if (!why) {
         const unsigned char *h = m;
@@ -150,7 +152,8 @@ static int older(const void *a, const void *b)
     return x->t.tv_nsec < y->t.tv_nsec ? -1 : x->t.tv_nsec > y->t.tv_nsec;
 }
 
-/* Removes the entries used longest ago (never keep) until the folder's entries take at most limit bytes. */
+/* Removes the entries used longest ago (never keep) until the folder's entries take at most limit bytes, and the
+ * temporary files of writers that died (untouched for 10 minutes). */
 static void evict(const wl_cache *c, const char *keep)
 {
     uint64_t limit = c->limit ? c->limit : WL_CACHE_DEFAULT_LIMIT, total = 0;
@@ -159,9 +162,13 @@ static void evict(const wl_cache *c, const char *keep)
     used *u = NULL;
     size_t n = 0, cap = 0;
     struct dirent *de;
+    time_t now = time(NULL);
     while ((de = readdir(d))) {
         size_t k = strlen(de->d_name);
         struct stat st;
+        if (!strncmp(de->d_name, ".tmp-", 5) && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(st.st_mode) && st.st_mtime < now - 600)
+            unlinkat(dirfd(d), de->d_name, 0);
         if (k != 68 || strcmp(de->d_name + 64, ".wlc") || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
             !S_ISREG(st.st_mode))
             continue;

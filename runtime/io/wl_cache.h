@@ -34,6 +34,8 @@ typedef struct wl_cache {
     void (*note)(void *ud, const char *msg);   /* told when an entry is discarded or cannot be stored; may be NULL */
     void *ud;
     volatile sig_atomic_t *interrupt;  /* may be NULL; stops a wait for another process's entry */
+    int copy_on_write;                 /* 1: map entries writable and private: pages stay shared until this process
+                                          writes one, which then becomes its own copy (a model that may be trained) */
 } wl_cache;
 
 /* Computes an entry: *data gets a malloc'd buffer of WL_CACHE_HEAD bytes (left for the cache to fill) followed by

@@ -71,7 +71,11 @@ static int cmd_story(wl_call *c, wl_value **out)
     }
     size_t n = (size_t)words < st->tokens.n ? (size_t)words : st->tokens.n;
     char *text;
-    if (wl_text_readable((const char *const *)st->tokens.tok, n, 0, &text, c->err)) return -1;
+    wl_tokens tk;
+    if (wl_story_tokens(st, &tk, c->err)) return -1;
+    int rc = wl_text_readable((const char *const *)tk.tok, n, 0, &text, c->err);
+    wl_tokens_free(&tk);
+    if (rc) return -1;
     *out = wl_str(text);
     free(text);
     return 0;

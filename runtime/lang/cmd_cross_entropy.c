@@ -88,7 +88,10 @@ static int cmd_losses(wl_call *c, wl_value **out)
         if (!hist) return wl_fail(c->err, "out of memory for the ids of a story of %d tokens", n);
         hist[0] = WL_BOS;
         memcpy(hist + 1, st->ids, sizeof(int32_t) * (size_t)n);
-        toks = st->tokens;   /* borrowed */
+        if (wl_story_tokens(st, &toks, c->err)) {   /* a list over the corpus's strings */
+            free(hist);
+            return -1;
+        }
         snprintf(title, sizeof title, "%s story %td (of %zu) scored by the %s model", wl_split_name(s),
                  st - lc->c.stories[s] + 1, lc->c.n[s], lm->m.kind_name);
     } else {
@@ -110,7 +113,7 @@ static int cmd_losses(wl_call *c, wl_value **out)
         if (hist[i] < 0 || hist[i] >= lm->m.V)
             rc = wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1), "id %d is outside this model's vocabulary of %d", hist[i], lm->m.V);
     if (!rc) rc = lang_losses_score(c, lm, hist, n + 1, toks.tok, v, title, out);
-    if (!lc) wl_tokens_free(&toks);
+    wl_tokens_free(&toks);
     free(hist);
     return rc;
 }

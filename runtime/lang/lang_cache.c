@@ -176,9 +176,35 @@ int lang_cache_evaluate(wl_call *c, const lang_model *lm, const lang_corpus *lc,
     return 0;
 }
 
+static int fill_params(void *ud, unsigned char **data, size_t *len, wl_err *err)
+{
+    const wl_model *m = ud;
+    *len = m->nparams * sizeof(float);
+    if (!(*data = malloc(WL_CACHE_HEAD + *len))) return wl_fail(err, "out of memory for %zu weights", m->nparams);
+    memcpy(*data + WL_CACHE_HEAD, m->params, *len);
+    return 0;
+}
+
 int lang_cache_checkpoint(wl_call *c, const char *path, lang_model *lm)
 {
     lm->checkpoint_sha[0] = 0;
-    if (!wl_interp_options(c->in)->shared_cache) return 0;
-    return wl_cache_file_hash(path, lm->checkpoint_sha, c->err);
+    wl_cache cache;
+    if (cache_of(c, &cache)) return -1;
+    if (!cache.dir) return 0;
+    if (wl_cache_file_hash(path, lm->checkpoint_sha, c->err)) return -1;
+    /* the weights as loaded, shared by every kernel that loads the same file; a write (training) copies a page */
+    cache.copy_on_write = 1;
+    wl_buf b = {0};
+    wl_buf_printf(&b, "wordlab checkpoint weights (1) %s\n%s V %d H %d params %zu\n", lm->checkpoint_sha, lm->m.kind_name,
+                  lm->m.V, lm->m.H, lm->m.nparams);
+    char *name = wl_buf_take(&b);
+    int rc = wl_cache_get(&cache, name, fill_params, &lm->m, &lm->params, c->err);
+    free(name);
+    if (rc) return -1;
+    if (lm->params.len != lm->m.nparams * sizeof(float)) {
+        wl_cache_release(&lm->params);
+        return wl_fail(c->err, "the cached weights of %s have the wrong size", path);
+    }
+    wl_model_borrow_params(&lm->m, (float *)lm->params.data);
+    return 0;
 }

@@ -10,6 +10,7 @@ static void model_free(void *d)
 {
     lang_model *lm = d;
     wl_model_free(&lm->m);
+    wl_cache_release(&lm->params);   /* after the model that points into it */
     wl_unref(lm->vocab);
     free(lm->source);
     free(lm);

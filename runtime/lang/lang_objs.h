@@ -95,6 +95,7 @@ typedef struct lang_model {
     char vocab_from[64];  /* where a loaded model's vocabulary came from ("" when it was given with the model) */
     char checkpoint_sha[65];   /* the SHA-256 of the checkpoint file it was loaded from while its weights are that
                                   file's and a shared cache is in use, else "" */
+    wl_cache_entry params;     /* the loaded weights, shared copy-on-write, that m.params points into (if any) */
 } lang_model;
 
 extern const wl_objtype lang_model_type;
@@ -111,7 +112,8 @@ wl_value *lang_model_vocab(wl_call *c, const lang_model *lm);
  * corpus, else computed. */
 int lang_cache_evaluate(wl_call *c, const lang_model *lm, const lang_corpus *lc, wl_split s, const wl_window_set *w,
                         int batch, double *loss, double *ppl);
-/* Sets lm->checkpoint_sha from the file at path when the interpreter has a shared cache (lang_cache.c). */
+/* When the interpreter has a shared cache: sets lm->checkpoint_sha from the file at path and moves lm's weights into
+ * the cache, mapped copy-on-write (lang_cache.c). */
 int lang_cache_checkpoint(wl_call *c, const char *path, lang_model *lm);
 /* The model and the corpus arguments (0 and 1), checked to agree on the vocabulary size. */
 int lang_model_and_corpus(wl_call *c, lang_model **lm, lang_corpus **lc);

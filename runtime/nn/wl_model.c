@@ -144,8 +144,19 @@ int wl_model_init(wl_model *m, const char *kind_name, int V, int heads, uint64_t
 void wl_model_free(wl_model *m)
 {
     if (!m) return;
-    free(m->params);
+    if (!m->borrowed) free(m->params);
     memset(m, 0, sizeof *m);
+}
+
+void wl_model_borrow_params(wl_model *m, float *params)
+{
+    float **named[] = {&m->tok_emb, &m->pos_emb, &m->wq, &m->wk, &m->wv, &m->wo, &m->hid_w, &m->hid_b, &m->head_w,
+                       &m->head_b};
+    for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+        if (*named[i]) *named[i] = params + (*named[i] - m->params);
+    if (!m->borrowed) free(m->params);
+    m->params = params;
+    m->borrowed = 1;
 }
 
 /* ---- workspace ---- */

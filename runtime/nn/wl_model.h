@@ -43,6 +43,7 @@ typedef struct wl_model {
     float *hid_b;         /* [F] */
     float *head_w;        /* [V, F] */
     float *head_b;        /* [V] */
+    int borrowed;         /* 1: params is not the model's own (wl_model_borrow_params) and is not freed with it */
 } wl_model;
 
 /* kind_name: "mlp", "attention" or "multihead"; heads: 1 (or 0) for mlp and attention; for multihead H, which must
@@ -55,6 +56,9 @@ int wl_model_init(wl_model *m, const char *kind_name, int V, int heads, uint64_t
  * params stays NULL; nothing to free. */
 int wl_model_layout(wl_model *m, const char *kind_name, int V, int heads, wl_err *err);
 void wl_model_free(wl_model *m);
+/* Moves m onto params [nparams], a buffer of m's layout that holds the same values and that m does not own (a
+ * shared mapping of them, which must outlive m): m's own buffer is freed. */
+void wl_model_borrow_params(wl_model *m, float *params);
 /* The view named name (a PyTorch name such as "W_Q.weight"), or NULL when the model has no such parameter.
  * Its offset and size locate the tensor in params and in any buffer of the same layout (grads, AdamW m and v). */
 const wl_param_view *wl_model_view(const wl_model *m, const char *name);

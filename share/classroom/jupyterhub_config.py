@@ -15,6 +15,7 @@
 #   WORDLAB_CLASSROOM_LAB_CMD  the command that runs the JupyterLab single-user server (lab UI)
 #   WORDLAB_CLASSROOM_JUPYTER_PATH  where the wordlab kernel spec is installed (JUPYTER_PATH)
 #   WORDLAB_CLASSROOM_ARTIFACTS  the bundled artifacts' folder (WORDLAB_ARTIFACTS of every kernel)
+#   WORDLAB_CLASSROOM_CACHE    the kernels' shared cache folder (WORDLAB_CACHE; default: STATE/cache)
 #   WORDLAB_CLASSROOM_PASSWORD the one password of the dummy authenticator ("" = any password)
 #   WORDLAB_CLASSROOM_API_TOKEN a token for the load test's service (admin of users and servers)
 import os
@@ -83,6 +84,11 @@ c.Spawner.http_timeout = 120
 
 jupyter_path = env("WORDLAB_CLASSROOM_JUPYTER_PATH", "")
 c.Spawner.environment = {"JUPYTER_PATH": jupyter_path} if jupyter_path else {}
+# The kernels' shared cache (generated corpora, their windows, the bundled checkpoints' weights and scores): computed
+# once for the class and mapped by every kernel.  Only the folder's owner writes it; here every student's server runs
+# as the hub's user, who owns it.  REAL DEPLOYMENT with students as system users: a folder owned by a classroom user
+# who fills it (runs the lessons once) before class; students then read it and cannot change it.
+c.Spawner.environment["WORDLAB_CACHE"] = env("WORDLAB_CLASSROOM_CACHE", os.path.join(state, "cache"))
 artifacts = env("WORDLAB_CLASSROOM_ARTIFACTS", "")
 if artifacts:  # where `artifact NAME` finds the bundled checkpoints (default: beside the wordlab program)
     c.Spawner.environment["WORDLAB_ARTIFACTS"] = artifacts

@@ -169,9 +169,6 @@ static void test_eviction(void)
     job j = {.seed = 1, .len = 1000};
     const char *names[] = {"A", "B", "C"};
     static char paths[3][PATH_MAX];
-    static char keep[PATH_MAX];
-    snprintf(keep, sizeof keep, "%s", dir);
-    snprintf(dir, sizeof dir, "%.200s", sub);
     for (int i = 0; i < 3; i++) {
         j.seed = (unsigned char)(10 + i);
         const char *p = entry_path(&c, names[i], &j);
@@ -187,12 +184,20 @@ static void test_eviction(void)
     j.seed = 10;
     CHECK(wl_cache_get(&c, "A", fill, &j, &e, &err) == 0 && e.cached);
     wl_cache_release(&e);
+    /* a temporary file of a writer that died long ago, and one being written now */
+    char dead[PATH_MAX + 16], live[PATH_MAX + 16];
+    snprintf(dead, sizeof dead, "%s/.tmp-1-dead", sub);
+    snprintf(live, sizeof live, "%s/.tmp-2-live", sub);
+    fclose(fopen(dead, "w"));
+    fclose(fopen(live, "w"));
+    struct timespec old[2] = {{1000, 0}, {1000, 0}};
+    utimensat(AT_FDCWD, dead, old, 0);
     j.seed = 13;
     CHECK(entry_path(&c, "D", &j) != NULL);
+    CHECK_MSG(access(dead, F_OK) != 0 && access(live, F_OK) == 0, "stale temporary files: the dead one goes, the live one stays");
     CHECK_MSG(access(paths[0], F_OK) == 0, "A (used last) was evicted");
     CHECK_MSG(access(paths[1], F_OK) != 0, "B (used longest ago) was kept past the limit");
     CHECK_MSG(access(paths[2], F_OK) == 0, "C was evicted though the limit needed one entry gone");
-    snprintf(dir, sizeof dir, "%.200s", keep);
 }
 
 static void test_not_mine_and_bypass(void)
