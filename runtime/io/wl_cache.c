@@ -245,8 +245,9 @@ int wl_cache_get(const wl_cache *c, const char *name, wl_cache_fill_fn fill, voi
         return -1;
     }
     if (locked) {
+        int e0 = errno;
         if (lfd >= 0) close(lfd);
-        note(c, "the cache entry's lock %s cannot be taken (%s); computing here", lockpath, strerror(errno));
+        note(c, "the cache entry's lock %s cannot be taken (%s); computing here", lockpath, strerror(e0));
         return compute_private(fill, ud, e, err);
     }
     /* Another process may have written it while this one waited; a bad entry (noted once) is replaced. */
