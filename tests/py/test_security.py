@@ -159,6 +159,8 @@ FRONT_END_ENV = {
     ("cli/cli_http.c", "WORDLAB_ARTIFACTS"): "where `artifact` looks first for the bundled files, passed to the interpreter",
     ("cli/cli_http.c", "XDG_CACHE_HOME"): "the user's cache directory for `corpus source=tinystories`, passed to the interpreter",
     ("cli/cli_http.c", "HOME"): "the same, ~/.cache without XDG_CACHE_HOME",
+    ("cli/cli_http.c", "WORDLAB_CACHE"): "the shared cache folder (off: none), passed to the interpreter",
+    ("cli/cli_http.c", "WORDLAB_CACHE_LIMIT_MB"): "the shared cache's bound, passed to the interpreter",
 }
 
 
