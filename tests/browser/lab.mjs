@@ -1,9 +1,10 @@
 // lab.mjs: in Debian's chromium, drives JupyterLab 4 of the project environment (as `make notebook` serves it) with
 // the wordlab extension: the launcher, the four lessons of the working copy (saved pictures on first open, then Run
-// All), a scratch notebook (completion, tooltip, help, stop, restart, LaTeX by the bundled MathJax, its kernel on
-// the ipc transport), a .wlab file highlighted in the editor, a console, the dark theme (lesson 04 again), and lesson
-// 01 in Notebook 7 on the same server; a screenshot of each step; any console error, a JSON tree, or a request that
-// leaves 127.0.0.1 fails.
+// All; lesson 03's shaded tokens readable, its next-word table; lesson 04's heat maps with colour bars and axis
+// titles), a scratch notebook (completion, tooltip, help, stop, restart, LaTeX by the bundled MathJax, its kernel on
+// the ipc transport), a .wlab file highlighted in the editor, a console, the dark theme (lessons 04 and 03 again, the
+// shaded tokens still readable), and lesson 01 in Notebook 7 on the same server; a screenshot of each step; any
+// console error, a JSON tree, or a request that leaves 127.0.0.1 fails.
 // usage: node lab.mjs BASE_URL TOKEN SCREENSHOT_DIR USER_DATA_DIR EXPECT_JSON
 //   EXPECT_JSON: {"NN_lesson.ipynb": tests/browser/saved_outputs.py's JSON, ...}
 import { launchChromium } from './chromium.mjs';
@@ -36,6 +37,43 @@ function connectionFile(kernelId) {
   const file = path.join(dir, `kernel-${kernelId}.json`);
   if (!fs.existsSync(file)) fail(`no connection file ${file} for kernel ${kernelId}`);
   return { dir, info: JSON.parse(fs.readFileSync(file, 'utf8')) };
+}
+
+// What the current notebook's outputs show for reading: the loss-shaded tokens' lowest contrast of text against
+// background (WCAG 2: (L1 + 0.05) / (L2 + 0.05) of relative luminances), the heat maps with a colour bar and axis
+// titles, and the next-word tables with their bars.
+async function readability(pg) {
+  return pg.evaluate((current) => {
+    const lum = (css) => {
+      const [r, g, b] = css.match(/[\d.]+/g).slice(0, 3).map((v) => Number(v) / 255)
+        .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const tokens = [...document.querySelectorAll(`${current} .jp-OutputArea-output .wordlab-losses .wordlab-token`)];
+    let min = Infinity;
+    for (const t of tokens) {
+      const st = getComputedStyle(t), a = lum(st.color), b = lum(st.backgroundColor);
+      min = Math.min(min, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05));
+    }
+    const maps = [...document.querySelectorAll(`${current} .jp-OutputArea-output svg.wordlab-heatmap`)];
+    return {
+      tokens: tokens.length, minContrast: tokens.length ? Math.round(min * 100) / 100 : null,
+      heatMaps: maps.length, withBarAndAxes: maps.filter((m) => m.querySelector('g.colourbar') && m.querySelector('text.axis')).length,
+      nextTables: document.querySelectorAll(`${current} .jp-OutputArea-output table.wordlab-next-bars`).length,
+    };
+  }, CURRENT);
+}
+
+// The shaded tokens of the current notebook, each readable against its own background (contrast at least 4.5:1).
+async function checkContrast(pg, what) {
+  // A notebook just opened renders its cells' outputs a little later (JupyterLab 4 defers cells out of view).
+  await pg.waitForSelector(`${CURRENT} .jp-OutputArea-output .wordlab-losses .wordlab-token`, { state: 'attached', timeout: 60_000 })
+    .catch(() => {});
+  const r = await readability(pg);
+  console.log(`${what}: ${JSON.stringify(r)}`);
+  if (!r.tokens) fail(`${what}: no loss-shaded tokens`);
+  if (r.minContrast < 4.5) fail(`${what}: a shaded token's text has contrast ${r.minContrast}:1 against its background (under 4.5:1)`);
+  return r;
 }
 
 const context = await launchChromium(userDataDir, { width: 1400, height: 900 });
@@ -116,6 +154,14 @@ try {
     if (ran.heatMaps < must.heatMaps) fail(`${name}: ${ran.heatMaps} SVG heat maps after Run All, not at least ${must.heatMaps}`);
     if (ran.shaded < must.shaded) fail(`${name}: ${ran.shaded} shaded outputs after Run All`);
     if (must.headTable && ran.headTableRows < 5) fail(`${name}: no head table (a row per head) after Run All`);
+    if (name.startsWith('03')) {   // the loss-shaded story readable, and the next-word table with its bars
+      const r = await checkContrast(page, `${name} light theme`);
+      if (!r.nextTables) fail(`${name}: no next-word table after Run All`);
+    }
+    if (name.startsWith('04')) {   // every heat map with its colour bar and axis titles
+      const r = await readability(page);
+      if (r.heatMaps < must.heatMaps || r.withBarAndAxes !== r.heatMaps) fail(`${name}: heat maps ${JSON.stringify(r)}`);
+    }
     // The first heat map (or the head table, or the shading) in view.
     await page.evaluate((current) => {
       const nb = document.querySelector(`${current} .jp-Notebook`);
@@ -341,6 +387,13 @@ try {
   await page.evaluate((current) => document.querySelector(`${current} .jp-Notebook .jp-RenderedSVG img, ${current} .jp-Notebook .jp-RenderedHTMLCommon svg`)
     ?.closest('.jp-Cell').scrollIntoView({ block: 'start' }), CURRENT);
   await shot(page, 'dark-04');
+  const lesson03 = Object.keys(expected)[2];
+  await openFile(page, lesson03);
+  await page.waitForSelector(`${CURRENT} .jp-Notebook .jp-Cell`, { timeout: 60_000 });
+  await kernelReady(page);
+  await checkContrast(page, `${lesson03} dark theme`);
+  await page.evaluate((current) => document.querySelector(`${current} .wordlab-losses`)?.closest('.jp-Cell').scrollIntoView({ block: 'start' }), CURRENT);
+  await shot(page, 'dark-03');
 
   console.log(`screenshots: ${shot.list.join(' ')}`);
   if (problems.length) fail(`the page reported: ${problems.join(' | ')}`);

@@ -12,7 +12,7 @@ BUILD = os.environ.get("WL_BUILD_DIR") or os.path.join(SRC, "build")
 # One screenshot per step of tests/browser/lab.mjs, in its order.
 SHOTS = ["launcher"] + [f"{n:02d}-{step}" for n in (1, 2, 3, 4) for step in ("first-open", "run-all")] + \
         ["completion", "tooltip", "help", "stop", "restart", "mathjax", "wlab-editor", "console", "notebook7",
-         "dark-theme", "dark-04"]
+         "dark-theme", "dark-04", "dark-03"]
 
 
 def git_status():
