@@ -184,11 +184,6 @@ static int check_and_parse(wl_port *p, wl_msg *m)
     return 1;
 }
 
-int wl_wire_limit(void *sock, int64_t max)
-{
-    return zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &max, sizeof max);
-}
-
 /* Receives and closes the rest of a message that is being dropped; returns the bytes of its frames. */
 static size_t drain(wl_port *p, int more)
 {

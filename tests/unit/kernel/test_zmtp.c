@@ -129,7 +129,7 @@ static void frame(stream *s, unsigned char fill, size_t len, int more)
 
 static int feed(wl_zmtp *z, rec *r, const stream *s, int bytewise)
 {
-    wl_zmtp_sink sink = {r, on_ready, on_ping, on_message, on_dropped};
+    wl_zmtp_sink sink = {r, on_ready, on_ping, on_message, on_dropped, NULL, NULL};
     if (!bytewise) return wl_zmtp_feed(z, s->b, s->n, &sink);
     for (size_t i = 0; i < s->n; i++)
         if (wl_zmtp_feed(z, s->b + i, 1, &sink)) return -1;
@@ -145,7 +145,7 @@ static int session(wl_zmtp *z, rec *r, const stream *extra, int bytewise)
     ready(&s, "DEALER", "client-1");
     if (extra) put(&s, extra->b, extra->n);
     memset(r, 0, sizeof *r);
-    wl_zmtp_init(z, FRAME_MAX, MESSAGE_MAX);
+    wl_zmtp_init(z, 0, FRAME_MAX, MESSAGE_MAX);
     return feed(z, r, &s, bytewise);
 }
 
@@ -185,7 +185,7 @@ static void test_a_client_without_a_routing_id(void)
     ready(&s, "REQ", NULL);
     wl_zmtp z;
     rec r = {0};
-    wl_zmtp_init(&z, FRAME_MAX, MESSAGE_MAX);
+    wl_zmtp_init(&z, 0, FRAME_MAX, MESSAGE_MAX);
     CHECK(feed(&z, &r, &s, 0) == 0 && r.readies == 1 && r.id_len == 0);
     wl_zmtp_free(&z);
 }
@@ -196,7 +196,7 @@ static void refused(const stream *s, const char *want)
     for (int bytewise = 0; bytewise < 2; bytewise++) {
         wl_zmtp z;
         rec r = {0};
-        wl_zmtp_init(&z, FRAME_MAX, MESSAGE_MAX);
+        wl_zmtp_init(&z, 0, FRAME_MAX, MESSAGE_MAX);
         CHECK_MSG(feed(&z, &r, s, bytewise) == -1 && strstr(z.why, want), "want \"%s\", got \"%s\"", want, z.why);
         wl_zmtp_free(&z);
     }
@@ -371,12 +371,12 @@ static void test_the_gates_own_bytes(void)
     wl_zmtp_greeting(g);
     CHECK(g[0] == 0xFF && g[9] == 0x7F && g[10] == 3 && g[11] == 1 && !memcmp(g + 12, "NULL\0", 5) && !g[32]);
     put(&s, g, sizeof g);
-    size_t n = wl_zmtp_ready(rd);
+    size_t n = wl_zmtp_ready(rd, 0);
     CHECK(n <= WL_ZMTP_READY_MAX && rd[0] == 4 && rd[1] == n - 2 && !memcmp(rd + 2, "\5READY", 6));
     put(&s, rd, n);
     wl_zmtp z;
     rec r = {0};
-    wl_zmtp_init(&z, FRAME_MAX, MESSAGE_MAX);
+    wl_zmtp_init(&z, 0, FRAME_MAX, MESSAGE_MAX);
     CHECK(feed(&z, &r, &s, 0) == 0 && r.readies == 1 && r.id_len == 0);
     wl_zmtp_free(&z);
     unsigned char h[WL_ZMTP_HEADER_MAX];
