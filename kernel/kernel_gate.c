@@ -245,7 +245,7 @@ static int room(void *ud, uint64_t need)
     uint64_t held = atomic_load(&ch->in_flight) + need + FRAME_COST;
     for (size_t i = 0; i < ch->nconns; i++) {
         const wl_zmtp *z = &ch->conns[i]->z;
-        if (!z->dropping) held += z->bytes + (uint64_t)z->count * FRAME_COST;
+        held += z->bytes + (uint64_t)z->count * FRAME_COST;
     }
     return held <= WL_GATE_IN_MAX;
 }
@@ -345,16 +345,6 @@ static void on_message(void *ud, wl_zmtp_frame *frames, int n)
     ch->tail = &m->next;
 }
 
-/* A message over the limits, or one the port has no room for: dropped, and its connection closed, so that the client
- * sees its connection close rather than wait for a reply. */
-static void on_dropped(void *ud, const char *why)
-{
-    wl_gate_conn *c = ud;
-    char line[200];
-    snprintf(line, sizeof line, "dropped a message of %s", why);
-    shut(c, line);
-}
-
 /* ---- the clients' side ---- */
 
 static void accept_conn(wl_gate_chan *ch, const unsigned char *id)
@@ -397,7 +387,7 @@ static void from_client(wl_gate_chan *ch, zmq_msg_t *id, zmq_msg_t *data)
     } else if (c && !c->closing) {
         c->heard = now_ms();
         c->pinged = 0;
-        wl_zmtp_sink sink = {c, on_ready, on_ping, on_message, on_dropped, on_subscribe, room};
+        wl_zmtp_sink sink = {c, on_ready, on_ping, on_message, on_subscribe, room};
         if (wl_zmtp_feed(&c->z, zmq_msg_data(data), n, &sink) && !c->gone) shut(c, c->z.why);
     }
     reap(ch);
@@ -552,6 +542,9 @@ static void sweep(wl_gate_chan *ch, long long now)
             shut(c, "");
         } else if (!c->open) {
             if (now - c->opened > WL_GATE_HANDSHAKE_MS) shut(c, "no ZMTP handshake within its time");
+        } else if (atomic_load(&c->held->bytes)) {
+            c->heard = now;   /* what waits for it (a PING among it) counts its silence from when it is written */
+            c->pinged = 0;
         } else if (now - c->heard > WL_GATE_SILENT_MS) {
             shut(c, "silent for too long, PING unanswered");
         } else if (c->z.count && c->mark_at && c->mark == c->z.done && now - c->mark_at > WL_GATE_MESSAGE_MS) {

@@ -23,20 +23,21 @@
  * - iopub: a PUB to SUB/XSUB peers; a peer's subscriptions are counted, not kept: a subscribed peer gets every
  *   message (its SUB socket drops the topics it did not ask for).
  * - heartbeat: every message is sent back to its connection.
- * Bounds: at most WL_GATE_CONNS_MAX connections per port; a connection without its handshake after
- * WL_GATE_HANDSHAKE_MS, silent for WL_GATE_SILENT_MS (PINGed after WL_GATE_PING_MS), or with a message unfinished
- * for WL_GATE_MESSAGE_MS is closed; what shell, control and stdin hold of their clients' messages (those being read,
- * those the kernel has not freed yet) is at most WL_GATE_IN_MAX each (a message that does not fit is dropped and its
- * connection closed); what waits to be written to one connection is at most WL_GATE_OUT_MAX bytes (or one message,
- * when nothing else waits), and a message that does not fit is dropped for that connection; what waits for all the
- * connections of one port is at most WL_GATE_PORT_OUT_MAX (and one message): a message that would pass it closes the
- * connections that hold the most (clients that do not read). Each port reads at most WL_GATE_BURST chunks before
- * the others get their turn. */
+ * Bounds: at most WL_GATE_CONNS_MAX connections per port. A connection is closed without its handshake after
+ * WL_GATE_HANDSHAKE_MS, silent for WL_GATE_SILENT_MS (PINGed after WL_GATE_PING_MS; silence counts from when nothing
+ * waits to be written to it, so that a client that reads slowly is not taken for a vanished one), with a message
+ * unfinished for WL_GATE_MESSAGE_MS, or with a message over the limits of kernel_wire.h. What shell, control and
+ * stdin each hold of their clients' messages (being read, or not yet freed by the kernel) is at most WL_GATE_IN_MAX:
+ * a message that does not fit closes its connection (its client sees the connection close rather than wait for a
+ * reply). What waits to be written to one connection is at most WL_GATE_OUT_MAX bytes (or one message, when nothing
+ * else waits): a message that does not fit is dropped for that connection. What waits for all the connections of one
+ * port is at most WL_GATE_PORT_OUT_MAX and one message: a message that would pass it closes the connections that hold
+ * the most (clients that do not read). Each port reads at most WL_GATE_BURST chunks before the others get a turn. */
 #define WL_GATE_CONNS_MAX 32
-#define WL_GATE_HANDSHAKE_MS 10000
-#define WL_GATE_PING_MS 5000
-#define WL_GATE_SILENT_MS 15000
-#define WL_GATE_MESSAGE_MS 60000
+#define WL_GATE_HANDSHAKE_MS 30000
+#define WL_GATE_PING_MS 10000
+#define WL_GATE_SILENT_MS 60000
+#define WL_GATE_MESSAGE_MS 120000
 #define WL_GATE_IN_MAX (48 << 20)
 #define WL_GATE_OUT_MAX (16 << 20)
 #define WL_GATE_PORT_OUT_MAX (64 << 20)

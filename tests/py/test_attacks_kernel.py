@@ -9,7 +9,6 @@ back must be that one's.
 """
 import json
 import socket
-import uuid
 
 import pytest
 import zmq
@@ -96,7 +95,7 @@ def test_a_multipart_message_over_the_total_limit_closes_its_connection_and_the_
         _, msg_id = raw.send("kernel_info_request", {})
         assert raw.recv_reply_to(msg_id)[0]["msg_type"] == "kernel_info_reply"
     text = ku.wait_for_text(log, "more than the 33554432 bytes a message may have")
-    assert "closed a connection on shell: dropped a message of" in text
+    assert "closed a connection on shell: a message of" in text
     assert answers(kc)
 
 
@@ -136,26 +135,19 @@ def client_round(kc, code="mean 3 5", iopub=True):
     assert control_reply(kc, msg["header"]["msg_id"])["msg_type"] == "kernel_info_reply"
     msg_id = kc.execute('input "who? "', allow_stdin=True)
     asked = kc.get_stdin_msg(timeout=ku.TIMEOUT)
-    while asked["parent_header"].get("msg_id") != msg_id:   # a copy of another client's with kc's routing id
-        asked = kc.get_stdin_msg(timeout=ku.TIMEOUT)
-    assert asked["msg_type"] == "input_request"
+    assert asked["msg_type"] == "input_request" and asked["parent_header"].get("msg_id") == msg_id, asked
     kc.input("me")
     assert ku.shell_reply(kc, msg_id)["content"]["status"] == "ok"
     if iopub:
         ku.collect(kc, msg_id)
 
 
-def header_type(frames):
-    return json.loads(frames[frames.index(b"<IDS|MSG>") + 2])["msg_type"]
-
-
 @pytest.mark.parametrize("sends", ["nothing", "garbage"])
 def test_a_peer_without_the_key_that_claims_a_clients_routing_id_gets_none_of_its_replies(fresh, sends):
     """The peer reads the client's session id on IOPub and connects with it as its routing id on shell, control and
-    stdin, then sends nothing, or unsigned and malformed messages. Every reply to the client's signed requests still
-    reaches the client and none reaches the peer. (On stdin the peer, like every stdin connection that claims the
-    client's routing id, gets a copy of each input_request: stdin carries no request of the client's by which the
-    kernel could tell its connection. The client gets it and answers.)"""
+    stdin, then sends nothing, or unsigned and malformed messages. Every reply to the client's signed requests, and
+    every input_request, still reaches the client and none reaches the peer (an input_request goes to the stdin
+    connection that claims the id and connected closest in time to the request's shell connection)."""
     km, kc = fresh
     identity = routing_id(kc)
     thieves = {ch: ku.RawClient(km, ch, identity=identity, monitor=True) for ch in ("shell", "control", "stdin")}
@@ -170,10 +162,7 @@ def test_a_peer_without_the_key_that_claims_a_clients_routing_id_gets_none_of_it
             client_round(kc)
         for ch in ("shell", "control"):
             assert not thieves[ch].sock.poll(0), f"a reply to the client went to the peer on {ch}"
-        copies = []
-        while thieves["stdin"].sock.poll(0):
-            copies.append(header_type(thieves["stdin"].sock.recv_multipart()))
-        assert set(copies) <= {"input_request"}, copies
+        assert not thieves["stdin"].sock.poll(0), "an input_request went to the peer"
     finally:
         for thief in thieves.values():
             thief.close()
@@ -226,34 +215,6 @@ def test_a_client_that_reconnects_with_a_new_routing_id_gets_every_reply(fresh):
         client_round(c, code=f"mean {i} 2", iopub=False)
         c.stop_channels()
     client_round(kc)
-
-
-def test_a_reply_whose_connection_closed_goes_to_the_clients_new_connection(fresh):
-    """The client's execute waits for input when the kernel closes the client's shell connection (a frame over the
-    limit); the client connects again with its routing id, answers, and gets the execute's reply there."""
-    km, kc = fresh
-    identity = b"client-" + uuid.uuid4().hex.encode()
-    stdin = ku.RawClient(km, "stdin", identity=identity, monitor=True)
-    old = ku.RawClient(km, identity=identity, monitor=True)
-    new = None
-    try:
-        stdin.monitor.wait(zmq.EVENT_HANDSHAKE_SUCCEEDED)
-        _, msg_id = old.send("execute_request", {"code": 'input "who? "', "silent": False, "store_history": True,
-                                                 "user_expressions": {}, "allow_stdin": True, "stop_on_error": True})
-        assert stdin.recv_reply_to(msg_id)[0]["msg_type"] == "input_request"   # the execute waits for it
-        old.sock.send(b"x" * (FRAME_MAX + 1))
-        old.monitor.wait(zmq.EVENT_DISCONNECTED)                              # the kernel closed the connection
-        old.close()
-        new = ku.RawClient(km, identity=identity, monitor=True)
-        new.monitor.wait(zmq.EVENT_HANDSHAKE_SUCCEEDED)
-        stdin.send("input_reply", {"value": "me"})
-        header, content = new.recv_reply_to(msg_id)
-        assert header["msg_type"] == "execute_reply" and content["status"] == "ok", content
-    finally:
-        for c in (stdin, old, new):
-            if c is not None and not c.sock.closed:
-                c.close()
-    assert answers(kc)
 
 
 @pytest.mark.parametrize("channel", ["shell", "control", "stdin"])
