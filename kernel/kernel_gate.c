@@ -179,9 +179,12 @@ static int deliver(wl_gate_conn *c, wl_gate_out *o)
         return 0;
     }
     int rc = send_id(c->ch->pub, c->id, &m);
-    if (rc < 0 && errno == EHOSTUNREACH) c->gone = 1;
+    int e = errno;
     zmq_msg_close(&m);   /* after a send: nothing; else frees the ticket */
     if (rc == 0) c->lagging = 0;
+    else if (e == EHOSTUNREACH) c->gone = 1;
+    else if (!c->lagging++)
+        fprintf(stderr, "wordlab kernel: a message on %s could not be queued: %s\n", c->ch->name, zmq_strerror(e));
     return rc == 0;
 }
 
@@ -645,11 +648,24 @@ static int relay(wl_gate *g, void *ctx, int i)
            !zmq_setsockopt(dealer, ZMQ_ROUTING_ID, GATE_ID, strlen(GATE_ID)) && !zmq_connect(dealer, endpoint);
 }
 
+void *wl_gate_port(void *ctx, int linger_ms)
+{
+    void *s = zmq_socket(ctx, ZMQ_STREAM);
+    int rcvhwm = STREAM_RCVHWM, sndhwm = STREAM_SNDHWM;
+    if (s && (zmq_setsockopt(s, ZMQ_LINGER, &linger_ms, sizeof linger_ms) ||
+              zmq_setsockopt(s, ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm) ||
+              zmq_setsockopt(s, ZMQ_SNDHWM, &sndhwm, sizeof sndhwm))) {
+        zmq_close(s);
+        return NULL;
+    }
+    return s;
+}
+
 int wl_gate_start(wl_gate *g, void *ctx, void *const pub[WL_GATE_NCH])
 {
     memset(g, 0, sizeof *g);
     atomic_init(&g->subscribers, 0);
-    int ok = 1, rcvhwm = STREAM_RCVHWM, sndhwm = STREAM_SNDHWM, zero = 0;
+    int ok = 1, zero = 0;
     for (int i = 0; ok && i < WL_GATE_NCH; i++) {
         wl_gate_chan *ch = g->chan[i] = wl_xcalloc(1, sizeof *ch);
         ch->name = NAMES[i];
@@ -659,9 +675,7 @@ int wl_gate_start(wl_gate *g, void *ctx, void *const pub[WL_GATE_NCH])
         ch->tail = &ch->head;
         ch->conns = wl_xmalloc(WL_GATE_CONNS_MAX * sizeof *ch->conns);
         atomic_init(&ch->in_flight, 0);
-        ok = !zmq_setsockopt(pub[i], ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm) &&
-             !zmq_setsockopt(pub[i], ZMQ_SNDHWM, &sndhwm, sizeof sndhwm);
-        if (ok && i < WL_GATE_RELAYED) ok = relay(g, ctx, i);
+        if (i < WL_GATE_RELAYED) ok = relay(g, ctx, i);
         if (ok && i == WL_GATE_IOPUB) {
             ch->inner = zmq_socket(ctx, ZMQ_PULL);
             ok = ch->inner && !zmq_setsockopt(ch->inner, ZMQ_LINGER, &zero, sizeof zero) &&

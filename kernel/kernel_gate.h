@@ -58,8 +58,11 @@ typedef struct wl_gate {
     int started;
 } wl_gate;
 
-/* Takes the bound ZMQ_STREAM sockets pub[] (the ports clients connect to, in WL_GATE_* order), makes inner[] and
- * the PULL at WL_GATE_IOPUB_ENDPOINT, and starts the thread. Returns 0, or -1 (errno set; pub[] stay the caller's). */
+/* A port for the gate: a ZMQ_STREAM with its options (they hold for connections accepted after a bind, so they are
+ * set before it), linger_ms of linger. NULL on failure (errno set). */
+void *wl_gate_port(void *ctx, int linger_ms);
+/* Takes the bound ports pub[] (made by wl_gate_port, in WL_GATE_* order), makes inner[] and the PULL at
+ * WL_GATE_IOPUB_ENDPOINT, and starts the thread. Returns 0, or -1 (errno set; pub[] stay the caller's). */
 int wl_gate_start(wl_gate *g, void *ctx, void *const pub[WL_GATE_NCH]);
 /* Before zmq_ctx_shutdown: relays everything the kernel has sent and published so far, closes the ports (they linger
  * until it is written) and ends the thread. The caller closes inner[] once the threads that use them are done. */

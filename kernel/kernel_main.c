@@ -172,7 +172,7 @@ int wl_kernel_main(int argc, char **argv, const wl_interp_opts *opts)
     static const char *names[WL_GATE_NCH] = {"shell", "control", "stdin", "iopub", "heartbeat"};
     int ok = ctx != NULL;
     for (int i = 0; i < WL_GATE_NCH; i++) {
-        port[i] = ok ? make_socket(ctx, ZMQ_STREAM, LINGER_MS) : NULL;
+        port[i] = ok ? wl_gate_port(ctx, LINGER_MS) : NULL;
         ok = ok && port[i] && !bind_retry(port[i], conn.endpoint[from_conn[i]], names[i]);
     }
     wl_gate gate = {0};

@@ -8,10 +8,7 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include <openssl/core_names.h>
-#include <openssl/crypto.h>
-#include <openssl/params.h>
-#include <openssl/rand.h>
+#include <sodium.h>
 
 #include "kernel_json.h"
 #include "wl_utf8.h"
@@ -23,6 +20,7 @@
 int wl_wire_init(wl_wire *w, const char *key, size_t keylen)
 {
     memset(w, 0, sizeof *w);
+    if (sodium_init() < 0) return -1;
     w->key = malloc(keylen ? keylen : 1);
     w->seen[0] = calloc(2 * SEEN_CAP, sizeof(uint64_t));
     w->seen[1] = calloc(2 * SEEN_CAP, sizeof(uint64_t));
@@ -52,44 +50,29 @@ int wl_port_init(wl_port *p, wl_wire *w, void *sock, const char *name)
     p->sock = sock;
     p->name = name;
     p->wire = w;
-    if (!w->keylen) return 0;
-    EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-    if (!mac) return -1;
-    p->mac = EVP_MAC_CTX_new(mac);
-    EVP_MAC_free(mac);
-    OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA256", 0),
-                           OSSL_PARAM_construct_end()};
-    if (!p->mac || !EVP_MAC_init(p->mac, w->key, w->keylen, params)) {
-        wl_port_free(p);
-        return -1;
-    }
+    if (w->keylen) crypto_auth_hmacsha256_init(&p->mac, w->key, w->keylen);
     return 0;
 }
 
 void wl_port_free(wl_port *p)
 {
-    EVP_MAC_CTX_free(p->mac);
-    p->mac = NULL;
+    sodium_memzero(&p->mac, sizeof p->mac);
 }
 
-/* HMAC-SHA256 of the four parts as lowercase hex into hex[65]. Returns 0 / -1. */
-static int sign_parts(wl_port *p, const void *const part[4], const size_t len[4], char hex[SIG_HEX + 1])
+/* HMAC-SHA256 of the four parts as lowercase hex into hex[65]. */
+static void sign_parts(wl_port *p, const void *const part[4], const size_t len[4], char hex[SIG_HEX + 1])
 {
-    unsigned char md[32];
-    size_t mdlen = 0;
-    EVP_MAC_CTX *c = EVP_MAC_CTX_dup(p->mac);
-    int ok = c != NULL;
-    for (int i = 0; ok && i < 4; i++) ok = EVP_MAC_update(c, part[i], len[i]);
-    ok = ok && EVP_MAC_final(c, md, &mdlen, sizeof md) && mdlen == sizeof md;
-    EVP_MAC_CTX_free(c);
-    if (!ok) return -1;
+    unsigned char md[crypto_auth_hmacsha256_BYTES];
+    crypto_auth_hmacsha256_state c = p->mac;
+    for (int i = 0; i < 4; i++) crypto_auth_hmacsha256_update(&c, part[i], len[i]);
+    crypto_auth_hmacsha256_final(&c, md);
+    sodium_memzero(&c, sizeof c);
     static const char digits[] = "0123456789abcdef";
     for (size_t i = 0; i < sizeof md; i++) {
         hex[2 * i] = digits[md[i] >> 4];
         hex[2 * i + 1] = digits[md[i] & 15];
     }
     hex[SIG_HEX] = 0;
-    return 0;
 }
 
 static int set_has(const uint64_t *set, uint64_t h)
@@ -161,8 +144,8 @@ static int check_and_parse(wl_port *p, wl_msg *m)
         char want[SIG_HEX + 1];
         const char *got = zmq_msg_data(&m->frames[d + 1]);
         if (zmq_msg_size(&m->frames[d + 1]) != SIG_HEX) return drop(p, "signature of the wrong length"), 0;
-        if (sign_parts(p, part, len, want)) return drop(p, "cannot compute the HMAC"), 0;
-        if (CRYPTO_memcmp(want, got, SIG_HEX)) return drop(p, "bad signature"), 0;
+        sign_parts(p, part, len, want);
+        if (sodium_memcmp(want, got, SIG_HEX)) return drop(p, "bad signature"), 0;
         if (seen_before(p->wire, want)) return drop(p, "duplicate signature (a replayed message)"), 0;
     }
     cJSON **out[4] = {&m->header, &m->parent, &m->metadata, &m->content};
@@ -278,7 +261,7 @@ static int send_parts(wl_port *p, const wl_msg *parent, int route, const char *m
         len[1] = zmq_msg_size((zmq_msg_t *)&parent->frames[parent->delim + 2]);
     }
     char sig[SIG_HEX + 1] = "";
-    if (p->wire->keylen && sign_parts(p, part, len, sig)) return -1;
+    if (p->wire->keylen) sign_parts(p, part, len, sig);
     if (route && parent) {
         for (int i = 0; i < parent->delim; i++)
             if (send_frame(p->sock, zmq_msg_data((zmq_msg_t *)&parent->frames[i]),
@@ -332,13 +315,7 @@ int wl_wire_send_json(wl_port *p, const wl_msg *parent, int route, const char *m
 void wl_uuid4(char out[37])
 {
     unsigned char b[16];
-    if (RAND_bytes(b, sizeof b) != 1) {   /* never expected; still unique enough within a process */
-        static unsigned long counter;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        unsigned long x = (unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 20) ^ ++counter;
-        for (int i = 0; i < 16; i++) b[i] = (unsigned char)(x >> (8 * (i % 8))) ^ (unsigned char)(i * 37);
-    }
+    randombytes_buf(b, sizeof b);
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
     static const char digits[] = "0123456789abcdef";

@@ -1,4 +1,4 @@
-/* kernel_wire.h: Jupyter wire framing: signed multipart messages over ZeroMQ (HMAC-SHA256, cJSON). */
+/* kernel_wire.h: Jupyter wire framing: signed multipart messages over ZeroMQ (HMAC-SHA256 by libsodium, cJSON). */
 #ifndef WL_KERNEL_WIRE_H
 #define WL_KERNEL_WIRE_H
 
@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include <cJSON.h>
-#include <openssl/evp.h>
+#include <sodium.h>
 #include <zmq.h>
 
 /* What one message may hold: the gate (kernel_gate.h) closes the connection of a peer that sends a bigger frame, or
@@ -38,7 +38,7 @@ typedef struct wl_port {
     void *sock;
     const char *name;          /* "shell", "control", "stdin", "iopub": for log lines */
     wl_wire *wire;
-    EVP_MAC_CTX *mac;          /* keyed HMAC-SHA256, duplicated for each message; NULL without a key */
+    crypto_auth_hmacsha256_state mac;   /* keyed HMAC-SHA256, copied for each message; unused without a key */
 } wl_port;
 
 /* A received message. frames[0..delim) are the routing ids; the four JSON parts are

@@ -8,7 +8,7 @@
  * a replay is dropped when there is a key; the reply to an accepted message is routed back to the sender,
  * signed, and carries the request's header bytes as its parent_header; wl_utf8_clean gives valid UTF-8. */
 // wl-fuzz-extra: kernel/kernel_wire.c kernel/kernel_json.c
-// wl-fuzz-libs: -lzmq -lssl -lcrypto
+// wl-fuzz-libs: -lzmq -lsodium -lssl -lcrypto
 #include "kernel_json.h"
 #include "kernel_wire.h"
 #include "wl_text.h"
