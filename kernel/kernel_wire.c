@@ -11,19 +11,22 @@
 #include <sodium.h>
 
 #include "kernel_json.h"
+#include "wl_buf.h"
 #include "wl_utf8.h"
 
 #define DELIM "<IDS|MSG>"
 #define SIG_HEX 64              /* HMAC-SHA256 as lowercase hex */
-#define SEEN_CAP WL_WIRE_REPLAY_WINDOW   /* signatures per generation; a set holds twice as many slots */
+#define SEEN_CAP WL_WIRE_REPLAY_WINDOW   /* signatures per generation; a set has at least twice as many slots */
+#define SEEN_START 1024                  /* slots of a new set: it doubles as it fills (an idle kernel stays small) */
 
 int wl_wire_init(wl_wire *w, const char *key, size_t keylen)
 {
     memset(w, 0, sizeof *w);
     if (sodium_init() < 0) return -1;
     w->key = malloc(keylen ? keylen : 1);
-    w->seen[0] = calloc(2 * SEEN_CAP, sizeof(uint64_t));
-    w->seen[1] = calloc(2 * SEEN_CAP, sizeof(uint64_t));
+    w->seen[0] = calloc(SEEN_START, sizeof(uint64_t));
+    w->seen[1] = calloc(SEEN_START, sizeof(uint64_t));
+    w->seen_cap[0] = w->seen_cap[1] = SEEN_START;
     if (!w->key || !w->seen[0] || !w->seen[1]) {
         wl_wire_free(w);
         return -1;
@@ -75,12 +78,19 @@ static void sign_parts(wl_port *p, const void *const part[4], const size_t len[4
     hex[SIG_HEX] = 0;
 }
 
-static int set_has(const uint64_t *set, uint64_t h)
+static int set_has(const uint64_t *set, size_t cap, uint64_t h)
 {
-    for (size_t i = h & (2 * SEEN_CAP - 1);; i = (i + 1) & (2 * SEEN_CAP - 1)) {
+    for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1)) {
         if (set[i] == h) return 1;
         if (!set[i]) return 0;
     }
+}
+
+static void set_put(uint64_t *set, size_t cap, uint64_t h)
+{
+    size_t i = h & (cap - 1);
+    while (set[i]) i = (i + 1) & (cap - 1);
+    set[i] = h;
 }
 
 /* Records a signature; returns 1 when it was seen before (a replay). */
@@ -90,18 +100,26 @@ static int seen_before(wl_wire *w, const char *sig)
     for (int i = 0; i < 16; i++) h = h << 4 | (uint64_t)(sig[i] <= '9' ? sig[i] - '0' : sig[i] - 'a' + 10);
     if (!h) h = 1;   /* 0 marks an empty slot */
     pthread_mutex_lock(&w->seen_lock);
-    int dup = set_has(w->seen[0], h) || set_has(w->seen[1], h);
+    int dup = set_has(w->seen[0], w->seen_cap[0], h) || set_has(w->seen[1], w->seen_cap[1], h);
     if (!dup) {
         if (w->seen_n == SEEN_CAP) {   /* drop the older generation */
-            uint64_t *old = w->seen[1];
-            memset(old, 0, 2 * SEEN_CAP * sizeof *old);
+            free(w->seen[1]);
             w->seen[1] = w->seen[0];
-            w->seen[0] = old;
+            w->seen_cap[1] = w->seen_cap[0];
+            w->seen[0] = wl_xcalloc(SEEN_START, sizeof(uint64_t));
+            w->seen_cap[0] = SEEN_START;
             w->seen_n = 0;
         }
-        size_t i = h & (2 * SEEN_CAP - 1);
-        while (w->seen[0][i]) i = (i + 1) & (2 * SEEN_CAP - 1);
-        w->seen[0][i] = h;
+        if (2 * (w->seen_n + 1) > w->seen_cap[0]) {   /* at most half full */
+            size_t cap = 2 * w->seen_cap[0];
+            uint64_t *grown = wl_xcalloc(cap, sizeof(uint64_t));
+            for (size_t i = 0; i < w->seen_cap[0]; i++)
+                if (w->seen[0][i]) set_put(grown, cap, w->seen[0][i]);
+            free(w->seen[0]);
+            w->seen[0] = grown;
+            w->seen_cap[0] = cap;
+        }
+        set_put(w->seen[0], w->seen_cap[0], h);
         w->seen_n++;
     }
     pthread_mutex_unlock(&w->seen_lock);

@@ -29,6 +29,7 @@ typedef struct wl_wire {
     char session[37];          /* a UUID4, one per process */
     pthread_mutex_t seen_lock;
     uint64_t *seen[2];         /* two generations of open-addressed sets of signature prefixes */
+    size_t seen_cap[2];        /* their slots (powers of two) */
     size_t seen_n;             /* entries in seen[0] */
 } wl_wire;
 

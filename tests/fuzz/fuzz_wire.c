@@ -46,7 +46,7 @@ static void setup(void)
 /* Forgets the signatures seen so far, so that each input starts afresh (as a new kernel would). */
 static void forget_seen(wl_wire *w)
 {
-    for (int g = 0; g < 2; g++) memset(w->seen[g], 0, 2 * 16384 * sizeof *w->seen[g]);   /* 2 * kernel_wire.c's SEEN_CAP */
+    for (int g = 0; g < 2; g++) memset(w->seen[g], 0, w->seen_cap[g] * sizeof *w->seen[g]);
     w->seen_n = 0;
 }
 
