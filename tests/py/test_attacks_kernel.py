@@ -27,16 +27,9 @@ RECONNECTS = 60          # rounds of a client that stops its channels and starts
 @pytest.fixture(scope="module")
 def logged(tmp_path_factory):
     """A kernel of this module whose stderr goes to a file: (km, kc, path of the log)."""
-    log = tmp_path_factory.mktemp("log") / "kernel.stderr"
-    with open(log, "w") as f:
-        km, kc = ku.start(stderr=f)
+    km, kc, log = ku.start_logged(tmp_path_factory.mktemp("log") / "kernel.stderr")
     yield km, kc, log
     ku.stop(km, kc)
-
-
-def answers(kc):
-    reply, msgs = ku.run(kc, "mean 1 2")
-    return reply["content"]["status"] == "ok" and msgs[-1]["content"]["execution_state"] == "idle"
 
 
 # ---- 12: message sizes ----
@@ -61,7 +54,7 @@ def test_a_frame_over_the_limit_disconnects_the_peer_on_every_socket(logged, cha
         mon.close()
         sock.close()
         ctx.term()
-    assert km.is_alive() and answers(kc)
+    assert km.is_alive() and ku.answers(kc)
 
 
 def test_an_oversized_signed_request_is_dropped_and_the_next_one_answered(logged):
@@ -78,7 +71,7 @@ def test_an_oversized_signed_request_is_dropped_and_the_next_one_answered(logged
     finally:
         mon.close()
         raw.close()
-    assert answers(kc)
+    assert ku.answers(kc)
 
 
 def test_a_multipart_message_over_the_total_limit_closes_its_connection_and_the_next_is_answered(logged):
@@ -96,7 +89,7 @@ def test_a_multipart_message_over_the_total_limit_closes_its_connection_and_the_
         assert raw.recv_reply_to(msg_id)[0]["msg_type"] == "kernel_info_reply"
     text = ku.wait_for_text(log, "more than the 33554432 bytes a message may have")
     assert "closed a connection on shell: a message of" in text
-    assert answers(kc)
+    assert ku.answers(kc)
 
 
 # ---- 13: another client's routing id ----
@@ -230,7 +223,7 @@ def test_bytes_that_are_not_zmtp_get_the_connection_closed(logged, channel):
             got += chunk
     assert len(got) == 64 and got[0] == 0xFF and got[10] == 3, got   # the kernel's ZMTP greeting, then nothing
     assert f"closed a connection on {channel}: not a ZMTP greeting" in ku.wait_for_text(log, "not a ZMTP greeting")
-    assert answers(kc)
+    assert ku.answers(kc)
 
 
 def test_the_kernel_serves_an_ipc_connection_file(tmp_path):
@@ -291,7 +284,7 @@ def test_a_long_or_odd_msg_type_gets_an_error_reply(kernel, msg_type):
         header, content = raw.recv_reply_to(msg_id)
         assert header["msg_type"] == msg_type[:-len("_request")] + "_reply"
         assert content["status"] == "error" and content["ename"] == "UnknownMessageType"
-    assert answers(kc)
+    assert ku.answers(kc)
 
 
 # ---- 16: replays ----
