@@ -45,6 +45,7 @@ typedef struct wl_gate_conn {
     int subscribed;                       /* IOPub: subscriptions less cancellations */
     int lagging;                          /* a message was dropped for it (logged once until one goes again) */
     long long opened, heard, pinged;      /* ms: connected, bytes last received, PING sent since (0: none) */
+    long long told;                       /* ms: a message last handed to it (a client busy reading is not silent) */
     long long mark, mark_at;              /* z.done when a message was first seen unfinished, and when (0: none) */
     wl_gate_held *held;
     wl_zmtp z;
@@ -293,7 +294,7 @@ static void echo(wl_gate_conn *c, wl_zmtp_frame *frames, int n)
         len[i] = frames[i].len;
     }
     wl_gate_out *o = encode(data, len, n);
-    deliver(c, o);
+    if (deliver(c, o)) c->told = now_ms();
     out_unref(o);
     for (int i = 0; i < n; i++) free(frames[i].data);
     free(data);
@@ -499,13 +500,15 @@ static void to_clients(wl_gate_chan *ch, zmq_msg_t *f, int n)
     free(data);
     free(len);
     make_room(ch, o->len);
+    long long now = now_ms();
     if (!relayed) {
         for (size_t i = 0; i < ch->nconns; i++)
-            if (usable(ch->conns[i]) && ch->conns[i]->subscribed > 0) deliver(ch->conns[i], o);
+            if (usable(ch->conns[i]) && ch->conns[i]->subscribed > 0 && deliver(ch->conns[i], o))
+                ch->conns[i]->told = now;
     } else {
         wl_gate_conn *c = ch->kind == WL_GATE_STDIN ? stdin_of(ch, token, tlen) : find(ch, token);
-        if (!c || !usable(c) || !deliver(c, o))
-            fprintf(stderr, "wordlab kernel: a message on %s for a connection that is gone: dropped\n", ch->name);
+        if (c && usable(c) && deliver(c, o)) c->told = now;
+        else fprintf(stderr, "wordlab kernel: a message on %s for a connection that is gone: dropped\n", ch->name);
     }
     out_unref(o);
     reap(ch);
@@ -545,8 +548,12 @@ static void sweep(wl_gate_chan *ch, long long now)
             shut(c, "");
         } else if (!c->open) {
             if (now - c->opened > WL_GATE_HANDSHAKE_MS) shut(c, "no ZMTP handshake within its time");
-        } else if (atomic_load(&c->held->bytes)) {
-            c->heard = now;   /* what waits for it (a PING among it) counts its silence from when it is written */
+        } else if (atomic_load(&c->held->bytes) || c->told > c->heard) {
+            /* Silence counts from when the last message to it was written: until then a PING would wait behind
+             * what the client has not read yet. */
+            if (!atomic_load(&c->held->bytes)) c->heard = c->told;
+            else c->heard = now;
+            c->told = 0;
             c->pinged = 0;
         } else if (now - c->heard > WL_GATE_SILENT_MS) {
             shut(c, "silent for too long, PING unanswered");
