@@ -83,8 +83,8 @@ def test_a_multipart_message_over_the_total_limit_closes_its_connection_and_the_
         parts = raw.parts("kernel_info_request", {})
         buffers = [b"b" * (FRAME_MAX - 1024)] * 3                 # each frame fits; together they do not
         raw.send_frames([b"<IDS|MSG>", raw.sign(parts)] + parts + buffers)
-        raw.monitor.wait(zmq.EVENT_DISCONNECTED)
-        raw.monitor.wait(zmq.EVENT_HANDSHAKE_SUCCEEDED)           # connected again by itself
+        raw.monitor.wait(zmq.EVENT_DISCONNECTED, timeout=8 * ku.TIMEOUT)   # 48 MiB to read on a loaded machine
+        raw.monitor.wait(zmq.EVENT_HANDSHAKE_SUCCEEDED, timeout=8 * ku.TIMEOUT)   # connected again by itself
         _, msg_id = raw.send("kernel_info_request", {})
         assert raw.recv_reply_to(msg_id)[0]["msg_type"] == "kernel_info_reply"
     text = ku.wait_for_text(log, "more than the 33554432 bytes a message may have")
