@@ -23,6 +23,9 @@
 #define FRAME_COST 64                 /* bookkeeping counted for each frame held, on top of its bytes */
 #define STREAM_RCVHWM 64              /* chunks (of at most 8 KiB) libzmq reads ahead for one connection */
 #define STREAM_SNDHWM 100000          /* messages libzmq queues for one connection; the gate keeps one free */
+#define KEEPALIVE_IDLE_S 60           /* TCP keepalive: a peer whose machine is gone is found within 90 s */
+#define KEEPALIVE_INTVL_S 10
+#define KEEPALIVE_CNT 3
 #define HB_MAX 4096                   /* bytes of a heartbeat (jupyter_client sends "ping") */
 
 static const char *const NAMES[WL_GATE_NCH] = {"shell", "control", "stdin", "iopub", "heartbeat"};
@@ -45,7 +48,7 @@ typedef struct wl_gate_conn {
     int subscribed;                       /* IOPub: subscriptions less cancellations */
     int lagging;                          /* a message was dropped for it (logged once until one goes again) */
     long long opened, heard, pinged;      /* ms: connected, bytes last received, PING sent since (0: none) */
-    long long told;                       /* ms: a message last handed to it (a client busy reading is not silent) */
+    int spoken;                           /* a message was handed to it: its silence means nothing (it may read late) */
     long long mark, mark_at;              /* z.done when a message was first seen unfinished, and when (0: none) */
     wl_gate_held *held;
     wl_zmtp z;
@@ -294,7 +297,7 @@ static void echo(wl_gate_conn *c, wl_zmtp_frame *frames, int n)
         len[i] = frames[i].len;
     }
     wl_gate_out *o = encode(data, len, n);
-    if (deliver(c, o)) c->told = now_ms();
+    if (deliver(c, o)) c->spoken = 1;
     out_unref(o);
     for (int i = 0; i < n; i++) free(frames[i].data);
     free(data);
@@ -500,14 +503,13 @@ static void to_clients(wl_gate_chan *ch, zmq_msg_t *f, int n)
     free(data);
     free(len);
     make_room(ch, o->len);
-    long long now = now_ms();
     if (!relayed) {
         for (size_t i = 0; i < ch->nconns; i++)
             if (usable(ch->conns[i]) && ch->conns[i]->subscribed > 0 && deliver(ch->conns[i], o))
-                ch->conns[i]->told = now;
+                ch->conns[i]->spoken = 1;
     } else {
         wl_gate_conn *c = ch->kind == WL_GATE_STDIN ? stdin_of(ch, token, tlen) : find(ch, token);
-        if (c && usable(c) && deliver(c, o)) c->told = now;
+        if (c && usable(c) && deliver(c, o)) c->spoken = 1;
         else fprintf(stderr, "wordlab kernel: a message on %s for a connection that is gone: dropped\n", ch->name);
     }
     out_unref(o);
@@ -538,7 +540,8 @@ static int read_kernel(wl_gate_chan *ch)
     }
 }
 
-/* The clocks of every connection: handshake, silence (a PING first), a message that does not finish. */
+/* The clocks of every connection: handshake, silence of one that was never sent a message (a PING first; TCP
+ * keepalive finds a vanished peer of the others), a message that does not finish. */
 static void sweep(wl_gate_chan *ch, long long now)
 {
     for (size_t i = 0; i < ch->nconns; i++) {
@@ -548,14 +551,7 @@ static void sweep(wl_gate_chan *ch, long long now)
             shut(c, "");
         } else if (!c->open) {
             if (now - c->opened > WL_GATE_HANDSHAKE_MS) shut(c, "no ZMTP handshake within its time");
-        } else if (atomic_load(&c->held->bytes) || c->told > c->heard) {
-            /* Silence counts from when the last message to it was written: until then a PING would wait behind
-             * what the client has not read yet. */
-            if (!atomic_load(&c->held->bytes)) c->heard = c->told;
-            else c->heard = now;
-            c->told = 0;
-            c->pinged = 0;
-        } else if (now - c->heard > WL_GATE_SILENT_MS) {
+        } else if (!c->spoken && now - c->heard > WL_GATE_SILENT_MS) {
             shut(c, "silent for too long, PING unanswered");
         } else if (c->z.count && c->mark_at && c->mark == c->z.done && now - c->mark_at > WL_GATE_MESSAGE_MS) {
             shut(c, "a message unfinished for too long");
@@ -564,7 +560,7 @@ static void sweep(wl_gate_chan *ch, long long now)
                 c->mark = c->z.done;
                 c->mark_at = c->z.count ? now : 0;
             }
-            if (now - c->heard > WL_GATE_PING_MS && !c->pinged && c->z.minor) {
+            if (!c->spoken && now - c->heard > WL_GATE_PING_MS && !c->pinged && c->z.minor) {
                 unsigned char p[WL_ZMTP_PING_LEN];
                 wl_zmtp_ping(p);
                 send_bytes(c, p, sizeof p);
@@ -658,8 +654,13 @@ static int relay(wl_gate *g, void *ctx, int i)
 void *wl_gate_port(void *ctx, int linger_ms)
 {
     void *s = zmq_socket(ctx, ZMQ_STREAM);
-    int rcvhwm = STREAM_RCVHWM, sndhwm = STREAM_SNDHWM;
+    int rcvhwm = STREAM_RCVHWM, sndhwm = STREAM_SNDHWM, on = 1, idle = KEEPALIVE_IDLE_S, intvl = KEEPALIVE_INTVL_S,
+        cnt = KEEPALIVE_CNT;
     if (s && (zmq_setsockopt(s, ZMQ_LINGER, &linger_ms, sizeof linger_ms) ||
+              zmq_setsockopt(s, ZMQ_TCP_KEEPALIVE, &on, sizeof on) ||
+              zmq_setsockopt(s, ZMQ_TCP_KEEPALIVE_IDLE, &idle, sizeof idle) ||
+              zmq_setsockopt(s, ZMQ_TCP_KEEPALIVE_INTVL, &intvl, sizeof intvl) ||
+              zmq_setsockopt(s, ZMQ_TCP_KEEPALIVE_CNT, &cnt, sizeof cnt) ||
               zmq_setsockopt(s, ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm) ||
               zmq_setsockopt(s, ZMQ_SNDHWM, &sndhwm, sizeof sndhwm))) {
         zmq_close(s);
