@@ -24,10 +24,9 @@
  *   message (its SUB socket drops the topics it did not ask for).
  * - heartbeat: every message is sent back to its connection.
  * Bounds: at most WL_GATE_CONNS_MAX connections per port. A connection is closed without its handshake after
- * WL_GATE_HANDSHAKE_MS, silent for WL_GATE_SILENT_MS (PINGed after WL_GATE_PING_MS; silence counts from the last
- * bytes heard or message handed to it, and not while libzmq holds some for it, so that a client that reads late is
- * not taken for a vanished one), with a message
- * unfinished for WL_GATE_MESSAGE_MS, or with a message over the limits of kernel_wire.h. What shell, control and
+ * WL_GATE_HANDSHAKE_MS; when it was never sent a message, silent for WL_GATE_SILENT_MS (PINGed after
+ * WL_GATE_PING_MS; one that was sent messages may be busy with them, and TCP keepalive finds it if it vanished); with a
+ * message unfinished for WL_GATE_MESSAGE_MS; or with a message over the limits of kernel_wire.h. What shell, control and
  * stdin each hold of their clients' messages (being read, or not yet freed by the kernel) is at most WL_GATE_IN_MAX:
  * a message that does not fit closes its connection (its client sees the connection close rather than wait for a
  * reply). What waits to be written to one connection is at most WL_GATE_OUT_MAX bytes (or one message, when nothing
