@@ -4,21 +4,37 @@ JOBS ?= 2
 # make notebook UI=classic: the lessons in Notebook 6 instead of JupyterLab.
 UI ?= lab
 
-.PHONY: all deps build test notebook demo bench fuzz valgrind soak classroom load clean
+.PHONY: all deps build build-app check test notebook demo bench fuzz valgrind soak classroom load clean
 
 all: build
 
 deps:
 	@bash scripts/setup-deps.sh
 
+# The optional parts of the build (CMakeLists.txt's options): make build and make test turn them all on.
+WL_PARTS = WL_TESTS WL_PY_TESTS WL_SANITIZERS WL_XEUS WL_WASM WL_FUZZ
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(WL_PARTS:%=-D%=ON)
 	cmake --build $(BUILD) -j $(JOBS)
+
+# What serving the lessons needs, and no more: the program with its kernel and the front end. A build folder that is
+# not configured yet is configured without the optional parts (make build or make test adds them later).
+build-app: deps
+	test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(WL_PARTS:%=-D%=OFF)
+	cmake --build $(BUILD) -j $(JOBS) --target wordlab jupyterlab
+
+# The C-only loop: the unit tests and their sanitizer copies in build/check, configured without the other parts;
+# needs only the compiler and the runtime's libraries (no setup-deps run). One test: ctest --test-dir build/check -R NAME.
+CHECK_BUILD ?= build/check
+check:
+	cmake -S . -B $(CHECK_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(WL_PARTS:%=-D%=OFF) -DWL_TESTS=ON -DWL_SANITIZERS=ON
+	cmake --build $(CHECK_BUILD) -j $(JOBS) --target unit_tests
+	cd $(CHECK_BUILD) && ctest --output-on-failure -j $(JOBS) -L 'unit|asan'
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-notebook: build
+notebook: build-app
 	UI=$(UI) bash scripts/notebook.sh $(BUILD)
 
 # Serves the browser demo (build/demo) on 127.0.0.1:$(DEMO_PORT); any static server of that directory works too.
@@ -37,7 +53,6 @@ clean:
 	rm -rf $(BUILD)
 
 fuzz: build
-	bash tests/fuzz/build.sh $(BUILD)/fuzz
 	bash tests/fuzz/run.sh $(BUILD)/fuzz seconds $${FUZZ_SECONDS:-60}
 
 valgrind: build
