@@ -13,7 +13,7 @@
  * "FILE.npz" the final parameters are also saved as a checkpoint (wl_checkpoint_save). Writes
  * out.param.<name>.bin (the parameters after the last step), out.loss.bin and out.norm.bin (float64 [steps]:
  * batch loss and gradient norm before clipping) into DIR. Exit status 0 on success; errors go to stderr. */
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,20 +22,13 @@
 #include "wl_checkpoint.h"
 #include "wl_train.h"
 
-/* Reads (or writes) every view of buf, a buffer of the parameter layout, from (to) DIR/<prefix><name>.bin;
- * prefix is a printf format that may use step. */
+/* rawio_views with a prefix that is a printf format of step. */
 static int io_views(const wl_model *m, const char *dir, const char *prefix, int step, float *buf, int write,
                     wl_err *err)
 {
     char pre[64];
     snprintf(pre, sizeof pre, prefix, step);
-    for (int i = 0; i < m->nviews; i++) {
-        const char *file = rawio_path(dir, pre, m->views[i].name);
-        float *p = buf + m->views[i].offset;
-        size_t n = sizeof(float) * m->views[i].size;
-        if (write ? rawio_write(file, p, n, err) : rawio_read(file, p, n, err)) return -1;
-    }
-    return 0;
+    return rawio_views(m, dir, pre, buf, write, err);
 }
 
 static double number(const cJSON *j, const char *key, int *ok)
@@ -47,13 +40,8 @@ static double number(const cJSON *j, const char *key, int *ok)
 
 static int run(const char *dir, wl_err *err)
 {
-    char *text;
-    size_t len;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    if (wl_read_file(path, &text, &len, err)) return -1;
-    cJSON *j = cJSON_Parse(text);
-    free(text);
+    cJSON *j = rawio_manifest(dir, err);
+    if (!j) return -1;
     int ok = 1;
     const cJSON *kind = cJSON_GetObjectItem(j, "kind");
     int heads = (int)number(j, "heads", &ok), V = (int)number(j, "V", &ok), B = (int)number(j, "B", &ok);

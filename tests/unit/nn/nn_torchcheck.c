@@ -14,13 +14,8 @@
 
 static int run(const char *dir, wl_err *err)
 {
-    char *text;
-    size_t len;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    if (wl_read_file(path, &text, &len, err)) return -1;
-    cJSON *j = cJSON_Parse(text);
-    free(text);
+    cJSON *j = rawio_manifest(dir, err);
+    if (!j) return -1;
     const cJSON *kind = cJSON_GetObjectItem(j, "kind"), *heads = cJSON_GetObjectItem(j, "heads"),
                 *V = cJSON_GetObjectItem(j, "V"), *Bj = cJSON_GetObjectItem(j, "B");
     if (!cJSON_IsString(kind) || !cJSON_IsNumber(heads) || !cJSON_IsNumber(V) || !cJSON_IsNumber(Bj)) {
@@ -42,10 +37,7 @@ static int run(const char *dir, wl_err *err)
         wl_fail(err, "out of memory");
         goto done;
     }
-    for (int i = 0; i < m.nviews; i++)
-        if (rawio_read(rawio_path(dir, "param.", m.views[i].name), m.params + m.views[i].offset,
-                     sizeof(float) * m.views[i].size, err))
-            goto done;
+    if (rawio_views(&m, dir, "param.", m.params, 0, err)) goto done;
     if (rawio_read(rawio_path(dir, "", "ctx"), ctx, sizeof(int32_t) * B * WL_T, err) ||
         rawio_read(rawio_path(dir, "", "tgt"), tgt, sizeof(int32_t) * B, err))
         goto done;
@@ -55,10 +47,7 @@ static int run(const char *dir, wl_err *err)
     if (wl_model_loss(&m, ws, ctx, tgt, B, &loss, grads, err) ||
         rawio_write(rawio_path(dir, "out.", "loss"), &loss, sizeof loss, err))
         goto done;
-    for (int i = 0; i < m.nviews; i++)
-        if (rawio_write(rawio_path(dir, "out.grad.", m.views[i].name), grads + m.views[i].offset,
-                      sizeof(float) * m.views[i].size, err))
-            goto done;
+    if (rawio_views(&m, dir, "out.grad.", grads, 1, err)) goto done;
     if (wl_model_details(&m, ws, ctx, B, &d, err)) goto done;
     size_t N = (size_t)B * WL_T, HTT = (size_t)d.H * WL_T * WL_T;
     struct { const char *name; const float *p; size_t n; } fields[] = {

@@ -37,6 +37,30 @@ int rawio_main(int argc, char **argv, const char *name, int (*run)(const char *d
     return 0;
 }
 
+cJSON *rawio_manifest(const char *dir, wl_err *err)
+{
+    char *text;
+    size_t len;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    if (wl_read_file(path, &text, &len, err)) return NULL;
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    if (!j) wl_fail(err, "%s is not JSON", path);
+    return j;
+}
+
+int rawio_views(const wl_model *m, const char *dir, const char *prefix, float *buf, int write, wl_err *err)
+{
+    for (int i = 0; i < m->nviews; i++) {
+        const char *file = rawio_path(dir, prefix, m->views[i].name);
+        float *p = buf + m->views[i].offset;
+        size_t n = sizeof(float) * m->views[i].size;
+        if (write ? rawio_write(file, p, n, err) : rawio_read(file, p, n, err)) return -1;
+    }
+    return 0;
+}
+
 int rawio_write(const char *file, const void *data, size_t n, wl_err *err)
 {
     FILE *f = fopen(file, "wb");

@@ -2,9 +2,11 @@
 #ifndef WL_RAWIO_H
 #define WL_RAWIO_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 
 #include "wl_core.h"
+#include "wl_model.h"
 
 /* DIR/<prefix><name>.bin, in a static buffer (valid until the next call). */
 const char *rawio_path(const char *dir, const char *prefix, const char *name);
@@ -12,6 +14,10 @@ const char *rawio_path(const char *dir, const char *prefix, const char *name);
 int rawio_read(const char *file, void *out, size_t n, wl_err *err);
 /* Writes n bytes to a raw file. */
 int rawio_write(const char *file, const void *data, size_t n, wl_err *err);
+/* DIR/manifest.json, parsed (the caller deletes it), or NULL with the error. */
+cJSON *rawio_manifest(const char *dir, wl_err *err);
+/* Reads (write 0) or writes every view of buf, a buffer of m's parameter layout, as DIR/<prefix><name>.bin. */
+int rawio_views(const wl_model *m, const char *dir, const char *prefix, float *buf, int write, wl_err *err);
 /* The helpers' main: `NAME DIR` runs run(DIR); exit status 0, 1 with the error on stderr, or 2 for usage. */
 int rawio_main(int argc, char **argv, const char *name, int (*run)(const char *dir, wl_err *err));
 
