@@ -126,6 +126,13 @@ static wl_window_set view(const data *d)
     return (wl_window_set){d->ctx, d->tgt, d->n};
 }
 
+/* The training and validation data of the interrupt and schedule tests: 300 and 60 windows. */
+static void make_train_validation(data *tr, data *va)
+{
+    make_data(tr, 300, 1);
+    make_data(va, 60, 2);
+}
+
 static wl_train_config tiny_config(void)
 {
     wl_train_config c;
@@ -246,8 +253,7 @@ static void test_interrupt(void)
 {
     wl_err err = {{0}};
     data tr, va;
-    make_data(&tr, 300, 1);
-    make_data(&va, 60, 2);
+    make_train_validation(&tr, &va);
     wl_window_set trv = view(&tr), vav = view(&va);
     wl_train_config c = tiny_config();
     c.eval_every = 2;
@@ -365,8 +371,7 @@ static void test_early_schedule(void)
 {
     wl_err err = {{0}};
     data tr, va;
-    make_data(&tr, 300, 1);
-    make_data(&va, 60, 2);
+    make_train_validation(&tr, &va);
     wl_window_set trv = view(&tr), vav = view(&va);
     wl_train_config c = tiny_config();
     c.steps = 45;
