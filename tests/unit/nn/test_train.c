@@ -126,6 +126,13 @@ static wl_window_set view(const data *d)
     return (wl_window_set){d->ctx, d->tgt, d->n};
 }
 
+/* The training and validation data every training test uses: 300 and 60 windows from seeds 1 and 2. */
+static void make_train_validation(data *tr, data *va)
+{
+    make_data(tr, 300, 1);
+    make_data(va, 60, 2);
+}
+
 static wl_train_config tiny_config(void)
 {
     wl_train_config c;
@@ -167,8 +174,7 @@ static void test_train_runs(const char *kind, int heads)
 {
     wl_err err = {{0}};
     data tr, va, te;
-    make_data(&tr, 300, 1);
-    make_data(&va, 60, 2);
+    make_train_validation(&tr, &va);
     make_data(&te, 50, 3);
     wl_window_set trv = view(&tr), vav = view(&va), tev = view(&te);
     wl_train_config c = tiny_config();
@@ -240,8 +246,7 @@ static void test_interrupt(void)
 {
     wl_err err = {{0}};
     data tr, va;
-    make_data(&tr, 300, 1);
-    make_data(&va, 60, 2);
+    make_train_validation(&tr, &va);
     wl_window_set trv = view(&tr), vav = view(&va);
     wl_train_config c = tiny_config();
     c.eval_every = 2;
@@ -362,8 +367,7 @@ static void test_early_schedule(void)
 {
     wl_err err = {{0}};
     data tr, va;
-    make_data(&tr, 300, 1);
-    make_data(&va, 60, 2);
+    make_train_validation(&tr, &va);
     wl_window_set trv = view(&tr), vav = view(&va);
     wl_train_config c = tiny_config();
     c.steps = 45;
