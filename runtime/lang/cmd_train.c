@@ -191,9 +191,10 @@ const wl_command wl_cmds_train[] = {
              "gradients, clips them to norm 1 and takes an AdamW step. At step 1, every eval_every\n"
              "steps and at the end it measures the validation loss; the model ends with the weights of\n"
              "the best one. Without eval_every= it is steps/8, with three more validations early on, at\n"
-             "steps/16, /32 and /64, where the loss falls fastest (a run stopped early has a curve too). Defaults: lr 0.003 and wd 0.001 for attention models,\n"
-             "0.001 and 0.0001 for mlp; seed is the model's. Ctrl-C stops early: the weights reached are\n"
-             "validated too, and the best of every validation is kept (a second Ctrl-C skips that pass).\n"
+             "steps/16, /32 and /64, where the loss falls fastest (a run stopped early has a curve too).\n"
+             "Defaults: lr 0.003 and wd 0.001 for attention models, 0.001 and 0.0001 for mlp; seed is\n"
+             "the model's. Ctrl-C stops early: the weights reached are validated too, and the best of\n"
+             "every validation is kept (a second Ctrl-C skips that pass).\n"
              "One live display shows the progress and ends as the summary: the curve, validation and test\n"
              "scores and the trace.",
      .example = "stories = corpus profile=smoke stories=60\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
