@@ -153,10 +153,10 @@ def test_lesson_01_gives_the_course_generation_advice():
     assert "<UNK>" in out[out.index("held-out story 1 begins:"):]
     timed = re.findall(r"(\d+) model calls, .*\((\S+) ms per call\); warm-up call before them (\S+) ms, not counted", out)
     assert len(timed) >= 6 and all(float(w) > 0 for _, _, w in timed)
-    # the machine beside the runtimes, and one statement about it that the README shares
+    # the machine beside the runtimes, and one statement about it that docs/data.md shares
     assert "the machine the runtimes were measured on:" in out and "cpus_online" in out
-    readme = read(os.path.join(SRC, "README.md"))
-    assert "shared with other heavy jobs" in readme and "nothing else running" not in readme
+    data = read(os.path.join(SRC, "docs", "data.md"))
+    assert "shared with other heavy jobs" in data and "nothing else running" not in data
     flat = " ".join(text.split())
     assert "the bundled run shared its two CPU cores with other heavy jobs" in flat
     assert "to itself" not in flat and "nothing else" not in flat
