@@ -85,19 +85,23 @@ char *wl_buf_take(wl_buf *b)
 
 /* ---- HTML and JSON text ---- */
 
-void wl_buf_html(wl_buf *b, const char *s)
+/* What HTML and JSON write for a byte that must not stand as itself (NULL: itself). */
+static const char *const HTML_ESCAPES[256] = {['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;", ['"'] = "&quot;",
+                                              ['\''] = "&#39;"};
+static const char *const JSON_ESCAPES[256] = {['"'] = "\\\"", ['\\'] = "\\\\", ['\n'] = "\\n", ['\t'] = "\\t",
+                                              ['\r'] = "\\r"};
+
+/* Appends s with each byte escaped as escapes says; with controls, any other byte below 0x20 as \u00XX. */
+static void put_escaped(wl_buf *b, const char *s, const char *const escapes[256], int controls)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': wl_buf_puts(b, "&lt;"); break;
-        case '>': wl_buf_puts(b, "&gt;"); break;
-        case '&': wl_buf_puts(b, "&amp;"); break;
-        case '"': wl_buf_puts(b, "&quot;"); break;
-        case '\'': wl_buf_puts(b, "&#39;"); break;
-        default: wl_buf_put(b, s, 1);
-        }
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (escapes[*p]) wl_buf_puts(b, escapes[*p]);
+        else if (controls && *p < 0x20) wl_buf_printf(b, "\\u%04x", *p);
+        else wl_buf_put(b, (const char *)p, 1);
     }
 }
+
+void wl_buf_html(wl_buf *b, const char *s) { put_escaped(b, s, HTML_ESCAPES, 0); }
 
 void wl_buf_html_lines(wl_buf *b, const char *s)
 {
@@ -134,18 +138,7 @@ void wl_buf_json_num(wl_buf *b, double x)
 void wl_buf_json_str(wl_buf *b, const char *s)
 {
     wl_buf_put(b, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': wl_buf_puts(b, "\\\""); break;
-        case '\\': wl_buf_puts(b, "\\\\"); break;
-        case '\n': wl_buf_puts(b, "\\n"); break;
-        case '\t': wl_buf_puts(b, "\\t"); break;
-        case '\r': wl_buf_puts(b, "\\r"); break;
-        default:
-            if (*p < 0x20) wl_buf_printf(b, "\\u%04x", *p);
-            else wl_buf_put(b, (const char *)p, 1);
-        }
-    }
+    put_escaped(b, s, JSON_ESCAPES, 1);
     wl_buf_put(b, "\"", 1);
 }
 
