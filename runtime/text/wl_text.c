@@ -291,9 +291,12 @@ static int rule_matches(const squeeze_rule *r, const char *s, size_t len, int at
     return ul && len >= ul && !memcmp(at_end ? s + len - ul : s, r->utf8, ul);
 }
 
-/* Applies one rule in place; returns the new length. s[0..w) is the output so far, whose last
- * character is the one before the current run. */
-static size_t squeeze(char *s, size_t n, const squeeze_rule *r)
+/* What stays of the run of spaces s[i..e): the caller's output so far is s[0..*w); at_run writes what stays after
+ * it, advances *w and returns where the pass goes on. r is the pass's rule (NULL for the apostrophes). */
+typedef size_t (*squeeze_run_fn)(char *s, size_t n, size_t *w, size_t i, size_t e, const squeeze_rule *r);
+
+/* One pass in place: every byte other than a space stays, every run of spaces goes to at_run; returns the new length. */
+static size_t squeeze_pass(char *s, size_t n, squeeze_run_fn at_run, const squeeze_rule *r)
 {
     size_t w = 0, i = 0;
     while (i < n) {
@@ -303,38 +306,36 @@ static size_t squeeze(char *s, size_t n, const squeeze_rule *r)
         }
         size_t e = i;
         while (e < n && s[e] == ' ') e++;
-        int drop = r->before ? rule_matches(r, s, w, 1) : rule_matches(r, s + e, n - e, 0);
-        if (!drop) {
-            memmove(s + w, s + i, e - i);
-            w += e - i;
-        }
-        i = e;
+        i = at_run(s, n, &w, i, e, r);
     }
     return w;
 }
 
-/* Replaces every run of spaces, an apostrophe and any spaces after it by a bare apostrophe
- * (left to right, no overlap: the regex \s+'\s*). */
-static size_t squeeze_apostrophes(char *s, size_t n)
+static size_t keep_run(char *s, size_t *w, size_t i, size_t e)
 {
-    size_t w = 0, i = 0;
-    while (i < n) {
-        if (s[i] != ' ') {
-            s[w++] = s[i++];
-            continue;
-        }
-        size_t e = i;
-        while (e < n && s[e] == ' ') e++;
-        if (e < n && s[e] == '\'') {
-            s[w++] = '\'';
-            for (i = e + 1; i < n && s[i] == ' '; i++) {}
-            continue;
-        }
-        memmove(s + w, s + i, e - i);
-        w += e - i;
-        i = e;
+    memmove(s + *w, s + i, e - i);
+    *w += e - i;
+    return e;
+}
+
+/* One rule: the run goes when the character just before it (the last one written) or just after it matches. */
+static size_t rule_run(char *s, size_t n, size_t *w, size_t i, size_t e, const squeeze_rule *r)
+{
+    int drop = r->before ? rule_matches(r, s, *w, 1) : rule_matches(r, s + e, n - e, 0);
+    return drop ? e : keep_run(s, w, i, e);
+}
+
+/* A run of spaces, an apostrophe and any spaces after it become a bare apostrophe (left to right, no overlap: the
+ * regex \s+'\s*). */
+static size_t apostrophe_run(char *s, size_t n, size_t *w, size_t i, size_t e, const squeeze_rule *r)
+{
+    (void)r;
+    if (e < n && s[e] == '\'') {
+        s[(*w)++] = '\'';
+        for (i = e + 1; i < n && s[i] == ' '; i++) {}
+        return i;
     }
-    return w;
+    return keep_run(s, w, i, e);
 }
 
 static int is_special(const char *t)
@@ -358,8 +359,8 @@ int wl_text_detokenize(const char *const *tokens, size_t n, char **out, wl_err *
         memcpy(s + len, tokens[i], tl);
         len += tl;
     }
-    for (size_t r = 0; r < sizeof RULES / sizeof RULES[0]; r++) len = squeeze(s, len, &RULES[r]);
-    len = squeeze_apostrophes(s, len);
+    for (size_t r = 0; r < sizeof RULES / sizeof RULES[0]; r++) len = squeeze_pass(s, len, rule_run, &RULES[r]);
+    len = squeeze_pass(s, len, apostrophe_run, NULL);
     size_t a = 0;
     while (a < len && s[a] == ' ') a++;
     while (len > a && s[len - 1] == ' ') len--;
