@@ -10,19 +10,9 @@
 
 void wl_seq_opts_default(wl_seq_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->seed = 20260218;
-    o->n = 720;
-    o->ntrain = 200;
-    o->ntest = 180;
+    *o = (wl_seq_opts){.seed = 20260218, .n = 720, .ntrain = 200, .ntest = 180, .heads = {1, 2, 4}, .nheads = 3,
+                       .runs = 2, .order_heads = 2, .threads = 2};
     wl_seq_train_opts_default(&o->train);
-    o->heads[0] = 1;
-    o->heads[1] = 2;
-    o->heads[2] = 4;
-    o->nheads = 3;
-    o->runs = 2;
-    o->order_heads = 2;
-    o->threads = 2;
 }
 
 static int heads_ok(int H)

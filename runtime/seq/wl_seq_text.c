@@ -82,36 +82,19 @@ static void order_into(wl_buf *b, const wl_seq_lesson *l)
     }
 }
 
-char *wl_seq_summary_text(const wl_seq_lesson *l)
+/* What into writes of l, or NULL where l lacks it (has 0). */
+static char *text_of(void (*into)(wl_buf *b, const wl_seq_lesson *l), const wl_seq_lesson *l, int has)
 {
+    if (!has) return NULL;
     wl_buf b = {0};
-    summary_into(&b, l);
+    into(&b, l);
     return wl_buf_take(&b);
 }
 
-char *wl_seq_heads_table_text(const wl_seq_lesson *l)
-{
-    if (!l->heads) return NULL;
-    wl_buf b = {0};
-    heads_into(&b, l);
-    return wl_buf_take(&b);
-}
-
-char *wl_seq_centers_table_text(const wl_seq_lesson *l)
-{
-    if (!l->heads) return NULL;
-    wl_buf b = {0};
-    centers_into(&b, l);
-    return wl_buf_take(&b);
-}
-
-char *wl_seq_order_table_text(const wl_seq_lesson *l)
-{
-    if (!l->order_pos) return NULL;
-    wl_buf b = {0};
-    order_into(&b, l);
-    return wl_buf_take(&b);
-}
+char *wl_seq_summary_text(const wl_seq_lesson *l) { return text_of(summary_into, l, 1); }
+char *wl_seq_heads_table_text(const wl_seq_lesson *l) { return text_of(heads_into, l, l->heads != NULL); }
+char *wl_seq_centers_table_text(const wl_seq_lesson *l) { return text_of(centers_into, l, l->heads != NULL); }
+char *wl_seq_order_table_text(const wl_seq_lesson *l) { return text_of(order_into, l, l->order_pos != NULL); }
 
 char *wl_seq_lesson_text(const wl_seq_lesson *l)
 {
