@@ -12,26 +12,20 @@ F.cross_entropy, clip_grad_norm_ and torch.optim.AdamW on the same batches. Thre
   first steps turn into a full step of lr, changes later steps in any two float32 implementations.
 """
 import json
-import os
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from torch.nn import functional as F
 
-from test_torch_model import NAMES, AttentionLM, MLPLM, make_batch
+from test_torch_model import NAMES, AttentionLM, MLPLM, check_helper, make_batch
 
 STEPS = 5
 
 
 def helper():
-    build = os.environ.get('WL_BUILD_DIR')
-    assert build, 'WL_BUILD_DIR must name the build directory that holds nn_adamwcheck'
-    exe = Path(build) / 'nn_adamwcheck'
-    assert exe.exists(), f'{exe} is not built (cmake --build {build} --target nn_adamwcheck)'
-    return exe
+    return check_helper('nn_adamwcheck')
 
 
 def write_case(tmp_path, kind, heads, V, B, lr, wd, clip, seed):

@@ -84,12 +84,17 @@ NAMES = {
 }
 
 
-def helper():
+def check_helper(name):
+    """The C check helper `name` in WL_BUILD_DIR (nn_torchcheck here, nn_adamwcheck for test_torch_adamw.py)."""
     build = os.environ.get('WL_BUILD_DIR')
-    assert build, 'WL_BUILD_DIR must name the build directory that holds nn_torchcheck'
-    exe = Path(build) / 'nn_torchcheck'
-    assert exe.exists(), f'{exe} is not built (cmake --build {build} --target nn_torchcheck)'
+    assert build, f'WL_BUILD_DIR must name the build directory that holds {name}'
+    exe = Path(build) / name
+    assert exe.exists(), f'{exe} is not built (cmake --build {build} --target {name})'
     return exe
+
+
+def helper():
+    return check_helper('nn_torchcheck')
 
 
 def make_batch(B, V, gen):

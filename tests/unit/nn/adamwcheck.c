@@ -13,7 +13,6 @@
  * "FILE.npz" the final parameters are also saved as a checkpoint (wl_checkpoint_save). Writes
  * out.param.<name>.bin (the parameters after the last step), out.loss.bin and out.norm.bin (float64 [steps]:
  * batch loss and gradient norm before clipping) into DIR. Exit status 0 on success; errors go to stderr. */
-#include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,22 +20,6 @@
 #include "rawio.h"
 #include "wl_checkpoint.h"
 #include "wl_train.h"
-
-/* Reads (or writes) every view of buf, a buffer of the parameter layout, from (to) DIR/<prefix><name>.bin;
- * prefix is a printf format that may use step. */
-static int io_views(const wl_model *m, const char *dir, const char *prefix, int step, float *buf, int write,
-                    wl_err *err)
-{
-    char pre[64];
-    snprintf(pre, sizeof pre, prefix, step);
-    for (int i = 0; i < m->nviews; i++) {
-        const char *file = rawio_path(dir, pre, m->views[i].name);
-        float *p = buf + m->views[i].offset;
-        size_t n = sizeof(float) * m->views[i].size;
-        if (write ? rawio_write(file, p, n, err) : rawio_read(file, p, n, err)) return -1;
-    }
-    return 0;
-}
 
 static double number(const cJSON *j, const char *key, int *ok)
 {
@@ -47,13 +30,8 @@ static double number(const cJSON *j, const char *key, int *ok)
 
 static int run(const char *dir, wl_err *err)
 {
-    char *text;
-    size_t len;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    if (wl_read_file(path, &text, &len, err)) return -1;
-    cJSON *j = cJSON_Parse(text);
-    free(text);
+    cJSON *j = rawio_manifest(dir, err);
+    if (!j) return -1;
     int ok = 1;
     const cJSON *kind = cJSON_GetObjectItem(j, "kind");
     int heads = (int)number(j, "heads", &ok), V = (int)number(j, "V", &ok), B = (int)number(j, "B", &ok);
@@ -76,38 +54,36 @@ static int run(const char *dir, wl_err *err)
                       : wl_model_init(&m, kind->valuestring, V, heads, 0, err);
     cJSON_Delete(j);
     if (rc) return -1;
-    size_t nctx = (size_t)steps * B * WL_T, ntgt = (size_t)steps * B;
-    int32_t *ctx = malloc(sizeof(int32_t) * nctx), *tgt = malloc(sizeof(int32_t) * ntgt);
+    int32_t *ctx = NULL, *tgt = NULL;
     float *grads = malloc(sizeof(float) * m.nparams);
     double *loss = malloc(sizeof(double) * steps), *norm = malloc(sizeof(double) * steps);
     wl_model_ws *ws = wl_model_ws_new(&m, B);
     wl_adamw opt = {0};
     rc = -1;
-    if (!ctx || !tgt || !grads || !loss || !norm || !ws) {
+    if (!grads || !loss || !norm || !ws) {
         wl_fail(err, "out of memory");
         goto done;
     }
-    if ((!load_path[0] && io_views(&m, dir, "param.", 0, m.params, 0, err)) ||
-        rawio_read(rawio_path(dir, "", "ctx"), ctx, sizeof(int32_t) * nctx, err) ||
-        rawio_read(rawio_path(dir, "", "tgt"), tgt, sizeof(int32_t) * ntgt, err) ||
+    if ((!load_path[0] && rawio_views(&m, dir, "param.", 0, m.params, 0, err)) ||
+        rawio_batch(dir, (size_t)steps * B, &ctx, &tgt, err) ||
         wl_adamw_init(&opt, m.nparams, lr, wd, err))
         goto done;
     for (int s = 0; s < steps; s++) {
         if (forced) {
-            if (io_views(&m, dir, "tf.%d.param.", s, m.params, 0, err) || io_views(&m, dir, "tf.%d.m.", s, opt.m, 0, err) ||
-                io_views(&m, dir, "tf.%d.v.", s, opt.v, 0, err))
+            if (rawio_views(&m, dir, "tf.%d.param.", s, m.params, 0, err) || rawio_views(&m, dir, "tf.%d.m.", s, opt.m, 0, err) ||
+                rawio_views(&m, dir, "tf.%d.v.", s, opt.v, 0, err))
                 goto done;
             opt.t = s;
         }
         if (wl_model_loss(&m, ws, ctx + (size_t)s * B * WL_T, tgt + (size_t)s * B, B, &loss[s], grads, err) ||
-            (given && io_views(&m, dir, "grad.%d.", s, grads, 0, err)) ||
-            (dump && io_views(&m, dir, "out.grad.%d.", s, grads, 1, err)))
+            (given && rawio_views(&m, dir, "grad.%d.", s, grads, 0, err)) ||
+            (dump && rawio_views(&m, dir, "out.grad.%d.", s, grads, 1, err)))
             goto done;
         float f = wl_clip_factor(grads, m.nparams, clip, &norm[s]);
         wl_adamw_step(&opt, m.params, grads, f);
-        if (forced && io_views(&m, dir, "out.param.%d.", s, m.params, 1, err)) goto done;
+        if (forced && rawio_views(&m, dir, "out.param.%d.", s, m.params, 1, err)) goto done;
     }
-    if (io_views(&m, dir, "out.param.", 0, m.params, 1, err) ||
+    if (rawio_views(&m, dir, "out.param.", 0, m.params, 1, err) ||
         rawio_write(rawio_path(dir, "out.", "loss"), loss, sizeof(double) * steps, err) ||
         rawio_write(rawio_path(dir, "out.", "norm"), norm, sizeof(double) * steps, err) ||
         (save_path[0] &&
@@ -126,7 +102,4 @@ done:
     return rc;
 }
 
-int main(int argc, char **argv)
-{
-    return rawio_main(argc, argv, "nn_adamwcheck", run);
-}
+RAWIO_MAIN("nn_adamwcheck", run)

@@ -4,7 +4,6 @@
  * param.<name>.bin (float32 little-endian, PyTorch names and shapes), ctx.bin (int32 [B,64]) and tgt.bin
  * (int32 [B]). Writes out.logits.bin (forward), out.loss.bin (float64), out.grad.<name>.bin (loss backward) and
  * out.details.<field>.bin (forward_details) into DIR. Exit status 0 on success; errors go to stderr. */
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +13,8 @@
 
 static int run(const char *dir, wl_err *err)
 {
-    char *text;
-    size_t len;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    if (wl_read_file(path, &text, &len, err)) return -1;
-    cJSON *j = cJSON_Parse(text);
-    free(text);
+    cJSON *j = rawio_manifest(dir, err);
+    if (!j) return -1;
     const cJSON *kind = cJSON_GetObjectItem(j, "kind"), *heads = cJSON_GetObjectItem(j, "heads"),
                 *V = cJSON_GetObjectItem(j, "V"), *Bj = cJSON_GetObjectItem(j, "B");
     if (!cJSON_IsString(kind) || !cJSON_IsNumber(heads) || !cJSON_IsNumber(V) || !cJSON_IsNumber(Bj)) {
@@ -32,33 +26,24 @@ static int run(const char *dir, wl_err *err)
     int B = Bj->valueint;
     cJSON_Delete(j);
     if (rc) return -1;
-    int32_t *ctx = malloc(sizeof(int32_t) * B * WL_T), *tgt = malloc(sizeof(int32_t) * B);
+    int32_t *ctx = NULL, *tgt = NULL;
     float *logits = malloc(sizeof(float) * B * m.V), *grads = malloc(sizeof(float) * m.nparams);
     wl_model_ws *ws = wl_model_ws_new(&m, B);
     wl_details d = {0};
     double loss;
     rc = -1;
-    if (!ctx || !tgt || !logits || !grads || !ws) {
+    if (!logits || !grads || !ws) {
         wl_fail(err, "out of memory");
         goto done;
     }
-    for (int i = 0; i < m.nviews; i++)
-        if (rawio_read(rawio_path(dir, "param.", m.views[i].name), m.params + m.views[i].offset,
-                     sizeof(float) * m.views[i].size, err))
-            goto done;
-    if (rawio_read(rawio_path(dir, "", "ctx"), ctx, sizeof(int32_t) * B * WL_T, err) ||
-        rawio_read(rawio_path(dir, "", "tgt"), tgt, sizeof(int32_t) * B, err))
-        goto done;
+    if (rawio_views(&m, dir, "param.", 0, m.params, 0, err) || rawio_batch(dir, (size_t)B, &ctx, &tgt, err)) goto done;
     if (wl_model_forward(&m, ws, ctx, B, logits, err) ||
         rawio_write(rawio_path(dir, "out.", "logits"), logits, sizeof(float) * B * m.V, err))
         goto done;
     if (wl_model_loss(&m, ws, ctx, tgt, B, &loss, grads, err) ||
         rawio_write(rawio_path(dir, "out.", "loss"), &loss, sizeof loss, err))
         goto done;
-    for (int i = 0; i < m.nviews; i++)
-        if (rawio_write(rawio_path(dir, "out.grad.", m.views[i].name), grads + m.views[i].offset,
-                      sizeof(float) * m.views[i].size, err))
-            goto done;
+    if (rawio_views(&m, dir, "out.grad.", 0, grads, 1, err)) goto done;
     if (wl_model_details(&m, ws, ctx, B, &d, err)) goto done;
     size_t N = (size_t)B * WL_T, HTT = (size_t)d.H * WL_T * WL_T;
     struct { const char *name; const float *p; size_t n; } fields[] = {
@@ -82,7 +67,4 @@ done:
     return rc;
 }
 
-int main(int argc, char **argv)
-{
-    return rawio_main(argc, argv, "nn_torchcheck", run);
-}
+RAWIO_MAIN("nn_torchcheck", run)

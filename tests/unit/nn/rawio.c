@@ -23,6 +23,45 @@ int rawio_read(const char *file, void *out, size_t n, wl_err *err)
     return rc;
 }
 
+cJSON *rawio_manifest(const char *dir, wl_err *err)
+{
+    char path[4096], *text;
+    size_t len;
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    if (wl_read_file(path, &text, &len, err)) return NULL;
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    if (!j) wl_fail(err, "%s is not JSON", path);
+    return j;
+}
+
+int rawio_views(const wl_model *m, const char *dir, const char *prefix, int step, float *buf, int write, wl_err *err)
+{
+    char pre[64];
+    snprintf(pre, sizeof pre, prefix, step);
+    for (int i = 0; i < m->nviews; i++) {
+        const char *file = rawio_path(dir, pre, m->views[i].name);
+        float *p = buf + m->views[i].offset;
+        size_t n = sizeof(float) * m->views[i].size;
+        if (write ? rawio_write(file, p, n, err) : rawio_read(file, p, n, err)) return -1;
+    }
+    return 0;
+}
+
+int rawio_batch(const char *dir, size_t n, int32_t **ctx, int32_t **tgt, wl_err *err)
+{
+    *ctx = malloc(sizeof(int32_t) * n * WL_T);
+    *tgt = malloc(sizeof(int32_t) * n);
+    if (*ctx && *tgt && !rawio_read(rawio_path(dir, "", "ctx"), *ctx, sizeof(int32_t) * n * WL_T, err) &&
+        !rawio_read(rawio_path(dir, "", "tgt"), *tgt, sizeof(int32_t) * n, err))
+        return 0;
+    if (!*ctx || !*tgt) wl_fail(err, "out of memory for %zu windows", n);
+    free(*ctx);
+    free(*tgt);
+    *ctx = *tgt = NULL;
+    return -1;
+}
+
 int rawio_main(int argc, char **argv, const char *name, int (*run)(const char *dir, wl_err *err))
 {
     if (argc != 2) {

@@ -4,7 +4,9 @@
 
 #include <stddef.h>
 
-#include "wl_core.h"
+#include <cjson/cJSON.h>
+
+#include "wl_model.h"
 
 /* DIR/<prefix><name>.bin, in a static buffer (valid until the next call). */
 const char *rawio_path(const char *dir, const char *prefix, const char *name);
@@ -12,7 +14,17 @@ const char *rawio_path(const char *dir, const char *prefix, const char *name);
 int rawio_read(const char *file, void *out, size_t n, wl_err *err);
 /* Writes n bytes to a raw file. */
 int rawio_write(const char *file, const void *data, size_t n, wl_err *err);
+/* DIR/manifest.json parsed (the caller deletes it), or NULL with err. */
+cJSON *rawio_manifest(const char *dir, wl_err *err);
+/* Reads (or writes) every view of buf, a buffer of m's parameter layout, from (to) DIR/<prefix><name>.bin;
+ * prefix is a printf format that may use step. */
+int rawio_views(const wl_model *m, const char *dir, const char *prefix, int step, float *buf, int write, wl_err *err);
+/* The ids of n windows: ctx [n, WL_T] from DIR/ctx.bin and tgt [n] from DIR/tgt.bin, malloc'd (freed on failure). */
+int rawio_batch(const char *dir, size_t n, int32_t **ctx, int32_t **tgt, wl_err *err);
 /* The helpers' main: `NAME DIR` runs run(DIR); exit status 0, 1 with the error on stderr, or 2 for usage. */
 int rawio_main(int argc, char **argv, const char *name, int (*run)(const char *dir, wl_err *err));
+/* Defines main as rawio_main with the helper's name and run. */
+#define RAWIO_MAIN(name, run) \
+    int main(int argc, char **argv) { return rawio_main(argc, argv, name, run); }
 
 #endif
