@@ -18,6 +18,92 @@ static void expect_error(const char *code, const char *ename, int line, int col,
     lt_free(r);
 }
 
+/* Code that fails, the error's name, its line and column, and what its message says. */
+typedef struct error_case {
+    const char *code, *ename;
+    int line, col;
+    const char *what;
+} error_case;
+
+static const error_case ERRORS[] = {
+    /* the parser */
+    {"tokenize \"abc", "ParseError", 1, 10, "unterminated string"},
+    {"print [mean 1 2", "ParseError", 1, 7, "unclosed ["},
+    {"print 1 ]", "ParseError", 1, 9, "unexpected ]"},
+    {"print \"a\\qb\"", "ParseError", 1, 9, "unknown escape \\q"},
+    {"print \"\\u{110000}\"", "ParseError", 1, 8, "bad \\u escape"},
+    {"x=3", "ParseError", 1, 1, "write `x = ...`"},
+    {"x =", "ParseError", 1, 4, "expected a command or value after `x =`"},
+    {"\"x\" = print 1", "ParseError", 1, 1, "only a name"},
+    {"print []", "ParseError", 1, 7, "empty [ ]"},
+    {"print \xff", "ParseError", 1, 7, "invalid UTF-8"},
+    /* unknown commands */
+    {"perplx 0.5", "UnknownCommand", 1, 1, "did you mean perplexity?"},
+    {"print 1\n  tokenise \"a\"", "UnknownCommand", 2, 3, "did you mean tokenize?"},
+    {"zzzzzz", "UnknownCommand", 1, 1, "type `help`"},
+    {"x = mean 1 2\nx", "UnknownCommand", 2, 1, "write $x"},
+    /* arguments and options */
+    {"nll", "ArgumentError", 1, 5, "`nll` needs at least 1 argument, got 0; usage: nll P [P ...]"},
+    {"exp 1 2", "ArgumentError", 1, 7, "`exp` takes 1 argument, got 2"},
+    {"help help help", "ArgumentError", 1, 11, "takes at most 1 argument"},
+    {"corpus profile=smoke stepz=3", "ArgumentError", 1, 22, "no option stepz="},
+    {"corpus profil=smoke", "ArgumentError", 1, 8, "did you mean profile?"},
+    {"corpus seed=1 seed=2", "ArgumentError", 1, 15, "given twice"},
+    {"nll 0.5 x=1", "ArgumentError", 1, 9, "takes no options"},
+    {"model nwe vocab=10", "ArgumentError", 1, 7, "did you mean new?"},
+    {"nll 0.5 0", "ArgumentError", 1, 9, "greater than 0"},
+    {"1 2", "ArgumentError", 1, 3, "expected an operator (+ - * /) or the end of the line"},
+    {"help perplexty", "ArgumentError", 1, 6, "did you mean perplexity?"},
+    {"corpus profile=huge", "ArgumentError", 1, 8, "huge"},
+    /* a number too large for a double is out of range, not text */
+    {"model new kind=mlp vocab=50 seed=1e309", "ArgumentError", 1, 29, "option seed= of `model` is 1e309, a number out of range: a number's magnitude is at most 1.797"},
+    {"mean 1 -2e400", "ArgumentError", 1, 8, "the second argument of `mean` is -2e400, a number out of range"},
+    {"perplexity 1e999", "ArgumentError", 1, 12, "the first argument of `perplexity` is 1e999, a number out"},
+    {"mean 1 x1e999", "TypeError", 1, 8, "must be a number, not a string"},
+    /* types */
+    {"mean 1 abc", "TypeError", 1, 8, "the second argument of `mean` must be a number, not a string"},
+    {"x = perplexity 0.5\nexp $x", "TypeError", 2, 5, "`exp` takes a number or a list of numbers, not a perplexity"},
+    {"heads 3", "TypeError", 1, 7, "must be a forward_details, not a number"},
+    {"corpus seed=abc", "TypeError", 1, 8, "option seed= of `corpus` must be a number"},
+    {"mean [tokenize \"a b\"]", "TypeError", 1, 6, "numbers"},
+    /* names, fields and items */
+    {"print $nothing", "NameError", 1, 7, "no variable $nothing; give it a value first"},
+    {"total = mean 1 2\nprint $totl", "NameError", 2, 7, "did you mean $total?"},
+    {"p = perplexity 0.5\nprint $p.perplexty", "NameError", 2, 7, "no field .perplexty; its fields are .probabilities .losses .cross_entropy .perplexity; did you mean .perplexity?"},
+    {"x = mean 1 2\nprint $x.y", "NameError", 2, 7, "has no fields"},
+    {"l = nll 0.5\nprint $l.3", "IndexError", 2, 7, "has 1 items"},
+    /* numbers past what a long long holds are refused before any conversion (UBSan checks the conversion) */
+    {"uniform 9223372036854775808", "ArgumentError", 1, 9, "whole number from 1 to 9223372036854775807"},
+    {"uniform 1e300", "ArgumentError", 1, 9, "whole number"},
+    {"uniform -1e300", "ArgumentError", 1, 9, "whole number"},
+    /* arithmetic: operators between values, and the math commands, point at the word that is wrong */
+    {"x = 1/4", "ArgumentError", 1, 5, "spaces around its operators: write 1/4 as values and + - * / separated"},
+    {"1 /", "ArgumentError", 1, 5, "a value is missing at the end"},
+    {"1 + + 2", "ArgumentError", 1, 5, "not the operator +"},
+    {"* 2", "ArgumentError", 1, 1, "not the operator *"},
+    {"1 + \"a\"", "TypeError", 1, 5, "not a string (a number in \"quotes\" is text)"},
+    {"t = tokenize \"a b\"\n2 * $t", "TypeError", 2, 5, "item 0 of this list is a string"},
+    {"x = 2\ny = $x / 0", "ArithmeticError", 2, 10, "division by zero"},
+    {"1 / [nll 1 0.5]", "ArithmeticError", 1, 5, "item 0 of the list is 0"},
+    {"[softmax 1 2] + [softmax 1 2 3]", "ArithmeticError", 1, 15, "have 2 and 3 items"},
+    {"1e300 * 1e300", "ArithmeticError", 1, 7, "overflows"},
+    {"1 + x=2", "ArgumentError", 1, 5, "belongs to a command"},
+    {"exp 1 + 2", "ArgumentError", 1, 7, "put the command in [ ]: [exp ...] + ..."},
+    {"ln 0", "ArgumentError", 1, 4, "ln is defined for numbers above 0, got 0"},
+    {"log2 [softmax 1 2] -1", "ArgumentError", 1, 20, "takes 1 argument"},
+    {"ln [nll 1 0.5]", "ArgumentError", 1, 4, "got 0 (item 0 of the list)"},
+    {"exp [mean 800 800]", "ArgumentError", 1, 5, "overflows a double"},
+    {"sum", "ArgumentError", 1, 5, "needs at least 1 argument"},
+    {"argmax 1 two", "TypeError", 1, 10, "the second argument of `argmax` must be a number"},
+    {"softmax [tokenize \"a\"]", "TypeError", 1, 9, "this list holds something else"},
+};
+
+static void test_errors_say_what_and_where(void)
+{
+    for (size_t i = 0; i < sizeof ERRORS / sizeof ERRORS[0]; i++)
+        expect_error(ERRORS[i].code, ERRORS[i].ename, ERRORS[i].line, ERRORS[i].col, ERRORS[i].what);
+}
+
 static void test_traceback_has_caret(void)
 {
     lt_run *r = lt_eval(NULL, "print 1\ntokenize \"a little dog", NULL);
@@ -39,69 +125,11 @@ static void test_traceback_has_caret(void)
     lt_free(r);
 }
 
-static void test_parse_errors(void)
+static void test_brackets_nested_too_deep(void)
 {
-    expect_error("tokenize \"abc", "ParseError", 1, 10, "unterminated string");
-    expect_error("print [mean 1 2", "ParseError", 1, 7, "unclosed [");
-    expect_error("print 1 ]", "ParseError", 1, 9, "unexpected ]");
-    expect_error("print \"a\\qb\"", "ParseError", 1, 9, "unknown escape \\q");
-    expect_error("print \"\\u{110000}\"", "ParseError", 1, 8, "bad \\u escape");
-    expect_error("x=3", "ParseError", 1, 1, "write `x = ...`");
-    expect_error("x =", "ParseError", 1, 4, "expected a command or value after `x =`");
-    expect_error("\"x\" = print 1", "ParseError", 1, 1, "only a name");
-    expect_error("print []", "ParseError", 1, 7, "empty [ ]");
-    expect_error("print \xff", "ParseError", 1, 7, "invalid UTF-8");
     char deep[200] = "print ";
     for (int i = 0; i < 40; i++) strcat(deep, "[");
     expect_error(deep, "ParseError", 1, 39, "nested deeper than 32");
-}
-
-static void test_unknown_command(void)
-{
-    expect_error("perplx 0.5", "UnknownCommand", 1, 1, "did you mean perplexity?");
-    expect_error("print 1\n  tokenise \"a\"", "UnknownCommand", 2, 3, "did you mean tokenize?");
-    expect_error("zzzzzz", "UnknownCommand", 1, 1, "type `help`");
-    expect_error("x = mean 1 2\nx", "UnknownCommand", 2, 1, "write $x");
-}
-
-static void test_argument_errors(void)
-{
-    expect_error("nll", "ArgumentError", 1, 5, "`nll` needs at least 1 argument, got 0; usage: nll P [P ...]");
-    expect_error("exp 1 2", "ArgumentError", 1, 7, "`exp` takes 1 argument, got 2");
-    expect_error("help help help", "ArgumentError", 1, 11, "takes at most 1 argument");
-    expect_error("corpus profile=smoke stepz=3", "ArgumentError", 1, 22, "no option stepz=");
-    expect_error("corpus profil=smoke", "ArgumentError", 1, 8, "did you mean profile?");
-    expect_error("corpus seed=1 seed=2", "ArgumentError", 1, 15, "given twice");
-    expect_error("nll 0.5 x=1", "ArgumentError", 1, 9, "takes no options");
-    expect_error("model nwe vocab=10", "ArgumentError", 1, 7, "did you mean new?");
-    expect_error("nll 0.5 0", "ArgumentError", 1, 9, "greater than 0");
-    expect_error("1 2", "ArgumentError", 1, 3, "expected an operator (+ - * /) or the end of the line");
-    expect_error("help perplexty", "ArgumentError", 1, 6, "did you mean perplexity?");
-    expect_error("corpus profile=huge", "ArgumentError", 1, 8, "huge");
-    /* a number too large for a double is out of range, not text */
-    expect_error("model new kind=mlp vocab=50 seed=1e309", "ArgumentError", 1, 29,
-                 "option seed= of `model` is 1e309, a number out of range: a number's magnitude is at most 1.797");
-    expect_error("mean 1 -2e400", "ArgumentError", 1, 8, "the second argument of `mean` is -2e400, a number out of range");
-    expect_error("perplexity 1e999", "ArgumentError", 1, 12, "the first argument of `perplexity` is 1e999, a number out");
-    expect_error("mean 1 x1e999", "TypeError", 1, 8, "must be a number, not a string");
-}
-
-static void test_type_errors(void)
-{
-    expect_error("mean 1 abc", "TypeError", 1, 8, "the second argument of `mean` must be a number, not a string");
-    expect_error("x = perplexity 0.5\nexp $x", "TypeError", 2, 5, "`exp` takes a number or a list of numbers, not a perplexity");
-    expect_error("heads 3", "TypeError", 1, 7, "must be a forward_details, not a number");
-    expect_error("corpus seed=abc", "TypeError", 1, 8, "option seed= of `corpus` must be a number");
-    expect_error("mean [tokenize \"a b\"]", "TypeError", 1, 6, "numbers");
-}
-
-static void test_name_errors(void)
-{
-    expect_error("print $nothing", "NameError", 1, 7, "no variable $nothing; give it a value first");
-    expect_error("total = mean 1 2\nprint $totl", "NameError", 2, 7, "did you mean $total?");
-    expect_error("p = perplexity 0.5\nprint $p.perplexty", "NameError", 2, 7, "no field .perplexty; its fields are .probabilities .losses .cross_entropy .perplexity; did you mean .perplexity?");
-    expect_error("x = mean 1 2\nprint $x.y", "NameError", 2, 7, "has no fields");
-    expect_error("l = nll 0.5\nprint $l.3", "IndexError", 2, 7, "has 1 items");
 }
 
 static void test_limits(void)
@@ -159,14 +187,6 @@ static void test_runtime_error_keeps_earlier_output(void)
     lt_free(r);
 }
 
-/* Numbers past what a long long holds are refused before any conversion (UBSan checks the conversion). */
-static void test_whole_numbers_past_long_long(void)
-{
-    expect_error("uniform 9223372036854775808", "ArgumentError", 1, 9, "whole number from 1 to 9223372036854775807");
-    expect_error("uniform 1e300", "ArgumentError", 1, 9, "whole number");
-    expect_error("uniform -1e300", "ArgumentError", 1, 9, "whole number");
-}
-
 /* A lone CR ends a line as LF and CRLF do; lines and columns count it so. */
 static void test_lone_cr_is_a_line_break(void)
 {
@@ -192,42 +212,13 @@ static void test_nul_place_and_escapes(void)
     lt_free(r);
 }
 
-/* Arithmetic: operators between values, and the math commands, point at the word that is wrong. */
-static void test_arithmetic_errors(void)
-{
-    expect_error("x = 1/4", "ArgumentError", 1, 5, "spaces around its operators: write 1/4 as values and + - * / separated");
-    expect_error("1 /", "ArgumentError", 1, 5, "a value is missing at the end");
-    expect_error("1 + + 2", "ArgumentError", 1, 5, "not the operator +");
-    expect_error("* 2", "ArgumentError", 1, 1, "not the operator *");
-    expect_error("1 + \"a\"", "TypeError", 1, 5, "not a string (a number in \"quotes\" is text)");
-    expect_error("t = tokenize \"a b\"\n2 * $t", "TypeError", 2, 5, "item 0 of this list is a string");
-    expect_error("x = 2\ny = $x / 0", "ArithmeticError", 2, 10, "division by zero");
-    expect_error("1 / [nll 1 0.5]", "ArithmeticError", 1, 5, "item 0 of the list is 0");
-    expect_error("[softmax 1 2] + [softmax 1 2 3]", "ArithmeticError", 1, 15, "have 2 and 3 items");
-    expect_error("1e300 * 1e300", "ArithmeticError", 1, 7, "overflows");
-    expect_error("1 + x=2", "ArgumentError", 1, 5, "belongs to a command");
-    expect_error("exp 1 + 2", "ArgumentError", 1, 7, "put the command in [ ]: [exp ...] + ...");
-    expect_error("ln 0", "ArgumentError", 1, 4, "ln is defined for numbers above 0, got 0");
-    expect_error("log2 [softmax 1 2] -1", "ArgumentError", 1, 20, "takes 1 argument");
-    expect_error("ln [nll 1 0.5]", "ArgumentError", 1, 4, "got 0 (item 0 of the list)");
-    expect_error("exp [mean 800 800]", "ArgumentError", 1, 5, "overflows a double");
-    expect_error("sum", "ArgumentError", 1, 5, "needs at least 1 argument");
-    expect_error("argmax 1 two", "TypeError", 1, 10, "the second argument of `argmax` must be a number");
-    expect_error("softmax [tokenize \"a\"]", "TypeError", 1, 9, "this list holds something else");
-}
-
 void wl_test_main(void)
 {
-    test_arithmetic_errors();
     test_nul_place_and_escapes();
-    test_whole_numbers_past_long_long();
     test_lone_cr_is_a_line_break();
     test_traceback_has_caret();
-    test_parse_errors();
-    test_unknown_command();
-    test_argument_errors();
-    test_type_errors();
-    test_name_errors();
+    test_errors_say_what_and_where();
+    test_brackets_nested_too_deep();
     test_limits();
     test_interrupt();
     test_files_disabled();

@@ -22,63 +22,91 @@ static void expect_out(wl_interp *in, const char *code, const char *want)
     lt_free(r);
 }
 
-static void test_numbers_and_strings(void)
+/* Code, run in a fresh interpreter, and what it should give. */
+typedef struct code_want {
+    const char *code, *want;
+} code_want;
+
+/* The text of the code's result. */
+static const code_want RESULTS[] = {
+    /* numbers and strings */
+    {"exp 0", "1.0"},
+    {"mean 1 2", "1.5"},
+    {"mean 300", "300.0"},
+    {"300", "300"},
+    {"-2.5e1", "-25.0"},
+    {"0.000012345", "1.234e-05"},
+    {"\"007\"", "007"},
+    {"nll 0.5 0.25 0.125",
+     "target p  loss -ln p\n────────────────────\n     0.5      0.6931\n"
+     "    0.25      1.3863\n   0.125      2.0794"},
+    {"exp [mean [nll 0.5 0.25 0.125]]", "4.0"},
+    {"\"tab\\there\\n\\\"q\\\" \\$x \\u00e9\\u{1F600}\"", "tab\there\n\"q\" $x é😀"},
+    {"tokenize \"Don't stop, Lily's dog!\"", "[\"don't\", \"stop\", \",\", \"lily's\", \"dog\", \"!\"]"},
+    /* + - * / between values (numbers, lists, values that stand for numbers) and the math commands */
+    {"1 / 4", "0.25"},
+    {"x = 1 / 4\n$x", "0.25"},
+    {"1 + 2 * 3 - 4 / 2", "5.0"},
+    {"2 * 3 + 1", "7"},
+    {"7 - 2 - 1", "4"},
+    {"8 / 2 / 2", "2.0"},
+    {"- 2 * 3", "-6"},
+    {"x = 0.5\n- - $x", "0.5"},
+    {"- [ln 0.25]", "1.3863"},
+    {"[ln 0.25] / [ln 2]", "-2.0"},
+    {"l = nll 0.5 0.25\n$l * 2", "[1.3863, 2.7726]"},
+    {"l = nll 0.5 0.25\n1 + $l", "[1.6931, 2.3863]"},
+    {"[softmax 0 0] + [softmax 0 0]", "[1.0, 1.0]"},
+    {"s = softmax 0 0 0 0\n[softmax 0 0] / $s.0", "[2.0, 2.0]"},
+    {"ln 1", "0.0"},
+    {"ln [nll 0.5]", "[-0.3665]"},
+    {"log2 0.125", "-3.0"},
+    {"exp [ln 0.25]", "0.25"},
+    {"sum 1 2 3", "6"},
+    {"sum 0.5 [softmax 1 1]", "1.5"},
+    {"sum [nll 0.5 0.25 0.125]", "4.1589"},
+    {"mean [nll 0.5 0.25 0.125]", "1.3863"},
+    {"softmax 1 1 2", "[0.2119, 0.2119, 0.5761]"},
+    {"softmax 1001 1001 1002", "[0.2119, 0.2119, 0.5761]"},
+    {"sum [softmax 3 1 4 1 5]", "1.0"},
+    {"argmax 3 1 4 1 5", "4"},
+    {"argmax 5 1 5", "0"},
+    /* nll stands for its losses: index, count, mean, arithmetic; its JSON is the list of losses */
+    {"l = nll 0.5 0.25\n$l.1", "1.3863"},
+    {"l = nll 0.5 0.25\n$l.count", "2"},
+    /* the steps of lesson 03, checked by hand: the cross-entropy is the mean of -ln p, the perplexity its exp */
+    {"ce = [- [ln 0.5] - [ln 0.25] - [ln 0.125]] / 3\nexp $ce", "4.0"},
+    /* comments, continued lines, several commands on a line */
+    {"", ""},
+    {"   \n# only a comment\n", ""},
+};
+
+/* What the code prints. */
+static const code_want PRINTS[] = {
+    /* numbers and strings */
+    {"print a b   c", "a b c\n"},
+    {"print costs $5 and 100%", "costs $5 and 100%\n"},
+    /* comments, continued lines, several commands on a line */
+    {"# a comment\nprint a # trailing\n  # indented\nprint b#c", "a\nb#c\n"},
+    {"print one \\\n  two", "one two\n"},
+    {"print [mean\n  1\n  3]", "2.0\n"},
+    {"print \"two\nlines\"", "two\nlines\n"},
+    {"print a; print b ;print c", "a\nb\nc\n"},
+};
+
+static void test_results_and_prints(void)
 {
-    expect_text(NULL, "exp 0", "1.0");
-    expect_text(NULL, "mean 1 2", "1.5");
-    expect_text(NULL, "mean 300", "300.0");
-    expect_text(NULL, "300", "300");
-    expect_text(NULL, "-2.5e1", "-25.0");
-    expect_text(NULL, "0.000012345", "1.234e-05");
-    expect_text(NULL, "\"007\"", "007");
-    expect_text(NULL, "nll 0.5 0.25 0.125", "target p  loss -ln p\n────────────────────\n     0.5      0.6931\n"
-                                            "    0.25      1.3863\n   0.125      2.0794");
-    expect_text(NULL, "exp [mean [nll 0.5 0.25 0.125]]", "4.0");
-    expect_text(NULL, "\"tab\\there\\n\\\"q\\\" \\$x \\u00e9\\u{1F600}\"", "tab\there\n\"q\" $x é😀");
-    expect_text(NULL, "tokenize \"Don't stop, Lily's dog!\"", "[\"don't\", \"stop\", \",\", \"lily's\", \"dog\", \"!\"]");
-    expect_out(NULL, "print a b   c", "a b c\n");
-    expect_out(NULL, "print costs $5 and 100%", "costs $5 and 100%\n");
+    for (size_t i = 0; i < sizeof RESULTS / sizeof RESULTS[0]; i++) expect_text(NULL, RESULTS[i].code, RESULTS[i].want);
+    for (size_t i = 0; i < sizeof PRINTS / sizeof PRINTS[0]; i++) expect_out(NULL, PRINTS[i].code, PRINTS[i].want);
 }
 
-/* + - * / between values (numbers, lists, values that stand for numbers) and the math commands. */
-static void test_arithmetic(void)
+/* nll's JSON is the list of its losses; its HTML is the table. */
+static void test_nll_json(void)
 {
-    expect_text(NULL, "1 / 4", "0.25");
-    expect_text(NULL, "x = 1 / 4\n$x", "0.25");
-    expect_text(NULL, "1 + 2 * 3 - 4 / 2", "5.0");
-    expect_text(NULL, "2 * 3 + 1", "7");
-    expect_text(NULL, "7 - 2 - 1", "4");
-    expect_text(NULL, "8 / 2 / 2", "2.0");
-    expect_text(NULL, "- 2 * 3", "-6");
-    expect_text(NULL, "x = 0.5\n- - $x", "0.5");
-    expect_text(NULL, "- [ln 0.25]", "1.3863");
-    expect_text(NULL, "[ln 0.25] / [ln 2]", "-2.0");
-    expect_text(NULL, "l = nll 0.5 0.25\n$l * 2", "[1.3863, 2.7726]");
-    expect_text(NULL, "l = nll 0.5 0.25\n1 + $l", "[1.6931, 2.3863]");
-    expect_text(NULL, "[softmax 0 0] + [softmax 0 0]", "[1.0, 1.0]");
-    expect_text(NULL, "s = softmax 0 0 0 0\n[softmax 0 0] / $s.0", "[2.0, 2.0]");
-    expect_text(NULL, "ln 1", "0.0");
-    expect_text(NULL, "ln [nll 0.5]", "[-0.3665]");
-    expect_text(NULL, "log2 0.125", "-3.0");
-    expect_text(NULL, "exp [ln 0.25]", "0.25");
-    expect_text(NULL, "sum 1 2 3", "6");
-    expect_text(NULL, "sum 0.5 [softmax 1 1]", "1.5");
-    expect_text(NULL, "sum [nll 0.5 0.25 0.125]", "4.1589");
-    expect_text(NULL, "mean [nll 0.5 0.25 0.125]", "1.3863");
-    expect_text(NULL, "softmax 1 1 2", "[0.2119, 0.2119, 0.5761]");
-    expect_text(NULL, "softmax 1001 1001 1002", "[0.2119, 0.2119, 0.5761]");
-    expect_text(NULL, "sum [softmax 3 1 4 1 5]", "1.0");
-    expect_text(NULL, "argmax 3 1 4 1 5", "4");
-    expect_text(NULL, "argmax 5 1 5", "0");
-    /* nll stands for its losses: index, count, mean, arithmetic; its JSON is the list of losses */
-    expect_text(NULL, "l = nll 0.5 0.25\n$l.1", "1.3863");
-    expect_text(NULL, "l = nll 0.5 0.25\n$l.count", "2");
     lt_run *r = lt_eval(NULL, "nll 0.5 0.25", NULL);
     CHECK(r->rc == 0 && r->result.app_json && !strcmp(r->result.app_json, "[0.6931471805599453,1.3862943611198906]"));
     CHECK(r->result.text_html && strstr(r->result.text_html, "target p") && strstr(r->result.text_html, "0.25"));
     lt_free(r);
-    /* the steps of lesson 03, checked by hand: the cross-entropy is the mean of -ln p, the perplexity its exp */
-    expect_text(NULL, "ce = [- [ln 0.5] - [ln 0.25] - [ln 0.125]] / 3\nexp $ce", "4.0");
 }
 
 static void test_perplexity_example(void)
@@ -109,17 +137,6 @@ static void test_variables_and_fields(void)
     expect_text(in, "x = 0.5; y = [nll $x]; $y.0", "0.6931");
     expect_text(in, "x = 2\nx = 3\n$x", "3");
     wl_interp_free(in);
-}
-
-static void test_comments_and_continuation(void)
-{
-    expect_out(NULL, "# a comment\nprint a # trailing\n  # indented\nprint b#c", "a\nb#c\n");
-    expect_out(NULL, "print one \\\n  two", "one two\n");
-    expect_out(NULL, "print [mean\n  1\n  3]", "2.0\n");
-    expect_out(NULL, "print \"two\nlines\"", "two\nlines\n");
-    expect_out(NULL, "print a; print b ;print c", "a\nb\nc\n");
-    expect_text(NULL, "", "");
-    expect_text(NULL, "   \n# only a comment\n", "");
 }
 
 static void test_display_rules(void)
@@ -249,11 +266,10 @@ static void test_json(void)
 
 void wl_test_main(void)
 {
-    test_numbers_and_strings();
+    test_results_and_prints();
     test_perplexity_example();
-    test_arithmetic();
+    test_nll_json();
     test_variables_and_fields();
-    test_comments_and_continuation();
     test_display_rules();
     test_is_complete();
     test_complete();
