@@ -114,7 +114,7 @@ const wl_command wl_cmds_corpus[] = {
      .help = "The story=N-th story (from 1) of split= (train, validation or test, in the split's doc_id\n"
              "order) as the source gave it; words=N keeps its first N tokens, spaced as English is written: a prompt\n"
              "whose continuation the story itself shows.",
-     .example = "stories = corpus profile=smoke\nstory $stories split=train story=1 words=12\nstory $stories",
+     .example = LANG_EX_STORIES "story $stories split=train story=1 words=12\nstory $stories",
      .min_args = 1, .max_args = 1, .options = "split story words", .fn = cmd_story},
     {0},
 };

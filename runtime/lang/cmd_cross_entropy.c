@@ -151,7 +151,7 @@ const wl_command wl_cmds_cross_entropy[] = {
              "of the vocabulary, adding up to 1. Shows the top= most likely words with p, -ln p and a bar,\n"
              "and the rest summed. target=WORD marks one word and gives its p, its loss -ln p and its\n"
              "rank: the number `losses` shows for that word when it follows the text.",
-     .example = "stories = corpus profile=smoke\nm = model new kind=multihead vocab=$stories.vocab seed=11\n"
+     .example = LANG_EX_MODEL("multihead")
                 "next $m \"once upon a\" top=5\nn = next $m \"once upon a\" target=time\nprint $n.p [exp [- $n.loss]]",
      .min_args = 2, .max_args = 2, .options = "top target vocab", .fn = cmd_next,
      .result = &lang_next_type},
@@ -173,7 +173,7 @@ const wl_command wl_cmds_cross_entropy[] = {
              "and in a terminal that shows colour; every token's loss also follows it in parentheses.\n"
              "CORPUS picks story=N of split=; TEXT is tokenized\n"
              "with the model's vocabulary.",
-     .example = "stories = corpus profile=smoke\n"
+     .example = LANG_EX_STORIES
                 "m = model new kind=attention vocab=$stories.vocab seed=11\n"
                 "losses $m $stories split=test story=2\n"
                 "l = losses $m \"the dog was happy .\"\n"

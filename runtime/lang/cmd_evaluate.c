@@ -23,7 +23,7 @@ const wl_command wl_cmds_evaluate[] = {
      .help = "The mean loss -ln p(target) over all windows of the split (train, validation or test),\n"
              "and its exp, the perplexity. A checkpoint as loaded, on a generated corpus, is scored once per machine\n"
              "when the front end has a shared cache (shared=off scores it here).",
-     .example = "stories = corpus profile=smoke stories=60\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
+     .example = LANG_EX_MODEL_ON(LANG_EX_FEW_STORIES, "attention")
                 "evaluate $m $stories split=test",
      .min_args = 2, .max_args = 2, .options = "split shared", .fn = cmd_evaluate,
      .result = &lang_evaluation_type},

@@ -373,7 +373,7 @@ const wl_command wl_cmds_model[] = {
              "model load PATH [vocab=V]    a checkpoint (.npz) written by `model save` or the course\n"
              "model save MODEL PATH        write a checkpoint that NumPy and PyTorch can read\n"
              "model info MODEL             the model card: kind, heads, parameter count and shapes",
-     .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
+     .example = LANG_EX_MODEL("multihead heads=4")
                 "model info $m\nmodel new kind=mlp vocab=1500",
      .min_args = 1, .max_args = 3, .options = "kind heads vocab seed", .subcommands = "new load save info", .fn = cmd_model,
      .result = &lang_model_type},
@@ -384,7 +384,7 @@ const wl_command wl_cmds_model[] = {
              "Q K V split into heads, the scores and the attention weights, the messages, the\n"
              "contextual vectors and the logits. Shows their shapes; $d.weights etc. are tensors.\n"
              "vocab=V reads the text (and names the tokens) with V when the model has no vocabulary.",
-     .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
+     .example = LANG_EX_MODEL("multihead heads=4")
                 "ids = encode \"a little dog found a red hat\" vocab=$stories\nd = details $m $ids\n$d\nprint $d.weights.0.3",
      .min_args = 2, .max_args = 2, .options = "vocab", .fn = cmd_details,
      .result = &lang_details_type},
@@ -395,7 +395,7 @@ const wl_command wl_cmds_model[] = {
              "query row is computed. The value is the logits tensor [1, V]; it must agree with\n"
              "the last row of `details` (forward_details), which computes every row:\n"
              "maxdiff [forward M IDS] $d.logits.",
-     .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
+     .example = LANG_EX_MODEL("multihead heads=4")
                 "ids = encode \"a little dog found a red hat\" vocab=$stories\nf = forward $m $ids\n$f\n"
                 "d = details $m $ids\nprint \"max |forward - details|:\" [maxdiff $f $d.logits]",
      .min_args = 2, .max_args = 2, .options = "vocab", .fn = cmd_forward,
@@ -404,7 +404,7 @@ const wl_command wl_cmds_model[] = {
      .summary = "the largest absolute difference between two tensors of the same shape",
      .help = "max |a - b| over every element: 0 when two computations agree exactly, about 1e-6\n"
              "when they differ by float32 rounding only.",
-     .example = "stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
+     .example = LANG_EX_MODEL("attention")
                 "d = details $m \"the cat sat\"\nmaxdiff [forward $m \"the cat sat\"] $d.logits",
      .min_args = 2, .max_args = 2, .fn = cmd_maxdiff},
     {.name = "heads", .topic = "model", .synopsis = "heads DETAILS [query=N]",
@@ -412,7 +412,7 @@ const wl_command wl_cmds_model[] = {
      .help = "A table with one row per head and one column per real token (<BOS> and the prompt):\n"
              "the weights the last position gives each earlier token; each row sums to 1.\n"
              "query=N shows the row of the N-th real token instead of the last.",
-     .example = "stories = corpus profile=smoke\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
+     .example = LANG_EX_MODEL("multihead heads=4")
                 "d = details $m \"a little dog found a red hat\"\nheads $d\nheads $d query=3",
      .min_args = 1, .max_args = 1, .options = "query", .fn = cmd_heads,
      .result = &lang_heads_type},
@@ -422,7 +422,7 @@ const wl_command wl_cmds_model[] = {
              "the query are masked (blank; · in a terminal). head=N shows head N alone; without head= every head is\n"
              "shown, one map after another. Over the real tokens unless pad=1 shows all 64 slots.\n"
              "In a terminal: Unicode shades; in a notebook: SVG and a shaded table.",
-     .example = "stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
+     .example = LANG_EX_MODEL("attention")
                 "d = details $m \"the cat sat on the mat\"\nattention $d head=1",
      .min_args = 1, .max_args = 1, .options = "head pad", .fn = cmd_attention},
     {.name = "heatmap", .topic = "model", .synopsis = "heatmap TENSOR [head=1] [last=N] [cols=64] [labels=LIST]",
@@ -433,7 +433,7 @@ const wl_command wl_cmds_model[] = {
              "names them ($ids.tokens). Values in 0..1 are shaded as they are; others from the\n"
              "lightest (minimum) to the darkest (maximum); masked -inf entries stay blank.\n"
              "cols= caps the columns of a wide matrix (logits).",
-     .example = "stories = corpus profile=smoke\n"
+     .example = LANG_EX_STORIES
                 "m = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "ids = encode \"a little dog found a red hat\" vocab=$stories\n"
                 "d = details $m $ids\n"

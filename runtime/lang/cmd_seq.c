@@ -221,6 +221,12 @@ static int cmd_seq_params(wl_call *c, wl_value **out)
     "Settings (the lesson's values by default): seed=20260218 (data seed; run k starts from seed+k),\n"                \
     "n=720 sequences, train=200 (the first ones), test=180 (the last ones), epochs=150, lr=0.15,\n"                  \
     "momentum=0.8"
+/* The rest of a command that makes the lesson's tables from runs= nets per head count, and of one that shows a net
+ * (given, or trained from the options). */
+#define SEQ_TABLES(f) \
+    .min_args = 0, .max_args = 0, .options = "heads runs " SEQ_SETTINGS, .fn = f, .result = &lang_seq_tables_type
+#define SEQ_ON_NET(f, type) \
+    .min_args = 0, .max_args = 1, .options = "heads run positions " SEQ_SETTINGS, .fn = f, .result = &type
 
 const wl_command wl_cmds_seq[] = {
     {.name = "seq_data", .topic = "sequences", .synopsis = "seq_data [seed=S] [n=N] [train=N] [test=N]",
@@ -252,18 +258,14 @@ const wl_command wl_cmds_seq[] = {
      .help = "Trains runs= nets (initialisation seeds seed+1, seed+2, ...) for each head count in heads=\n"
              "and prints the lesson's table: head size, parameters, each run's held-out accuracy, their\n"
              "mean and the difference between the best and the worst run.\n" SEQ_SETTINGS_HELP ".",
-     .example = "seq_heads\nseq_heads heads=2,4 runs=3 epochs=60", .min_args = 0, .max_args = 0,
-     .options = "heads runs " SEQ_SETTINGS, .fn = cmd_seq_heads,
-     .result = &lang_seq_tables_type},
+     .example = "seq_heads\nseq_heads heads=2,4 runs=3 epochs=60", SEQ_TABLES(cmd_seq_heads)},
     {.name = "seq_centers", .topic = "sequences", .synopsis = "seq_centers [heads=1,2,4] [runs=2] [seed=S] ...",
      .summary = "the lesson's table: each head's weight center and the separation between heads",
      .help = "For the same nets as seq_heads: each head's weight center (the mean step its weights fall\n"
              "on over the held-out sequences) and the separation (half the L1 distance between two\n"
              "heads' weight distributions, averaged over pairs and sequences: 0 same, 1 disjoint).\n"
              "The task wants the regions of steps 1-5 and 7-11.\n" SEQ_SETTINGS_HELP ".",
-     .example = "seq_centers\nseq_centers heads=2 runs=4 epochs=80", .min_args = 0, .max_args = 0,
-     .options = "heads runs " SEQ_SETTINGS, .fn = cmd_seq_centers,
-     .result = &lang_seq_tables_type},
+     .example = "seq_centers\nseq_centers heads=2 runs=4 epochs=80", SEQ_TABLES(cmd_seq_centers)},
     {.name = "seq_order", .topic = "sequences", .synopsis = "seq_order [heads=2] [runs=2] [seed=S] ...",
      .summary = "the lesson's order test: shuffle the readings, with and without positional encoding",
      .help = "Trains runs= nets of heads= heads with the position channels and runs= without, shows\n"
@@ -271,27 +273,23 @@ const wl_command wl_cmds_seq[] = {
              "position channels stay in place; shuffle seed seed+4000+i) and measures how far the\n"
              "last run's output probability moves: mean and largest |change|. Without positions the\n"
              "layer sees a set, so the output does not move (beyond rounding).\n" SEQ_SETTINGS_HELP ".",
-     .example = "seq_order\nseq_order heads=4 epochs=60", .min_args = 0, .max_args = 0,
-     .options = "heads runs " SEQ_SETTINGS, .fn = cmd_seq_order,
-     .result = &lang_seq_tables_type},
+     .example = "seq_order\nseq_order heads=4 epochs=60", SEQ_TABLES(cmd_seq_order)},
     {.name = "seq_weights", .topic = "sequences", .synopsis = "seq_weights [NET] [heads=2] [run=1] [positions=1] ...",
      .summary = "a plot of each head's mean attention weight over the 12 steps",
      .help = "Plots, for a net from seq_train (or one trained here from the same options), each head's\n"
              "attention weight at each step averaged over the held-out sequences: a line per head in\n"
              "the notebook, shaded cells with the values in the terminal. A head that found one of\n"
              "the task's regions rises over steps 1-5 or 7-11.\n" SEQ_SETTINGS_HELP ".",
-     .example = "seq_weights heads=2 run=2\nnet = seq_train heads=4 run=2 epochs=40\nseq_weights $net", .min_args = 0,
-     .max_args = 1, .options = "heads run positions " SEQ_SETTINGS, .fn = cmd_seq_weights,
-     .result = &lang_seq_weights_type},
+     .example = "seq_weights heads=2 run=2\nnet = seq_train heads=4 run=2 epochs=40\nseq_weights $net",
+     SEQ_ON_NET(cmd_seq_weights, lang_seq_weights_type)},
     {.name = "seq_params", .topic = "sequences", .synopsis = "seq_params [NET] [heads=2] [run=1] [positions=1] ...",
      .summary = "the net's 33 parameters, part by part, and the formulas that use them",
      .help = "For a net from seq_train (or one trained here from the same options): the parameter count\n"
              "of each part (W_k, W_v, q, w, b), the computation of one head (the query folded into the\n"
              "keys, u = q^T W_k; scores u . x_t scaled by 1/sqrt(d); softmax; the value projection) and\n"
              "the sigmoid output, with this net's folded queries u and output weights.\n" SEQ_SETTINGS_HELP ".",
-     .example = "seq_params heads=2 run=2\nnet = seq_train heads=4 run=1 epochs=20\nseq_params $net", .min_args = 0,
-     .max_args = 1, .options = "heads run positions " SEQ_SETTINGS, .fn = cmd_seq_params,
-     .result = &lang_seq_params_type},
+     .example = "seq_params heads=2 run=2\nnet = seq_train heads=4 run=1 epochs=20\nseq_params $net",
+     SEQ_ON_NET(cmd_seq_params, lang_seq_params_type)},
     {.name = "seq_lesson", .topic = "sequences",
      .synopsis = "seq_lesson [heads=1,2,4] [runs=2] [order_heads=2] [seed=S] ...",
      .summary = "everything the sequence lesson prints, in its order",

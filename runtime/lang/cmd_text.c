@@ -157,7 +157,7 @@ const wl_command wl_cmds_text[] = {
      .help = "Looks each token up in the vocabulary (unknown tokens become <UNK>=3), puts <BOS>=1 in\n"
              "front, keeps the last `context` ids and fills the slots before them with <PAD>=0. The\n"
              "models read exactly 64 ids. vocab= takes a vocab, a corpus, a model or a vocab.json path.",
-     .example = "stories = corpus profile=smoke\nencode \"a little dog found a red hat\" vocab=$stories.vocab\n"
+     .example = LANG_EX_STORIES "encode \"a little dog found a red hat\" vocab=$stories.vocab\n"
                 "ids = encode [tokenize \"the cat sat\"] vocab=$stories context=8\nprint $ids.real",
      .min_args = 1, .max_args = 1, .options = "vocab context", .fn = cmd_encode,
      .result = &lang_ids_type},
@@ -165,14 +165,14 @@ const wl_command wl_cmds_text[] = {
      .help = "Takes ids from `encode` or a list of whole numbers, drops <PAD> <BOS> <EOS> <UNK> and\n"
              "joins the tokens as English is written: no space before . , ! ? or a closing quote, none\n"
              "after an opening one (quotes pair up: came over. \"i am shy,\" said his mom).",
-     .example = "stories = corpus profile=smoke\nids = encode \"the dog was happy .\" vocab=$stories\n"
+     .example = LANG_EX_STORIES "ids = encode \"the dog was happy .\" vocab=$stories\n"
                 "decode $ids vocab=$stories",
      .min_args = 1, .max_args = 1, .options = "vocab", .fn = cmd_decode},
     {.name = "vocab", .topic = "text", .synopsis = "vocab SOURCE [save=PATH]", .summary = "show a vocabulary; load or save vocab.json",
      .help = "SOURCE is a corpus, a model with a vocabulary, a vocab, or the path of a vocab.json.\n"
              "Ids 0-3 are <PAD> <BOS> <EOS> <UNK>; then tokens by falling count in the training split.\n"
              "save=PATH writes vocab.json.",
-     .example = "stories = corpus profile=smoke\nvocab $stories\nv = vocab $stories\nprint $v.size",
+     .example = LANG_EX_STORIES "vocab $stories\nv = vocab $stories\nprint $v.size",
      .min_args = 1, .max_args = 1, .options = "save", .fn = cmd_vocab, .result = &lang_vocab_type},
     {0},
 };

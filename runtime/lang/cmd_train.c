@@ -197,7 +197,7 @@ const wl_command wl_cmds_train[] = {
              "every validation is kept (a second Ctrl-C skips that pass).\n"
              "One live display shows the progress and ends as the summary: the curve, validation and test\n"
              "scores and the trace.",
-     .example = "stories = corpus profile=smoke stories=60\nm = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
+     .example = LANG_EX_MODEL_ON(LANG_EX_FEW_STORIES, "multihead heads=4")
                 "train $m $stories steps=20 batch=32 eval_every=10",
      .min_args = 2, .max_args = 2, .options = "steps batch lr wd seed eval_every", .flags = WL_CMD_SHOW_BOUND,
      .fn = cmd_train, .result = &lang_run_type},
@@ -207,7 +207,7 @@ const wl_command wl_cmds_train[] = {
              "chosen token, until <EOS> or `tokens` new tokens. Greedy (the most likely token) unless\n"
              "temperature= is given: then it samples from softmax(logits / T) with the seed. <PAD>,\n"
              "<BOS> and <UNK> are never chosen. Shows the time per model call.",
-     .example = "stories = corpus profile=smoke\nm = model new kind=multihead vocab=$stories.vocab seed=11\n"
+     .example = LANG_EX_MODEL("multihead")
                 "generate $m \"once upon a time\" tokens=10\ngenerate $m \"the dog\" tokens=5 temperature=0.8 seed=3",
      .min_args = 2, .max_args = 2, .options = "tokens temperature seed vocab", .fn = cmd_generate,
      .result = &lang_generation_type},
@@ -219,7 +219,7 @@ const wl_command wl_cmds_train[] = {
              "dir= receives vocab.json, comparison.json (rewritten after every finished run) and the\n"
              "checkpoints of the first seed. Run the same command again to resume after Ctrl-C.\n"
              "Shows mean ± sample standard deviation per model (see `results`).",
-     .example = "stories = corpus profile=smoke stories=60\ncompare $stories dir=demo-comparison steps=4 batch=16 seeds=11",
+     .example = LANG_EX_FEW_STORIES "compare $stories dir=demo-comparison steps=4 batch=16 seeds=11",
      .min_args = 1, .max_args = 1, .options = "dir steps batch eval_every seeds", .flags = WL_CMD_FILES, .fn = cmd_compare},
     {.name = "results", .topic = "training", .synopsis = "results DIR|FILE", .summary = "show a saved comparison.json",
      .help = "Reads comparison.json (from `compare`, or the course's artifacts) and shows each model's\n"

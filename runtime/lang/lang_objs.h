@@ -312,4 +312,12 @@ char *lang_path_shown(const wl_interp *in, const char *path);
 /* The interrupt flag of the call's sink (NULL when there is none). */
 static inline volatile sig_atomic_t *lang_interrupt(wl_call *c) { return c->sink ? c->sink->interrupt : NULL; }
 
+/* ---- the first lines of the commands' examples ---- */
+
+/* A small corpus (or a smaller one), and a model of kind (and its options) on its vocabulary. */
+#define LANG_EX_STORIES "stories = corpus profile=smoke\n"
+#define LANG_EX_FEW_STORIES "stories = corpus profile=smoke stories=60\n"
+#define LANG_EX_MODEL_ON(stories, kind) stories "m = model new kind=" kind " vocab=$stories.vocab seed=11\n"
+#define LANG_EX_MODEL(kind) LANG_EX_MODEL_ON(LANG_EX_STORIES, kind)
+
 #endif
