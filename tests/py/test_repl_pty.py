@@ -16,6 +16,7 @@ import training_text as tt
 
 WORDLAB = os.environ.get("WORDLAB", "build/wordlab")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r")
+PROMPT = r"wordlab> "
 
 
 class Repl:
@@ -70,6 +71,11 @@ class Repl:
                 raise AssertionError(f"timed out waiting for {pattern!r}; output so far:\n{self.buf!r}")
             self.read_for(0.1)
 
+    def run(self, line, timeout=20):
+        """Types line and Enter; returns the output up to the next prompt (escape codes removed)."""
+        self.send(line + "\r")
+        return self.expect(PROMPT, timeout)
+
     def close(self):
         try:
             self.send("\x04")
@@ -79,85 +85,77 @@ class Repl:
             os.close(self.fd)
 
 
+def started(home, extra_env=None):
+    """A REPL at its first prompt."""
+    r = Repl(home, extra_env)
+    r.expect(PROMPT)
+    return r
+
+
 @pytest.fixture
 def home(tmp_path):
     return tmp_path
 
 
 def test_completion_continuation_and_exit(home):
-    r = Repl(home)
-    r.expect(r"wordlab> ")
+    r = started(home)
     r.send("perp\t")
     r.expect(r"perplexity ")              # Tab completed the command name
-    r.send("0.5 0.25 0.125\r")
-    out = r.expect(r"wordlab> ")
+    out = r.run("0.5 0.25 0.125")
     assert "0.6931" in out and "2.0794" in out and "mean cross-entropy: 1.3863" in out and "= 4.0" in out
-    r.send("stories = corpus profile=smoke\r")
-    r.expect(r"wordlab> ")
+    r.run("stories = corpus profile=smoke")
     r.send("print $sto\t")
     r.expect(r"\$stories")                # variables complete too
     r.send(".tr\t")
     r.expect(r"train")                    # and their fields
-    r.send("\r")
-    assert re.search(r"\b\d{3}\b", r.expect(r"wordlab> "))
+    assert re.search(r"\b\d{3}\b", r.run(""))
     r.send("print [mean 1\r")
     r.expect(r"\.\.\.> ")                 # an open bracket continues on the next line
-    r.send("3]\r")
-    assert "2.0" in r.expect(r"wordlab> ")
-    r.send("tokenise x\r")
-    out = r.expect(r"wordlab> ")
+    assert "2.0" in r.run("3]")
+    out = r.run("tokenise x")
     assert "UnknownCommand" in out and "did you mean tokenize?" in out and "^" in out
     assert r.close() == 0
 
 
 def test_history_in_session_and_across_sessions(home):
-    r = Repl(home)
-    r.expect(r"wordlab> ")
+    r = started(home)
     r.send("print first-entry\r")
     r.expect(r"first-entry\s*\n.*wordlab> ")
-    r.send("mean 10 20\r")
-    assert "15.0" in r.expect(r"wordlab> ")
+    assert "15.0" in r.run("mean 10 20")
     r.send("\x1b[A\x1b[A\r")              # two up arrows: the print again
-    assert "first-entry" in r.expect(r"wordlab> ")
+    assert "first-entry" in r.expect(PROMPT)
     assert r.close() == 0
     hist = (home / ".wordlab_history").read_text()
     assert "print first-entry" in hist and "mean 10 20" in hist
 
-    r = Repl(home)                        # a new session reads the history file
-    r.expect(r"wordlab> ")
+    r = started(home)                     # a new session reads the history file
     r.send("\x1b[A")
     r.expect(r"print first-entry")
-    r.send("\r")
-    assert "first-entry" in r.expect(r"wordlab> ")
+    assert "first-entry" in r.run("")
     assert r.close() == 0
 
 
 def test_ctrl_c_at_prompt_drops_the_line(home):
-    r = Repl(home)
-    r.expect(r"wordlab> ")
+    r = started(home)
     r.send('print "never')
     r.send("\r")
     r.expect(r"\.\.\.> ")
     r.send("\x03")                        # Ctrl-C: the unfinished cell is dropped
-    r.expect(r"wordlab> ")
-    r.send("print fresh\r")
-    out = r.expect(r"wordlab> ")
+    r.expect(PROMPT)
+    out = r.run("print fresh")
     assert "fresh" in out and "never" not in out
     assert r.close() == 0
 
 
 def test_ctrl_c_stops_training_and_keeps_the_repl(home):
-    r = Repl(home)
-    r.expect(r"wordlab> ")
-    r.send("stories = corpus profile=smoke\r")
-    r.expect(r"wordlab> ")
-    r.send("m = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\r")
-    r.expect(r"wordlab> ")
+    r = started(home)
+    r.run("stories = corpus profile=smoke")
+    r.run("m = model new kind=multihead heads=4 vocab=$stories.vocab seed=11")
     r.send("train $m $stories steps=100000 batch=64 eval_every=50\r")
     r.expect(r"step 1/100000", timeout=60)
     r.expect(r"step 50/100000", timeout=120)   # a validation happened: there is a best step to keep
     r.send("\x03")
-    out = r.expect(r"wordlab> ", timeout=60)   # a hundred thousand steps: only the Ctrl-C ends them this soon
+    out = r.expect(PROMPT, timeout=60)   # a hundred thousand steps: only the Ctrl-C ends them this soon
     # the progress line ends as the summary, then the interrupt is reported, once
     assert out.count("Interrupted") == 1 and out.index("trained multihead for") < out.index("Interrupted")
     progress = [m.start() for m in re.finditer(r"step \d+/100000", out)]
@@ -165,55 +163,46 @@ def test_ctrl_c_stops_training_and_keeps_the_repl(home):
     done = int(re.search(r"trained multihead for (\d+) of 100000 steps .*, interrupted\n", out)[1])
     rows, kept = tt.summary(out)
     assert rows[0][0] == 1 and 50 in dict(rows) and rows[-1][0] == done >= 50
-    r.send("print $m.selected_step\r")
-    step = int(re.search(r"(\d+)\s*\n", r.expect(r"wordlab> ")).group(1))
+    step = int(re.search(r"(\d+)\s*\n", r.run("print $m.selected_step")).group(1))
     assert step == kept
     assert r.close() == 0
 
 
 def test_ctrl_c_stops_generating_a_million_stories(home):
-    r = Repl(home)
-    r.expect(r"wordlab> ")
+    r = started(home)
     r.send("corpus stories=1000000\r")
     r.expect(r"corpus stories=1000000\n")   # the line is taken: the command runs
     t0 = time.time()
     while True:   # Ctrl-C until the prompt is back (one that lands before the command starts is at the prompt)
         r.send("\x03")
         try:
-            out = r.expect(r"wordlab> ", timeout=0.5)
+            out = r.expect(PROMPT, timeout=0.5)
             break
         except AssertionError:
             assert time.time() - t0 < 10, "Ctrl-C did not stop the story generator within 10 s"
     assert "Interrupted: storygen: interrupted after " in out, out
-    r.send("print 7\r")
-    assert "7" in r.expect(r"wordlab> ")
+    assert "7" in r.run("print 7")
     assert r.close() == 0
 
 
 def test_ctrl_d_exits(home):
-    r = Repl(home)
-    r.expect(r"wordlab> ")
+    r = started(home)
     assert r.close() == 0
 
 
 def test_input_reads_a_line_from_the_terminal(home):
-    r = Repl(home)
-    r.expect(r"wordlab> ")
+    r = started(home)
     r.send('name = input "who? "\r')
     r.expect(r"who\? ")
-    r.send("Ada\r")
-    r.expect(r"wordlab> ")
-    r.send('print "hello, $name"\r')
-    assert "hello, Ada" in r.expect(r"wordlab> ")
+    r.run("Ada")
+    assert "hello, Ada" in r.run('print "hello, $name"')
     assert r.close() == 0
 
 
 @pytest.mark.parametrize("request_", ["?train", "train?", "  ?perplexity  "])
 def test_question_mark_shows_help(home, request_):
-    r = Repl(home)
-    r.expect(r"wordlab> ")
-    r.send(request_ + "\r")
-    out = r.expect(r"wordlab> ")
+    r = started(home)
+    out = r.run(request_)
     name = request_.strip().strip("?")
     assert f"{name} MODEL" in out or f"{name} P" in out, out
     assert "example:" in out and "UnknownCommand" not in out and "Error" not in out
@@ -221,45 +210,37 @@ def test_question_mark_shows_help(home, request_):
 
 
 def test_clear_clears_the_terminal(home):
-    r = Repl(home)
-    r.expect(r"wordlab> ")
-    r.send("print before\r")
-    r.expect(r"wordlab> ")
+    r = started(home)
+    r.run("print before")
     r.send("clear\r")
-    out = r.expect_raw(r"wordlab> ")
+    out = r.expect_raw(PROMPT)
     assert "\x1b[2J" in out and "\x1b[H" in out
     r.send("clear wait=1\r")
-    assert "\x1b[2J" not in r.expect_raw(r"wordlab> ")   # waits for the next output
+    assert "\x1b[2J" not in r.expect_raw(PROMPT)   # waits for the next output
     r.send("print after\r")
-    out = r.expect_raw(r"wordlab> ")
+    out = r.expect_raw(PROMPT)
     assert out.index("\x1b[2J") < out.rindex("after\r\n")   # the echo of the line, then the clear, then the output
     assert r.close() == 0
 
 
 def test_help_attention_says_all_heads_by_default(home):
-    r = Repl(home)
-    r.expect(r"wordlab> ")
-    r.send("help attention\r")
-    out = r.expect(r"wordlab> ")
+    r = started(home)
+    out = r.run("help attention")
     assert re.search(r"without head=\s+every head", out), out
     assert r.close() == 0
 
 
 def test_losses_shade_with_colour_when_the_terminal_has_it(home):
     for env, coloured in (({"NO_COLOR": ""}, True), ({}, False)):
-        r = Repl(home, env)
-        r.expect(r"wordlab> ")
+        r = started(home, env)
         for line in ("stories = corpus profile=smoke", "m = model new kind=attention vocab=$stories.vocab seed=11"):
-            r.send(line + "\r")
-            r.expect(r"wordlab> ", timeout=120)
+            r.run(line, timeout=120)
         r.send('losses $m "the dog was happy ."\r')
         out = r.expect_raw(r"perplexity [0-9.]+")
         assert ("\x1b[48;2;" in out) == coloured, repr(out)
         assert re.search(r"dog(\x1b\[0m)?\(\d+\.\d\d\)", out), repr(out)   # the loss follows either way
-        r.expect(r"wordlab> ")
+        r.expect(PROMPT)
         assert r.close() == 0
-    r = Repl(home)
-    r.expect(r"wordlab> ")
-    r.send("help losses\r")
-    assert "terminal that shows colour" in r.expect(r"wordlab> ")
+    r = started(home)
+    assert "terminal that shows colour" in r.run("help losses")
     assert r.close() == 0
