@@ -22,23 +22,25 @@ def ref_normalize(text):
     return " ".join(unicodedata.normalize("NFKC", text).lower().split())
 
 
-def test_golden_tokenize_jsonl():
-    data = (DATA / "tokenize.jsonl").read_bytes()
+def golden(name, count):
+    """The cases of a golden file (count of them) beside what `wordlab tokenize --jsonl` gives for them, line by line."""
+    data = (DATA / name).read_bytes()
     cases = [json.loads(line) for line in data.decode("utf-8").splitlines()]
     rc, out, err = run_tokenize(data)
     assert rc == 0, err
-    assert len(cases) == 3005 and len(out) == len(cases)
+    assert len(cases) == count and len(out) == len(cases)
+    return cases, out
+
+
+def test_golden_tokenize_jsonl():
+    cases, out = golden("tokenize.jsonl", 3005)
     for i, (case, got) in enumerate(zip(cases, out), 1):
         assert got["tokens"] == case["tokens"], f"line {i}: {case['text']!r}"
     print(f"tokenize.jsonl: {len(cases)} golden token lists match")
 
 
 def test_golden_corpus_jsonl():
-    data = (DATA / "corpus.jsonl").read_bytes()
-    cases = [json.loads(line) for line in data.decode("utf-8").splitlines()]
-    rc, out, err = run_tokenize(data)
-    assert rc == 0, err
-    assert len(cases) == 2000 and len(out) == len(cases)
+    cases, out = golden("corpus.jsonl", 2000)
     for i, (case, got) in enumerate(zip(cases, out), 1):
         for field in ("tokens", "doc_id", "split", "detokenized"):
             assert got[field] == case[field], f"line {i} {field}: {case['text']!r}"
