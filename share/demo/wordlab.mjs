@@ -86,10 +86,23 @@ export class Runtime {
   }
 }
 
-export class Vocab {
-  constructor(rt, ptr) {
+// An object of the C runtime held by its pointer; free() gives it back through the runtime's function freeFn.
+class Handle {
+  constructor(rt, ptr, freeFn) {
     this.rt = rt;
     this.ptr = ptr;
+    this.freeFn = freeFn;
+  }
+
+  free() {
+    this.rt.M[this.freeFn](this.ptr);
+    this.ptr = 0;
+  }
+}
+
+export class Vocab extends Handle {
+  constructor(rt, ptr) {
+    super(rt, ptr, '_wlw_vocab_free');
     this.size = rt.M._wlw_vocab_size(ptr);
   }
 
@@ -111,17 +124,11 @@ export class Vocab {
     const all = [...before, ...ids];
     return rt.take(rt.withIds(all, (p) => rt.M._wlw_detokenize(this.ptr, p, all.length, before.length)), 'detokenize');
   }
-
-  free() {
-    this.rt.M._wlw_vocab_free(this.ptr);
-    this.ptr = 0;
-  }
 }
 
-export class Model {
+export class Model extends Handle {
   constructor(rt, ptr) {
-    this.rt = rt;
-    this.ptr = ptr;
+    super(rt, ptr, '_wlw_model_free');
     const info = JSON.parse(rt.take(rt.M._wlw_model_info(ptr), 'model info'));
     this.kind = info.kind;
     this.parameters = info.parameters;
@@ -171,15 +178,13 @@ export class Model {
 
   free() {
     this.rt.M._free(this.logitsPtr);
-    this.rt.M._wlw_model_free(this.ptr);
-    this.ptr = 0;
+    super.free();
   }
 }
 
-export class Generation {
+export class Generation extends Handle {
   constructor(rt, ptr) {
-    this.rt = rt;
-    this.ptr = ptr;
+    super(rt, ptr, '_wlw_gen_free');
   }
 
   get finished() { return this.rt.M._wlw_gen_finished(this.ptr) !== 0; }
@@ -208,9 +213,4 @@ export class Generation {
   }
 
   interrupt() { this.rt.M._wlw_gen_interrupt(this.ptr); }
-
-  free() {
-    this.rt.M._wlw_gen_free(this.ptr);
-    this.ptr = 0;
-  }
 }
