@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +22,30 @@ static void test_fail_formats(void)
     CHECK(wl_fail(NULL, "ignored") == -1);
 }
 
+/* A fresh directory under /tmp for one test, in dir (at least 20 bytes). */
+static void tmp_dir(char *dir)
+{
+    strcpy(dir, "/tmp/wl_core_XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Removes dir and everything in it (links themselves, not what they lead to). */
+static void remove_tmp_dir(const char *dir)
+{
+    CHECK(nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS) == 0);
+}
+
 static void test_atomic_roundtrip(void)
 {
-    char dir[] = "/tmp/wl_core_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    char dir[32];
+    tmp_dir(dir);
     char path[256];
     snprintf(path, sizeof path, "%s/f.txt", dir);
     wl_err e;
@@ -41,8 +62,7 @@ static void test_atomic_roundtrip(void)
     CHECK(strstr(e.msg, bad) != NULL);
     CHECK(wl_read_file(bad, &data, &len, &e) == -1);
     CHECK(strstr(e.msg, "cannot open") != NULL);
-    unlink(path);
-    rmdir(dir);
+    remove_tmp_dir(dir);
 }
 
 static char *path_in(const char *dir, const char *name)
@@ -66,8 +86,8 @@ static int entries(const char *dir)
 /* Only a regular file is replaced; a link to one is written through; a link to anything else is refused. */
 static void test_atomic_destinations(void)
 {
-    char dir[] = "/tmp/wl_core_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    char dir[32];
+    tmp_dir(dir);
     wl_err e;
     CHECK(mkfifo(path_in(dir, "fifo"), 0644) == 0 && mkdir(path_in(dir, "sub"), 0755) == 0);
     CHECK(wl_write_atomic(path_in(dir, "fifo"), "x", 1, &e) == -1 && strstr(e.msg, "fifo: is a FIFO; wordlab replaces only regular files"));
@@ -89,18 +109,15 @@ static void test_atomic_destinations(void)
     CHECK(wl_write_atomic(path_in(dir, "dangling"), "x", 1, &e) == -1 && strstr(e.msg, "dangling: is a symbolic link that leads to no file"));
     CHECK(lstat(path_in(dir, "nowhere"), &st) == -1 && errno == ENOENT);
     CHECK(entries(dir) == 6);   /* fifo sub real link to_fifo dangling: no temporary left */
-    const char *names[] = {"fifo", "real", "link", "to_fifo", "dangling"};
-    for (size_t i = 0; i < 5; i++) unlink(path_in(dir, names[i]));
-    rmdir(path_in(dir, "sub"));
-    rmdir(dir);
+    remove_tmp_dir(dir);
 }
 
 /* Temporaries of dead savers (NAME.tmp.PID.RANDOM) are removed after a save; a live saver's, another file's and
  * names of another form are kept. */
 static void test_stale_temporaries(void)
 {
-    char dir[] = "/tmp/wl_core_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    char dir[32];
+    tmp_dir(dir);
     pid_t dead = fork();
     if (dead == 0) _exit(0);
     waitpid(dead, NULL, 0);
@@ -116,16 +133,14 @@ static void test_stale_temporaries(void)
     CHECK(access(path_in(dir, stale), F_OK) != 0);
     for (int i = 0; i < 4; i++) CHECK_MSG(access(path_in(dir, kept[i]), F_OK) == 0, "%s removed", kept[i]);
     CHECK(entries(dir) == 5);
-    for (int i = 0; i < 4; i++) unlink(path_in(dir, kept[i]));
-    unlink(path_in(dir, "f.npz"));
-    rmdir(dir);
+    remove_tmp_dir(dir);
 }
 
 /* Paths longer than any fixed buffer are used whole; one past what the system takes is an error that says so. */
 static void test_long_paths(void)
 {
-    char dir[] = "/tmp/wl_core_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    char dir[32];
+    tmp_dir(dir);
     char path[8192], comp[201];
     memset(comp, 'd', 200);
     comp[200] = 0;
@@ -144,25 +159,20 @@ static void test_long_paths(void)
     free(data);
     CHECK(shown && !strcmp(shown, path));
     free(shown);
-    unlink(path);
     char big[8192];
     snprintf(big, sizeof big, "%s", dir);
     for (int i = 0; i < 30; i++) strcat(big, "/"), strcat(big, comp);
     CHECK(wl_read_file(big, &data, &len, &e) == -1 && strstr(e.msg, "File name too long") && strstr(e.msg, "..."));
     CHECK(wl_write_atomic(big, "x", 1, &e) == -1 && strstr(e.msg, "File name too long"));
-    for (int i = 4; i > 0; i--) {
-        *strrchr(path, '/') = 0;
-        rmdir(path);
-    }
-    rmdir(dir);
+    remove_tmp_dir(dir);
 }
 
 /* Readers take a regular file only, and check its size before they read: a FIFO (never waited on), a device, a
  * directory and a file over the limit are errors that name the path; a link is refused where nofollow says so. */
 static void test_read_regular_only(void)
 {
-    char dir[] = "/tmp/wl_core_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    char dir[32];
+    tmp_dir(dir);
     wl_err e;
     char *data;
     size_t len, size;
@@ -200,9 +210,7 @@ static void test_read_regular_only(void)
     free(data);
     CHECK(entries(dir) == 5);   /* fifo big real link fresh: no temporary left */
     close(dfd);
-    const char *names[] = {"fifo", "big", "real", "link", "fresh"};
-    for (size_t i = 0; i < 5; i++) unlink(path_in(dir, names[i]));
-    rmdir(dir);
+    remove_tmp_dir(dir);
 }
 
 /* Lines: a read error or a line past WL_LINE_MAX is an error, never the end; NUL bytes are kept. */
