@@ -165,21 +165,28 @@ static void test_display_rules(void)
     lt_free(r);
 }
 
+/* What is_complete says of the code. */
+static const code_want COMPLETENESS[] = {
+    {"print 1", "complete"},
+    {"", "complete"},
+    {"print \"open", "incomplete"},
+    {"print [mean 1", "incomplete"},
+    {"print [mean 1\n 2", "incomplete"},
+    {"print 1 \\\n", "complete"},
+    {"print 1 \\", "incomplete"},
+    {"print 1 ]", "invalid"},
+    {"print \"\\q\"", "invalid"},
+    {"# \"quote in a comment", "complete"},
+    /* a lone CR ends a line for is_complete as it does for the evaluator: the option after it starts a line */
+    {"x = corpus pr\rofile=smoke", "invalid"},
+    {"print 1\r\nprint 2", "complete"},
+};
+
 static void test_is_complete(void)
 {
-    CHECK(!strcmp(wl_lang_is_complete("print 1"), "complete"));
-    CHECK(!strcmp(wl_lang_is_complete(""), "complete"));
-    CHECK(!strcmp(wl_lang_is_complete("print \"open"), "incomplete"));
-    CHECK(!strcmp(wl_lang_is_complete("print [mean 1"), "incomplete"));
-    CHECK(!strcmp(wl_lang_is_complete("print [mean 1\n 2"), "incomplete"));
-    CHECK(!strcmp(wl_lang_is_complete("print 1 \\\n"), "complete"));
-    CHECK(!strcmp(wl_lang_is_complete("print 1 \\"), "incomplete"));
-    CHECK(!strcmp(wl_lang_is_complete("print 1 ]"), "invalid"));
-    CHECK(!strcmp(wl_lang_is_complete("print \"\\q\""), "invalid"));
-    CHECK(!strcmp(wl_lang_is_complete("# \"quote in a comment"), "complete"));
-    /* a lone CR ends a line for is_complete as it does for the evaluator: the option after it starts a line */
-    CHECK(!strcmp(wl_lang_is_complete("x = corpus pr\rofile=smoke"), "invalid"));
-    CHECK(!strcmp(wl_lang_is_complete("print 1\r\nprint 2"), "complete"));
+    for (size_t i = 0; i < sizeof COMPLETENESS / sizeof COMPLETENESS[0]; i++)
+        CHECK_MSG(!strcmp(wl_lang_is_complete(COMPLETENESS[i].code), COMPLETENESS[i].want), "code %s: %s, expected %s",
+                  COMPLETENESS[i].code, wl_lang_is_complete(COMPLETENESS[i].code), COMPLETENESS[i].want);
     lt_run *r = lt_eval(NULL, "x = corpus pr\rofile=smoke", NULL);
     CHECK(r->rc != 0 && !strcmp(r->err.ename, "ParseError") && r->err.line == 2);
     lt_free(r);
