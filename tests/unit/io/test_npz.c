@@ -444,6 +444,22 @@ static void test_zip_variants(void)
 
 /* ---- bad input ---- */
 
+/* Where expect_patched writes: the member's local header, its central directory record, the end record. */
+enum { AT_LOC, AT_CDR, AT_EOCD };
+
+/* Crafts the archive of member m alone, writes value (bits 16 or 32) at byte off of the header that at names, and
+ * expects the reader to fail as expect_fail does. */
+static void expect_patched(crafted *c, const craft_member *m, int at, size_t off, int bits, uint32_t value,
+                           const char *what, const char *frag1, const char *frag2)
+{
+    craft(c, m, 1, 0);
+    unsigned char *p = c->buf + (at == AT_LOC ? c->loc[0] : at == AT_CDR ? c->cdr[0] : c->eocd) + off;
+    if (bits == 16) put16(p, value);
+    else put32(p, value);
+    expect_fail(c->buf, c->len, what, frag1, frag2);
+}
+
+
 static void test_bad_container(void)
 {
     expect_fail("", 0, "empty", "not a ZIP archive", NULL);
@@ -468,29 +484,19 @@ static void test_bad_container(void)
     expect_fail(c.buf, c.len, "method", "compression method 12 (bzip2)", "'w.npy'");
 
     /* Local and central headers disagree. */
-    craft(&c, &one, 1, 0);
-    put16(c.buf + c.loc[0] + 8, 8);
-    expect_fail(c.buf, c.len, "method mismatch", "local header says compression method 8", NULL);
+    expect_patched(&c, &one, AT_LOC, 8, 16, 8, "method mismatch", "local header says compression method 8", NULL);
     craft(&c, &one, 1, 0);
     c.buf[c.loc[0] + 30] = 'x';
     expect_fail(c.buf, c.len, "name mismatch", "local header names a different member", NULL);
-    craft(&c, &one, 1, 0);
-    put32(c.buf + c.cdr[0] + 42, 5);
-    expect_fail(c.buf, c.len, "bad offset", "no local file header signature", "byte offset 5");
+    expect_patched(&c, &one, AT_CDR, 42, 32, 5, "bad offset", "no local file header signature", "byte offset 5");
 
     /* Encrypted. */
-    craft(&c, &one, 1, 0);
-    put16(c.buf + c.cdr[0] + 8, 1);
-    expect_fail(c.buf, c.len, "encrypted", "encrypted", NULL);
+    expect_patched(&c, &one, AT_CDR, 8, 16, 1, "encrypted", "encrypted", NULL);
 
     /* Absurd sizes: beyond the member limit, beyond the deflate ratio, beyond the file. */
-    craft(&c, &one, 1, 0);
-    put32(c.buf + c.cdr[0] + 24, 0xFFFFFFF0u);
-    expect_fail(c.buf, c.len, "huge usize", "claims 4294967280 bytes uncompressed", "'w.npy'");
+    expect_patched(&c, &one, AT_CDR, 24, 32, 0xFFFFFFF0u, "huge usize", "claims 4294967280 bytes uncompressed", "'w.npy'");
     craft_member def = { "w.npy", npy, n, 1, 0, 0 };
-    craft(&c, &def, 1, 0);
-    put32(c.buf + c.cdr[0] + 24, 0x7FFFFFFF);
-    expect_fail(c.buf, c.len, "ratio", "ratio", NULL);
+    expect_patched(&c, &def, AT_CDR, 24, 32, 0x7FFFFFFF, "ratio", "ratio", NULL);
     craft(&c, &one, 1, 0);
     put32(c.buf + c.cdr[0] + 20, 0x7FFFFFFF);
     put32(c.buf + c.cdr[0] + 24, 0x7FFFFFFF);
@@ -499,20 +505,14 @@ static void test_bad_container(void)
     put32(c.buf + c.cdr[0] + 20, (uint32_t)n + 40);
     put32(c.buf + c.cdr[0] + 24, (uint32_t)n + 40);
     expect_fail(c.buf, c.len, "past data", "run past the end of the data area", NULL);
-    craft(&c, &one, 1, 0);
-    put32(c.buf + c.cdr[0] + 20, (uint32_t)n - 1);
-    expect_fail(c.buf, c.len, "stored sizes", "sizes differ", NULL);
+    expect_patched(&c, &one, AT_CDR, 20, 32, (uint32_t)n - 1, "stored sizes", "sizes differ", NULL);
 
     /* Deflate stream shorter or longer than declared, or garbage. */
     craft(&c, &def, 1, 0);
     put32(c.buf + c.cdr[0] + 20, get32(c.buf + c.cdr[0] + 20) - 5);
     expect_fail(c.buf, c.len, "short deflate", "'w.npy'", "ends early");
-    craft(&c, &def, 1, 0);
-    put32(c.buf + c.cdr[0] + 24, (uint32_t)n - 8);
-    expect_fail(c.buf, c.len, "long deflate", "inflates to more than the declared", NULL);
-    craft(&c, &def, 1, 0);
-    put32(c.buf + c.cdr[0] + 24, (uint32_t)n + 8);
-    expect_fail(c.buf, c.len, "short output", "not the declared", NULL);
+    expect_patched(&c, &def, AT_CDR, 24, 32, (uint32_t)n - 8, "long deflate", "inflates to more than the declared", NULL);
+    expect_patched(&c, &def, AT_CDR, 24, 32, (uint32_t)n + 8, "short output", "not the declared", NULL);
     craft(&c, &def, 1, 0);
     memset(c.buf + c.loc[0] + 35, 0xFF, 8);
     expect_fail(c.buf, c.len, "garbage deflate", "'w.npy'", NULL);
@@ -537,9 +537,7 @@ static void test_bad_container(void)
     put16(c.buf + c.eocd + 10, 3);
     put16(c.buf + c.eocd + 8, 3);
     expect_fail(c.buf, c.len, "count", "claims 3 members", NULL);
-    craft(&c, &one, 1, 0);
-    put16(c.buf + c.eocd + 4, 1);
-    expect_fail(c.buf, c.len, "disk", "multi-disk", NULL);
+    expect_patched(&c, &one, AT_EOCD, 4, 16, 1, "disk", "multi-disk", NULL);
     craft(&c, &one, 1, 0);
     put32(c.buf + c.eocd + 16, (uint32_t)c.cd_off + 3);
     expect_fail(c.buf, c.len, "cd offset", "lies outside the file", NULL);
