@@ -54,20 +54,18 @@ static int run(const char *dir, wl_err *err)
                       : wl_model_init(&m, kind->valuestring, V, heads, 0, err);
     cJSON_Delete(j);
     if (rc) return -1;
-    int32_t *ctx = NULL, *tgt = NULL;
-    float *grads = malloc(sizeof(float) * m.nparams);
     double *loss = malloc(sizeof(double) * steps), *norm = malloc(sizeof(double) * steps);
-    wl_model_ws *ws = wl_model_ws_new(&m, B);
+    rawio_run r = {0};
     wl_adamw opt = {0};
     rc = -1;
-    if (!grads || !loss || !norm || !ws) {
+    if ((!load_path[0] && rawio_views(&m, dir, "param.", 0, m.params, 0, err)) ||
+        rawio_run_init(&r, &m, dir, B, (size_t)steps * B, err) ||
+        wl_adamw_init(&opt, m.nparams, lr, wd, err))
+        goto done;
+    if (!loss || !norm) {
         wl_fail(err, "out of memory");
         goto done;
     }
-    if ((!load_path[0] && rawio_views(&m, dir, "param.", 0, m.params, 0, err)) ||
-        rawio_batch(dir, (size_t)steps * B, &ctx, &tgt, err) ||
-        wl_adamw_init(&opt, m.nparams, lr, wd, err))
-        goto done;
     for (int s = 0; s < steps; s++) {
         if (forced) {
             if (rawio_views(&m, dir, "tf.%d.param.", s, m.params, 0, err) || rawio_views(&m, dir, "tf.%d.m.", s, opt.m, 0, err) ||
@@ -75,12 +73,12 @@ static int run(const char *dir, wl_err *err)
                 goto done;
             opt.t = s;
         }
-        if (wl_model_loss(&m, ws, ctx + (size_t)s * B * WL_T, tgt + (size_t)s * B, B, &loss[s], grads, err) ||
-            (given && rawio_views(&m, dir, "grad.%d.", s, grads, 0, err)) ||
-            (dump && rawio_views(&m, dir, "out.grad.%d.", s, grads, 1, err)))
+        if (wl_model_loss(&m, r.ws, r.ctx + (size_t)s * B * WL_T, r.tgt + (size_t)s * B, B, &loss[s], r.grads, err) ||
+            (given && rawio_views(&m, dir, "grad.%d.", s, r.grads, 0, err)) ||
+            (dump && rawio_views(&m, dir, "out.grad.%d.", s, r.grads, 1, err)))
             goto done;
-        float f = wl_clip_factor(grads, m.nparams, clip, &norm[s]);
-        wl_adamw_step(&opt, m.params, grads, f);
+        float f = wl_clip_factor(r.grads, m.nparams, clip, &norm[s]);
+        wl_adamw_step(&opt, m.params, r.grads, f);
         if (forced && rawio_views(&m, dir, "out.param.%d.", s, m.params, 1, err)) goto done;
     }
     if (rawio_views(&m, dir, "out.param.", 0, m.params, 1, err) ||
@@ -92,10 +90,7 @@ static int run(const char *dir, wl_err *err)
     rc = 0;
 done:
     wl_adamw_free(&opt);
-    wl_model_ws_free(ws);
-    free(ctx);
-    free(tgt);
-    free(grads);
+    rawio_run_free(&r);
     free(loss);
     free(norm);
     wl_model_free(&m);

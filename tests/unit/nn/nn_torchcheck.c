@@ -26,25 +26,24 @@ static int run(const char *dir, wl_err *err)
     int B = Bj->valueint;
     cJSON_Delete(j);
     if (rc) return -1;
-    int32_t *ctx = NULL, *tgt = NULL;
-    float *logits = malloc(sizeof(float) * B * m.V), *grads = malloc(sizeof(float) * m.nparams);
-    wl_model_ws *ws = wl_model_ws_new(&m, B);
+    float *logits = malloc(sizeof(float) * B * m.V);
+    rawio_run r = {0};
     wl_details d = {0};
     double loss;
     rc = -1;
-    if (!logits || !grads || !ws) {
+    if (rawio_views(&m, dir, "param.", 0, m.params, 0, err) || rawio_run_init(&r, &m, dir, B, (size_t)B, err)) goto done;
+    if (!logits) {
         wl_fail(err, "out of memory");
         goto done;
     }
-    if (rawio_views(&m, dir, "param.", 0, m.params, 0, err) || rawio_batch(dir, (size_t)B, &ctx, &tgt, err)) goto done;
-    if (wl_model_forward(&m, ws, ctx, B, logits, err) ||
+    if (wl_model_forward(&m, r.ws, r.ctx, B, logits, err) ||
         rawio_write(rawio_path(dir, "out.", "logits"), logits, sizeof(float) * B * m.V, err))
         goto done;
-    if (wl_model_loss(&m, ws, ctx, tgt, B, &loss, grads, err) ||
+    if (wl_model_loss(&m, r.ws, r.ctx, r.tgt, B, &loss, r.grads, err) ||
         rawio_write(rawio_path(dir, "out.", "loss"), &loss, sizeof loss, err))
         goto done;
-    if (rawio_views(&m, dir, "out.grad.", 0, grads, 1, err)) goto done;
-    if (wl_model_details(&m, ws, ctx, B, &d, err)) goto done;
+    if (rawio_views(&m, dir, "out.grad.", 0, r.grads, 1, err)) goto done;
+    if (wl_model_details(&m, r.ws, r.ctx, B, &d, err)) goto done;
     size_t N = (size_t)B * WL_T, HTT = (size_t)d.H * WL_T * WL_T;
     struct { const char *name; const float *p; size_t n; } fields[] = {
         {"E", d.E, N * WL_D}, {"Q", d.Q, N * WL_D}, {"K", d.K, N * WL_D}, {"V", d.Vv, N * WL_D},
@@ -58,11 +57,8 @@ static int run(const char *dir, wl_err *err)
     rc = 0;
 done:
     wl_details_free(&d);
-    wl_model_ws_free(ws);
-    free(ctx);
-    free(tgt);
+    rawio_run_free(&r);
     free(logits);
-    free(grads);
     wl_model_free(&m);
     return rc;
 }

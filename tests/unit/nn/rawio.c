@@ -48,18 +48,24 @@ int rawio_views(const wl_model *m, const char *dir, const char *prefix, int step
     return 0;
 }
 
-int rawio_batch(const char *dir, size_t n, int32_t **ctx, int32_t **tgt, wl_err *err)
+int rawio_run_init(rawio_run *r, const wl_model *m, const char *dir, int B, size_t n, wl_err *err)
 {
-    *ctx = malloc(sizeof(int32_t) * n * WL_T);
-    *tgt = malloc(sizeof(int32_t) * n);
-    if (*ctx && *tgt && !rawio_read(rawio_path(dir, "", "ctx"), *ctx, sizeof(int32_t) * n * WL_T, err) &&
-        !rawio_read(rawio_path(dir, "", "tgt"), *tgt, sizeof(int32_t) * n, err))
-        return 0;
-    if (!*ctx || !*tgt) wl_fail(err, "out of memory for %zu windows", n);
-    free(*ctx);
-    free(*tgt);
-    *ctx = *tgt = NULL;
-    return -1;
+    *r = (rawio_run){.ws = wl_model_ws_new(m, B), .grads = malloc(sizeof(float) * m->nparams),
+                     .ctx = malloc(sizeof(int32_t) * n * WL_T), .tgt = malloc(sizeof(int32_t) * n)};
+    if (!r->ws || !r->grads || !r->ctx || !r->tgt) return wl_fail(err, "out of memory for %zu windows", n);
+    if (rawio_read(rawio_path(dir, "", "ctx"), r->ctx, sizeof(int32_t) * n * WL_T, err) ||
+        rawio_read(rawio_path(dir, "", "tgt"), r->tgt, sizeof(int32_t) * n, err))
+        return -1;
+    return 0;
+}
+
+void rawio_run_free(rawio_run *r)
+{
+    wl_model_ws_free(r->ws);
+    free(r->grads);
+    free(r->ctx);
+    free(r->tgt);
+    *r = (rawio_run){0};
 }
 
 int rawio_main(int argc, char **argv, const char *name, int (*run)(const char *dir, wl_err *err))
