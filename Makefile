@@ -4,7 +4,7 @@ JOBS ?= 2
 # make notebook UI=notebook: the lessons in Notebook 7 instead of JupyterLab 4.
 UI ?= lab
 
-.PHONY: all deps build test notebook demo bench fuzz valgrind soak classroom load clean
+.PHONY: all deps build test notebook demo lite lite-serve bench fuzz valgrind soak classroom load clean
 
 all: build
 
@@ -30,6 +30,15 @@ notebook:
 DEMO_PORT ?= 8000
 demo: build
 	/usr/bin/python3 scripts/serve-demo.py $(BUILD)/demo $(DEMO_PORT)
+
+# build/lite: the JupyterLite site of the lessons, the wordlab kernel running in the browser (lite/build.sh);
+# make lite-serve serves it on 127.0.0.1:$(LITE_PORT) with the headers that make the page cross-origin isolated.
+LITE_PORT ?= 8001
+lite: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(BUILD) -j $(JOBS) --target lite
+lite-serve: lite
+	/usr/bin/python3 scripts/serve-demo.py $(BUILD)/lite $(LITE_PORT)
 
 # Rebuilds notebooks/*.ipynb (with outputs) from lessons/*.wlab.
 notebooks: build

@@ -19,6 +19,12 @@ wl_serve_demo() {
     [ -x /usr/bin/chromium ] || { echo "$0: /usr/bin/chromium is missing (Debian package chromium)" >&2; exit 1; }
     command -v node >/dev/null || { echo "$0: node is missing (scripts/setup-deps.sh installs it)" >&2; exit 1; }
     [ -f "$demo/wordlab-wasm.wasm" ] || { echo "$0: $demo is not built (the wasm_demo target builds it)" >&2; exit 1; }
+    wl_serve_dir "$demo"
+}
+
+# wl_serve_dir DIR: serves DIR (cross-origin isolated) on 127.0.0.1; sets $url and $tmp.
+wl_serve_dir() {
+    local demo="$1"
     wl_playwright
     tmp="$(mktemp -d /tmp/wordlab-demo-XXXXXX)"
     wl_server=""

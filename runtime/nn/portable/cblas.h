@@ -17,5 +17,7 @@ void cblas_sgemv(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE t, int M, int N, f
 
 /* 1: the portable code runs on the calling thread. */
 int openblas_get_num_threads(void);
+/* What computes the products here (wl_compare records it as OpenBLAS's configuration). */
+const char *openblas_get_config(void);
 
 #endif

@@ -100,3 +100,8 @@ int openblas_get_num_threads(void)
 {
     return 1;
 }
+
+const char *openblas_get_config(void)
+{
+    return "wordlab portable CBLAS";
+}
