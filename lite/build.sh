@@ -18,19 +18,22 @@ for tool in emcc node npm /usr/bin/python3; do
     command -v "$tool" >/dev/null || { echo "lite build: $tool is missing (scripts/setup-deps.sh installs it)" >&2; exit 1; }
 done
 
-# The Python environment: rebuilt when lite/requirements.txt changes.
-if [ ! -f "$venv/.stamp" ] || [ "$src/lite/requirements.txt" -nt "$venv/.stamp" ]; then
+# The Python environment: rebuilt when lite/requirements.txt changes (its SHA-256 is kept in the stamp).
+req_sum="$(sha256sum "$src/lite/requirements.txt" | cut -d' ' -f1)"
+if [ "$(cat "$venv/.stamp" 2>/dev/null)" != "$req_sum" ]; then
     rm -rf "$venv"
     /usr/bin/python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --require-hashes --no-deps -r "$src/lite/requirements.txt" ||
         { echo "lite build: pip could not install lite/requirements.txt (PyPI unreachable?)" >&2; exit 1; }
-    touch "$venv/.stamp"
+    echo "$req_sum" >"$venv/.stamp"
 fi
 
-# The extension's npm packages: npm ci when the lockfile is newer than what is installed.
-if [ ! -f "$ext/node_modules/.package-lock.json" ] || [ "$ext/package-lock.json" -nt "$ext/node_modules/.package-lock.json" ]; then
+# The extension's npm packages: npm ci when the lockfile is not the one installed (its SHA-256 kept beside them).
+lock_sum="$(sha256sum "$ext/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "$ext/node_modules/.wordlab-lock.sha256" 2>/dev/null)" != "$lock_sum" ]; then
     (cd "$ext" && npm ci --no-audit --no-fund --loglevel=error) ||
         { echo "lite build: npm ci failed in lite/extension (npm registry unreachable?)" >&2; exit 1; }
+    echo "$lock_sum" >"$ext/node_modules/.wordlab-lock.sha256"
 fi
 
 # The WebAssembly kernel.

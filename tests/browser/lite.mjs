@@ -104,6 +104,19 @@ for (const [name, ref] of Object.entries(native)) {
     }
     return out;
   }).then((all) => all.map((outs) => outs.map(normalized)));
+  // Each code cell's time in the browser (the execute_input and reply times that recordTiming keeps).
+  const cellSeconds = await page.evaluate(() => {
+    const model = window.lesson().content.model, out = [];
+    for (let i = 0; i < model.cells.length; i++) {
+      const c = model.cells.get(i);
+      const t = c.type === 'code' ? c.getMetadata('execution') : null;
+      if (c.type === 'code') out.push(t ? (Date.parse(t['shell.execute_reply']) - Date.parse(t['iopub.execute_input'])) / 1000 : NaN);
+    }
+    return out;
+  });
+  const slowest = cellSeconds.map((s, i) => [s, i]).sort((a, b) => b[0] - a[0]).slice(0, 3)
+    .map(([s, i]) => `cell ${i + 1} ${s.toFixed(1)} s (native ${(ref.cell_seconds?.[i] ?? NaN).toFixed(2)} s)`);
+  console.log(`${name}: slowest in the browser: ${slowest.join(', ')}`);
   if (name.startsWith('04_')) {
     // Completion, inspection, is_complete and `?name`'s pager payload: the native kernel's replies, to the byte.
     const replies = await page.evaluate(async (reqs) => {

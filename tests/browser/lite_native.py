@@ -3,8 +3,8 @@
 usage: lite_native.py OUT.json NOTEBOOK.ipynb...   (env: WORDLAB, the native program)
 Each notebook's code cells run in order on one native kernel (jupyter_client); each cell's outputs are kept as a
 front end keeps them (lite.mjs reads the same from the page): consecutive streams of one name joined, a display's
-updates applied to it in place, text/plain only. Writes {"lessons": {notebook: {"cells": [[output, ...], ...], "seconds": S}}, ...}
-with S the native Run All time (every cell's execute_request to its reply), and under "requests" the native
+updates applied to it in place, text/plain only. Writes {"lessons": {notebook: {"cells": [[output, ...], ...], "seconds": S, "cell_seconds": [...]}}, ...}
+with S the native Run All time (every cell's execute_request to its reply) and each cell's, and under "requests" the native
 replies' content to REQUESTS (completion, inspection, is_complete, `?name`'s pager payload)."""
 import json
 import os
@@ -76,14 +76,16 @@ def main():
         with tempfile.TemporaryDirectory(prefix="wl-lite-native-") as cwd:
             km, kc = ku.start("wordlab", cwd=cwd)
             try:
-                cells, t0 = [], time.monotonic()
+                cells, times, t0 = [], [], time.monotonic()
                 for cell in nb.cells:
                     if cell.cell_type != "code":
                         continue
+                    t = time.monotonic()
                     msg_id = kc.execute(cell.source)
                     ku.shell_reply(kc, msg_id, timeout=600)
+                    times.append(time.monotonic() - t)
                     cells.append(outputs(ku.collect(kc, msg_id, timeout=600)))
-                result[os.path.basename(path)] = {"cells": cells, "seconds": time.monotonic() - t0}
+                result[os.path.basename(path)] = {"cells": cells, "seconds": time.monotonic() - t0, "cell_seconds": times}
             finally:
                 kc.stop_channels()
                 km.shutdown_kernel(now=True)
