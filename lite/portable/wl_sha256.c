@@ -46,7 +46,8 @@ static void compress(uint32_t h[8], const unsigned char *p)
     for (int i = 0; i < 64; i++) {
         uint32_t t1 = s[7] + (rotr(s[4], 6) ^ rotr(s[4], 11) ^ rotr(s[4], 25)) + ((s[4] & s[5]) ^ (~s[4] & s[6])) +
                       K[i] + w[i];
-        uint32_t t2 = (rotr(s[0], 2) ^ rotr(s[0], 13) ^ rotr(s[0], 22)) + ((s[0] & s[1]) ^ (s[0] & s[2]) ^ (s[1] & s[2]));
+        uint32_t t2 = (rotr(s[0], 2) ^ rotr(s[0], 13) ^ rotr(s[0], 22)) +
+                      ((s[0] & s[1]) ^ (s[0] & s[2]) ^ (s[1] & s[2]));
         memmove(s + 1, s, 7 * sizeof *s);
         s[4] += t1;
         s[0] = t1 + t2;
