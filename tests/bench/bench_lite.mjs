@@ -29,7 +29,7 @@ await page.waitForFunction((nb) => {
   const w = [...(window.jupyterapp?.shell?.widgets('main') ?? [])].find((x) => x.context?.path === nb);
   window.benchKernel = w?.sessionContext?.session?.kernel;
   return window.benchKernel?.name === 'wordlab' && window.benchKernel.status === 'idle';
-}, lesson, { timeout: 120_000 });
+}, lesson, { timeout: 600_000 });
 await page.waitForLoadState('networkidle');
 const firstLoad = total();
 if ([...sizes.keys()].some((u) => u.endsWith('.npz'))) throw new Error('a checkpoint was fetched before any cell ran');

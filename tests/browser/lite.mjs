@@ -70,7 +70,7 @@ for (const [name, ref] of Object.entries(native)) {
     window.lesson = () => [...(window.jupyterapp?.shell?.widgets('main') ?? [])].find((w) => w.context?.path === nb);
     const w = window.lesson();
     return w?.sessionContext?.session?.kernel?.name === 'wordlab' && w.sessionContext.session.kernel.status === 'idle';
-  }, name, { timeout: 120_000 });
+  }, name, { timeout: 600_000 });
   const crossOriginIsolated = await page.evaluate(() => self.crossOriginIsolated);
   const t0 = Date.now();
   // The saved outputs and execution counts go first, so that every output compared comes from this run.
