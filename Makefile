@@ -4,7 +4,7 @@ JOBS ?= 2
 # make notebook UI=notebook: the lessons in Notebook 7 instead of JupyterLab 4.
 UI ?= lab
 
-.PHONY: all deps build test notebook demo lite lite-serve bench fuzz valgrind soak classroom load clean
+.PHONY: all deps build test notebook demo lite lite-serve test-lite bench fuzz valgrind soak classroom load clean
 
 all: build
 
@@ -39,6 +39,9 @@ lite: deps
 	cmake --build $(BUILD) -j $(JOBS) --target lite
 lite-serve: lite
 	/usr/bin/python3 scripts/serve-demo.py $(BUILD)/lite $(LITE_PORT)
+# Every lesson in the Lite site against the native kernel, cell by cell (`make test` runs lesson 04 only).
+test-lite: build
+	WL_BUILD_DIR=$(BUILD) bash tests/browser/lite.sh $(BUILD)/lite full
 
 # Rebuilds notebooks/*.ipynb (with outputs) from lessons/*.wlab.
 notebooks: build

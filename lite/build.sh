@@ -48,7 +48,7 @@ export PATH="$venv/bin:$PATH"
     --core-path "$("$venv/bin/python" -c 'import jupyterlab, os; print(os.path.dirname(jupyterlab.__file__))')/staging" .) \
     >"$build/lite-ext.log" 2>&1 || { cat "$build/lite-ext.log" >&2; echo "lite build: the kernel extension failed to build" >&2; exit 1; }
 rm -rf "$labext" && mkdir -p "$(dirname "$labext")" && cp -r "$ext/labextension" "$labext"
-cp "$src/lite/worker.js" "$build/lite-wasm/wordlab-lite.mjs" "$build/lite-wasm/wordlab-lite.wasm" \
+cp "$src/lite/worker.js" "$build"/lite-wasm/wordlab-lite{,-relaxed}.{mjs,wasm} \
    "$src"/share/jupyter/kernels/wordlab/logo-* "$labext/static/"
 arts=()
 for f in "$src"/share/artifacts/*; do arts+=("\"$(basename "$f")\""); done

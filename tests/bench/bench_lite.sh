@@ -8,7 +8,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 src="$(cd "$here/../.." && pwd)"
 build="${WL_BUILD_DIR:-$src/build}"
 lessons="$(mktemp /tmp/wordlab-bench-lite-XXXXXX.json)"
-bash "$src/tests/browser/lite.sh" "$build/lite" "$lessons" >"$lessons.log" 2>&1 ||
+bash "$src/tests/browser/lite.sh" "$build/lite" full "$lessons" >"$lessons.log" 2>&1 ||
     { cat "$lessons.log" >&2; echo "bench_lite: the Lite browser test failed" >&2; exit 1; }
 rm -f "$lessons.log"
 source "$src/tests/browser/demo-lib.sh"

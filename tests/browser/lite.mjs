@@ -1,8 +1,10 @@
-// lite.mjs: in Debian's chromium, opens the wordlab Lite site (JupyterLite, the kernel in the browser), runs every
-// lesson with Run All and compares each code cell's text/plain outputs with the native kernel's (lite_native.py):
-// wall-clock figures masked; numbers equal, or within LOOSE where the browser computes in another order (training,
-// whose products run on the portable CBLAS). Also: completion, inspection, is_complete and `?name` replies equal the
-// native kernel's; a training run stopped by interrupt; no request leaving the site; a screenshot per lesson.
+// lite.mjs: in Debian's chromium, opens the wordlab Lite site (JupyterLite, the kernel in the browser), runs the
+// lessons of NATIVE.json with Run All and compares each code cell's text/plain outputs with the native kernel's
+// (lite_native.py): wall-clock figures masked; numbers equal, or within LOOSE (reported apart) where the browser
+// computes in another order than the native kernel's OpenBLAS. With lesson 04 also: the wordlab extension at work
+// (highlighted cells, the .wlab file type); completion, inspection, is_complete and `?name` replies equal the native
+// kernel's; a short training run's live display (its updates counted, its summary compared); a training run stopped
+// by interrupt. Always: no request leaving the site; a screenshot per lesson.
 // usage: node lite.mjs URL NATIVE.json SHOT_DIR USER_DATA_DIR [RESULT.json]
 //   RESULT.json: each lesson's Run All time in the browser (seconds), for the benchmark
 import fs from 'node:fs';
@@ -14,8 +16,9 @@ if (!url || !nativeFile || !shotDir || !userDataDir) {
   console.error('usage: node lite.mjs URL NATIVE.json SHOT_DIR USER_DATA_DIR [RESULT.json]');
   process.exit(2);
 }
-const { lessons: native, requests: nativeReplies, requests_sent: requestsSent } =
+const { lessons: native, requests: nativeReplies, requests_sent: requestsSent, training, training_code: trainingCode } =
   JSON.parse(fs.readFileSync(nativeFile, 'utf8'));
+const nativeTraining = { code: trainingCode, outputs: training.outputs, updates: training.updates };
 const RUN_TIMEOUT_MS = 600_000;
 // Wall-clock figures, as tests/py/test_kernel_xeus_diff.py masks them: "0.1 s", "619/s", "1 s left".
 const TIMING = [/\d[\d,.]*\s*(?:ms|µs|s)\b/g, /\d[\d,.]*\/s\b/g, /\d[\d,.]* s left/g];
@@ -28,6 +31,31 @@ function normalized(o) {
   if (o.output_type === 'stream') return { type: 'stream', name: o.name, text: text(o.text) };
   if (o.output_type === 'error') return { type: 'error', text: [o.ename, o.evalue, ...o.traceback].join('\n') };
   return { type: o.output_type, text: text(o.data['text/plain']) };
+}
+
+// A cell's outputs in the notebook model's form from its IOPub messages, as a front end keeps them (lite_native.py's
+// outputs(): streams of one name joined, a display's updates applied in place).
+function outputsOf(msgs) {
+  let out = [];
+  const byId = {};
+  for (const { msg_type: t, content: c } of msgs) {
+    if (t === 'stream') {
+      const last = out[out.length - 1];
+      if (last?.output_type === 'stream' && last.name === c.name) last.text += c.text;
+      else out.push({ output_type: 'stream', name: c.name, text: c.text });
+    } else if (t === 'display_data' || t === 'execute_result') {
+      const o = { output_type: t, data: { ...c.data } };
+      out.push(o);
+      if (c.transient?.display_id) (byId[c.transient.display_id] ??= []).push(o);
+    } else if (t === 'update_display_data') {
+      for (const o of byId[c.transient.display_id] ?? []) o.data = { ...c.data };
+    } else if (t === 'error') {
+      out.push({ output_type: 'error', ename: c.ename, evalue: c.evalue, traceback: c.traceback });
+    } else if (t === 'clear_output') {
+      out = [];
+    }
+  }
+  return out;
 }
 
 const mask = (s) => TIMING.reduce((t, re) => t.replace(re, '<time>'), s);
@@ -53,7 +81,31 @@ const outside = [];
 const pageErrors = [];
 
 const results = {};
+const extra = [];   // [label, browser outputs, native outputs] of the cells run beside the lessons
 let failures = 0, loose = 0, exact = 0;
+
+// One cell's outputs, browser against native: the same kinds in the same order, each text compared (compareText).
+function compareOutputs(label, got, want) {
+  const a = JSON.stringify(got.map((o) => [o.type, o.name])), b = JSON.stringify(want.map((o) => [o.type, o.name]));
+  if (a !== b) {
+    console.error(`${label}: outputs ${a} in the browser, ${b} natively\n  browser: ${JSON.stringify(got).slice(0, 600)}\n  native:  ${JSON.stringify(want).slice(0, 600)}`);
+    failures++;
+    return;
+  }
+  got.forEach((o, k) => {
+    const diffs = [];
+    const verdict = compareText(mask(o.text), mask(want[k].text), diffs);
+    if (verdict === 2) {
+      console.error(`${label} output ${k + 1} differs:\n--- browser\n${o.text}\n--- native\n${want[k].text}`);
+      failures++;
+    } else if (verdict === 1) {
+      console.log(`${label} output ${k + 1}: numbers within ${LOOSE * 100}% (browser/native: ${diffs.slice(0, 6).join(' ')}${diffs.length > 6 ? ' ...' : ''})`);
+      loose++;
+    } else {
+      exact++;
+    }
+  });
+}
 for (const [name, ref] of Object.entries(native)) {
   // A browser of its own for each lesson: JupyterLite would restore the notebooks of an earlier page beside it.
   const browser = await launchChromium(`${userDataDir}-${Object.keys(results).length}`, { width: 1280, height: 1000 });
@@ -139,13 +191,43 @@ for (const [name, ref] of Object.entries(native)) {
       }
     }
   }
-  if (name.startsWith('01_')) {
+  if (name.startsWith('04_')) {
+    // The wordlab extension of the site: the lesson's code cells highlighted as wordlab (their words in coloured
+    // spans), the .wlab file type known.
+    const shown = await page.evaluate(() => {
+      const cell = window.lesson().node.querySelector('.jp-CodeCell .cm-content');
+      return { spans: cell ? cell.querySelectorAll('.cm-line span').length : 0,
+               wlab: Boolean(window.jupyterapp.docRegistry.getFileType('wordlab')) };
+    });
+    console.log(`${name}: the first code cell has ${shown.spans} highlighted words; .wlab known: ${shown.wlab}`);
+    if (!shown.spans || !shown.wlab) {
+      console.error(`${name}: the wordlab extension is not at work in the site (highlighted words ${shown.spans}, .wlab ${shown.wlab})`);
+      failures++;
+    }
+    // A short training run: its live display (a display_data, then updates) ends as the native kernel's summary.
+    const trained = await page.evaluate(async (code) => {
+      const kernel = window.lesson().sessionContext.session.kernel;
+      const msgs = [];
+      const future = kernel.requestExecute({ code });
+      future.onIOPub = (m) => msgs.push({ msg_type: m.header.msg_type, content: m.content });
+      const reply = await future.done;
+      return { status: reply.content.status, msgs };
+    }, nativeTraining.code);
+    const got = outputsOf(trained.msgs).map(normalized);
+    const updates = trained.msgs.filter((m) => m.msg_type === 'update_display_data').length;
+    console.log(`${name}: a training run: ${trained.status}, ${updates} display updates in the browser, ` +
+                `${nativeTraining.updates} natively`);
+    if (trained.status !== 'ok' || !trained.msgs.some((m) => m.msg_type === 'display_data') || !updates) {
+      console.error(`${name}: the training run replied ${trained.status} with ${updates} display updates`);
+      failures++;
+    }
+    extra.push([`${name} training`, got, nativeTraining.outputs]);
     // Interrupt inside a running cell (the page is cross-origin isolated): a long training run stops with the
     // runtime's Interrupted error once its live display has shown a step.
     const stop = await page.evaluate(async () => {
       const kernel = window.lesson().sessionContext.session.kernel;
       let shown = false;
-      const future = kernel.requestExecute({ code: 'long = train $fresh $small steps=100000 batch=64' });
+      const future = kernel.requestExecute({ code: 'long = train $net $tiny steps=100000 batch=64' });
       future.onIOPub = (m) => { if (m.header.msg_type.endsWith('display_data')) shown = true; };
       while (!shown) await new Promise((r) => setTimeout(r, 50));
       await kernel.interrupt();
@@ -166,32 +248,12 @@ for (const [name, ref] of Object.entries(native)) {
     console.error(`${name}: ${cells.length} code cells in the browser, ${ref.cells.length} natively`);
     failures++;
   }
-  cells.forEach((got, i) => {
-    const want = ref.cells[i] || [];
-    const a = JSON.stringify(got.map((o) => [o.type, o.name])), b = JSON.stringify(want.map((o) => [o.type, o.name]));
-    if (a !== b) {
-      console.error(`${name} cell ${i + 1}: outputs ${a} in the browser, ${b} natively\n  browser: ${JSON.stringify(got).slice(0, 600)}\n  native:  ${JSON.stringify(want).slice(0, 600)}`);
-      failures++;
-      return;
-    }
-    got.forEach((o, k) => {
-      const diffs = [];
-      const verdict = compareText(mask(o.text), mask(want[k].text), diffs);
-      if (verdict === 2) {
-        console.error(`${name} cell ${i + 1} output ${k + 1} differs:\n--- browser\n${o.text}\n--- native\n${want[k].text}`);
-        failures++;
-      } else if (verdict === 1) {
-        console.log(`${name} cell ${i + 1} output ${k + 1}: numbers within ${LOOSE * 100}% (browser/native: ${diffs.slice(0, 6).join(' ')}${diffs.length > 6 ? ' ...' : ''})`);
-        loose++;
-      } else {
-        exact++;
-      }
-    });
-  });
+  cells.forEach((got, i) => compareOutputs(`${name} cell ${i + 1}`, got, ref.cells[i] || []));
   results[name] = { seconds, native_seconds: ref.seconds, cells: cells.length, crossOriginIsolated };
   console.log(`${name}: ${cells.length} code cells, Run All ${seconds.toFixed(1)} s in the browser ` +
               `(native ${ref.seconds.toFixed(1)} s), cross-origin isolated: ${crossOriginIsolated}`);
 }
+for (const [label, got, want] of extra) compareOutputs(label, got, want);
 if (outside.length) {
   console.error(`requests left the site:\n  ${[...new Set(outside)].join('\n  ')}`);
   failures++;

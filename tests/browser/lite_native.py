@@ -5,7 +5,8 @@ Each notebook's code cells run in order on one native kernel (jupyter_client); e
 front end keeps them (lite.mjs reads the same from the page): consecutive streams of one name joined, a display's
 updates applied to it in place, text/plain only. Writes {"lessons": {notebook: {"cells": [[output, ...], ...], "seconds": S, "cell_seconds": [...]}}, ...}
 with S the native Run All time (every cell's execute_request to its reply) and each cell's, and under "requests" the native
-replies' content to REQUESTS (completion, inspection, is_complete, `?name`'s pager payload)."""
+replies' content to REQUESTS (completion, inspection, is_complete, `?name`'s pager payload), under "training"
+TRAINING's outputs and its number of display updates."""
 import json
 import os
 import sys
@@ -27,8 +28,14 @@ REQUESTS = [
 ]
 
 
+# A short training run with its live display (its outputs and how many display updates it sent), on a small corpus.
+TRAINING = ("tiny = corpus profile=smoke stories=40\n"
+            "net = model new kind=multihead heads=4 vocab=$tiny.vocab seed=11\n"
+            "run = train $net $tiny steps=60 batch=32 eval_every=20")
+
+
 def requests():
-    """The native kernel's reply content for each of REQUESTS (an execute's: its payload)."""
+    """The native kernel's reply content for each of REQUESTS (an execute's: its payload), and TRAINING's outputs."""
     km, kc = ku.start("wordlab")
     try:
         out = {}
@@ -37,7 +44,11 @@ def requests():
             kc.shell_channel.send(msg)
             reply = ku.shell_reply(kc, msg["header"]["msg_id"], timeout=60)["content"]
             out[label] = reply["payload"] if msg_type == "execute_request" else reply
-        return out
+        msg_id = kc.execute(TRAINING)
+        ku.shell_reply(kc, msg_id, timeout=600)
+        msgs = ku.collect(kc, msg_id, timeout=600)
+        training = {"outputs": outputs(msgs), "updates": sum(m["msg_type"] == "update_display_data" for m in msgs)}
+        return out, training
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
@@ -89,8 +100,10 @@ def main():
             finally:
                 kc.stop_channels()
                 km.shutdown_kernel(now=True)
+    replies, training = requests()
     with open(sys.argv[1], "w", encoding="utf-8") as f:
-        json.dump({"lessons": result, "requests": requests(), "requests_sent": REQUESTS}, f)
+        json.dump({"lessons": result, "requests": replies, "requests_sent": REQUESTS, "training": training,
+                   "training_code": TRAINING}, f)
 
 
 if __name__ == "__main__":
