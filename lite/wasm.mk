@@ -1,6 +1,9 @@
 # wasm.mk: the wordlab kernel for the browser (wl_lite.c over the kernel core and the runtime), compiled by Debian's
-# emscripten into $(OUT)/wordlab-lite.mjs and .wasm. The source lists come from CMake ($(OBJ)/sources.mk): the
-# tree's (relative to SRC) and the generated ones (absolute).
+# emscripten into $(OUT)/wordlab-lite.mjs and .wasm, and a second build wordlab-lite-relaxed.mjs and .wasm whose
+# matrix products and sequence-lesson exp use relaxed SIMD's fused multiply-add (the sources of RELAXED compiled
+# again with -mrelaxed-simd, the instruction given its standard encoding by relaxed-simd.mjs); the worker loads that
+# one where the engine fuses it (lite/worker.js). The source lists come from CMake ($(OBJ)/sources.mk): the tree's
+# (relative to SRC) and the generated ones (absolute).
 # usage: make -f lite/wasm.mk SRC=... DEB=... OBJ=... OUT=...   (lite/build.sh runs it)
 include $(OBJ)/sources.mk
 
@@ -19,11 +22,27 @@ OBJS = $(patsubst %.c,$(OBJ)/%.o,$(WL_LITE_SRCS) lite/wl_lite.c lite/portable/wl
        $(patsubst %.c,$(OBJ)/generated/%.o,$(notdir $(WL_LITE_GEN))) $(addprefix $(OBJ)/,$(addsuffix .o,$(LIBS)))
 vpath %.c $(sort $(dir $(WL_LITE_GEN)))
 
+# The sources whose code differs with relaxed SIMD (wl_gemm.c's kernel, wl_seq_exp.h's fma); any other source is
+# the same in both builds.
+RELAXED = runtime/nn/wl_gemm.c runtime/seq/wl_seq_train.c runtime/seq/wl_seq_exp.c runtime/seq/wl_seq_measure.c
+RELAXED_OBJS = $(filter-out $(patsubst %.c,$(OBJ)/%.o,$(RELAXED)),$(OBJS)) $(patsubst %.c,$(OBJ)/relaxed/%.o,$(RELAXED))
+LINK = -sMODULARIZE=1 -sEXPORT_ES6=1 -sENVIRONMENT=worker -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=67108864 \
+       -sFORCE_FILESYSTEM=1 -lidbfs.js -sEXPORTED_FUNCTIONS=_malloc,_free \
+       -sEXPORTED_RUNTIME_METHODS=FS,IDBFS,ccall,cwrap,UTF8ToString,stringToUTF8,lengthBytesUTF8
+
+all: $(OUT)/wordlab-lite.mjs $(OUT)/wordlab-lite-relaxed.mjs
+
 $(OUT)/wordlab-lite.mjs: $(OBJS) $(SRC)/lite/wasm.mk
 	@mkdir -p $(OUT)
-	$(CC) $(OPT) $(OBJS) -o $@ -sMODULARIZE=1 -sEXPORT_ES6=1 -sENVIRONMENT=worker -sALLOW_MEMORY_GROWTH=1 \
-	    -sINITIAL_MEMORY=67108864 -sFORCE_FILESYSTEM=1 -lidbfs.js -sEXPORTED_FUNCTIONS=_malloc,_free \
-	    -sEXPORTED_RUNTIME_METHODS=FS,IDBFS,ccall,cwrap,UTF8ToString,stringToUTF8,lengthBytesUTF8
+	$(CC) $(OPT) $(OBJS) -o $@ $(LINK)
+$(OUT)/wordlab-lite-relaxed.mjs: $(RELAXED_OBJS) $(SRC)/lite/wasm.mk $(SRC)/lite/relaxed-simd.mjs
+	@mkdir -p $(OUT)
+	$(CC) $(OPT) -mrelaxed-simd $(RELAXED_OBJS) -o $@ $(LINK)
+	node $(SRC)/lite/relaxed-simd.mjs $(OUT)/wordlab-lite-relaxed.wasm $(OUT)/wordlab-lite-relaxed.wasm
+
+$(OBJ)/relaxed/%.o: $(SRC)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -mrelaxed-simd -c $< -o $@
 
 $(OBJ)/kernel/%.o: $(SRC)/kernel/%.c
 	@mkdir -p $(dir $@)
@@ -42,4 +61,4 @@ $(OBJ)/deb/%.o: $(DEB)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) -I$(dir $<) -DUTF8PROC_STATIC -c $< -o $@
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(RELAXED_OBJS:.o=.d)

@@ -12,7 +12,27 @@
 // page. Interrupt: with a SharedArrayBuffer (a cross-origin isolated page) the page sets its first int; every time
 // the running cell sends a message (each printed line, each live display update of a training run) the worker moves
 // that request into the runtime's own interrupt flag, which the runtime reads between steps and in its loops.
-import createModule from './wordlab-lite.mjs';
+// Two builds of the module: wordlab-lite-relaxed computes its matrix products and the sequence lesson's exp with
+// relaxed SIMD's fused multiply-add (the native kernel's arithmetic, several times faster than without); it is
+// loaded where the engine has that instruction and fuses it (FUSED below), wordlab-lite everywhere else (the same
+// numbers for the sequence lesson through an exact emulation; products summed in another order: see README).
+
+// A module whose f() is 1 when f32x4.relaxed_madd(1 + 2^-23, 1 - 2^-23, -1) is -2^-46 (fused), not 0 (rounded twice).
+const FUSED_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7f, 0x03, 0x02, 0x01, 0x00,
+  0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00, 0x0a, 0x46, 0x01, 0x44, 0x00,
+  0xfd, 0x0c, ...[0, 1, 2, 3].flatMap(() => [0x01, 0x00, 0x80, 0x3f]),
+  0xfd, 0x0c, ...[0, 1, 2, 3].flatMap(() => [0xfe, 0xff, 0x7f, 0x3f]),
+  0xfd, 0x0c, ...[0, 1, 2, 3].flatMap(() => [0x00, 0x00, 0x80, 0xbf]),
+  0xfd, 0x85, 0x02, 0xfd, 0x1f, 0x00, 0x43, 0x00, 0x00, 0x00, 0x00, 0x5c, 0x0b]);
+
+function fused() {
+  try {
+    return new WebAssembly.Instance(new WebAssembly.Module(FUSED_PROBE)).exports.f() === 1;
+  } catch {
+    return false;   // no relaxed SIMD here
+  }
+}
 
 const ARTIFACTS = '/artifacts';
 const HOME = '/home/wordlab';
@@ -48,6 +68,9 @@ function staticString(s) {
 
 async function start(m) {
   interrupt = m.interrupt ? new Int32Array(m.interrupt) : null;
+  const build = fused() ? 'wordlab-lite-relaxed' : 'wordlab-lite';
+  const { default: createModule } = await import(`./${build}.mjs`);
+  console.log(`wordlab: ${build}`);
   mod = await createModule({
     locateFile: (file) => new URL(file, import.meta.url).href,
     print: (s) => console.log(s),

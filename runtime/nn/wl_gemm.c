@@ -175,6 +175,78 @@ int wl_gemm_has_kernel(void)
     return __builtin_cpu_supports("avx512f") ? 1 : 0;
 }
 
+#elif defined(__wasm_relaxed_simd__)
+
+/* WebAssembly with relaxed SIMD: the browser kernel's build for engines whose f32x4.relaxed_madd is fused (its
+ * worker checks that before it loads this build; lite/relaxed-simd.mjs gives the instruction its standard
+ * encoding, a*b + c of the operands in the builtin's order). The AVX-512 kernel's arithmetic, so the same bits as
+ * the native kernel: C(i,j) starts at the row bias, 0 or C and takes one fused multiply-add per k in increasing
+ * order. Panels of WC columns of B are packed [K][WC] (zero-padded); each sweeps the rows WR at a time. */
+#include <string.h>
+
+#define WR 4   /* rows of C per step */
+#define WC 8   /* columns per panel: two 4-float vectors */
+typedef float wl_v4 __attribute__((vector_size(16)));
+
+static inline wl_v4 ld4(const float *p)
+{
+    wl_v4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline float *at(const gemm_args *g, int i, int j)
+{
+    return g->ct ? g->C + (size_t)j * g->ldc + i : g->C + (size_t)i * g->ldc + j;
+}
+
+/* Columns [j0, j0+nr) of C over B packed bp [K][WC]. */
+static void panel(const gemm_args *g, const float *bp, int j0, int nr)
+{
+    for (int i0 = 0; i0 < g->M; i0 += WR) {
+        int mr = g->M - i0 < WR ? g->M - i0 : WR;
+        size_t off[WR];   /* rows past M repeat the last one (computed, not stored) */
+        wl_v4 c[WR][2];
+        for (int r = 0; r < WR; r++) {
+            int i = i0 + (r < mr ? r : mr - 1);
+            off[r] = (size_t)i * g->rsa;
+            for (int l = 0; l < WC; l++)
+                c[r][l / 4][l % 4] = l >= nr ? 0.0f : g->accumulate ? *at(g, i, j0 + l) : g->rbias ? g->rbias[i] : 0.0f;
+        }
+        for (int k = 0; k < g->K; k++) {
+            wl_v4 b0 = ld4(bp + (size_t)k * WC), b1 = ld4(bp + (size_t)k * WC + 4);
+            const float *ak = g->A + (size_t)k * g->csa;
+            for (int r = 0; r < WR; r++) {
+                float av = ak[off[r]];
+                wl_v4 ar = {av, av, av, av};
+                c[r][0] = __builtin_wasm_fma_f32x4(ar, b0, c[r][0]);
+                c[r][1] = __builtin_wasm_fma_f32x4(ar, b1, c[r][1]);
+            }
+        }
+        for (int r = 0; r < mr; r++)
+            for (int l = 0; l < nr; l++) *at(g, i0 + r, j0 + l) = c[r][l / 4][l % 4];
+    }
+}
+
+/* Every panel of C, B packed into bp [K][WC]. */
+static void gemm_wasm(const gemm_args *g, float *bp)
+{
+    for (int j0 = 0; j0 < g->N; j0 += WC) {
+        int nr = g->N - j0 < WC ? g->N - j0 : WC;
+        for (int k = 0; k < g->K; k++)
+            for (int l = 0; l < WC; l++)
+                bp[(size_t)k * WC + l] = l >= nr  ? 0.0f
+                                         : g->tb ? g->B[(size_t)(j0 + l) * g->ldb + k]
+                                                 : g->B[(size_t)k * g->ldb + j0 + l];
+        panel(g, bp, j0, nr);
+    }
+}
+
+int wl_gemm_has_kernel(void)
+{
+    return 1;
+}
+
 #else
 
 int wl_gemm_has_kernel(void)
@@ -221,6 +293,14 @@ void wl_gemm(const wl_par *par, float *C, int ldc, int ct, const float *A, size_
             par->run(par->ctx, gemm_part, &g);
         else
             gemm_part(&g, 0, 1);
+        return;
+    }
+#elif defined(__wasm_relaxed_simd__)
+    (void)par;   /* one thread in the browser */
+    float *bp = M > 1 && N > 1 ? malloc(sizeof(float) * WC * (size_t)K) : NULL;
+    if (bp) {
+        gemm_wasm(&g, bp);
+        free(bp);
         return;
     }
 #else

@@ -15,6 +15,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "wl_seq_exptab.h"
 
@@ -48,13 +49,62 @@ WL_SEQ_HOT wl_seq_vd wl_seq_splat(double v)
     return r;
 }
 
+#if defined(__wasm_relaxed_simd__)
+/* WebAssembly with relaxed SIMD (the browser kernel's build for engines whose f64x2.relaxed_madd is fused, see
+ * runtime/nn/wl_gemm.c): two fused multiply-adds of two lanes each (a*b + c in the builtin's operand order). */
+typedef double wl_seq_v2 __attribute__((vector_size(16)));
+
+WL_SEQ_HOT wl_seq_vd wl_seq_fma(wl_seq_vd a, wl_seq_vd b, wl_seq_vd c)
+{
+    wl_seq_v2 lo = __builtin_wasm_fma_f64x2(__builtin_shufflevector(a, a, 0, 1), __builtin_shufflevector(b, b, 0, 1),
+                                            __builtin_shufflevector(c, c, 0, 1));
+    wl_seq_v2 hi = __builtin_wasm_fma_f64x2(__builtin_shufflevector(a, a, 2, 3), __builtin_shufflevector(b, b, 2, 3),
+                                            __builtin_shufflevector(c, c, 2, 3));
+    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3);
+}
+#else
+#ifdef __wasm__
+/* WebAssembly has no fused multiply-add and libm's fma() is integer code with calls; this gives the same bits
+ * (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
+ * IEEE Trans. Computers 57(4), 2008): a*b exactly as uh + ul (Veltkamp and Dekker), c + uh exactly as th + tl,
+ * v = tl + ul rounded to odd, then th + v rounded to nearest. Exact while nothing overflows or underflows: an operand
+ * outside [2^-300, 2^300] (other than 0) goes to libm. */
+WL_SEQ_HOT int wl_seq_fma_tame(double x)
+{
+    double m = fabs(x);
+    return (m >= 0x1p-300 && m <= 0x1p300) || x == 0;
+}
+
+WL_SEQ_HOT double wl_seq_fma1(double a, double b, double c)
+{
+    if (!(wl_seq_fma_tame(a) && wl_seq_fma_tame(b) && wl_seq_fma_tame(c))) return fma(a, b, c);
+    double ga = 134217729.0 * a, gb = 134217729.0 * b;   /* 2^27 + 1 */
+    double ah = ga - (ga - a), al = a - ah, bh = gb - (gb - b), bl = b - bh;
+    double uh = a * b, ul = ((ah * bh - uh) + ah * bl + al * bh) + al * bl;
+    double th = c + uh, tb = th - c, tl = (c - (th - tb)) + (uh - tb);
+    double v = tl + ul, vb = v - tl, ve = (tl - (v - vb)) + (ul - vb);
+    uint64_t vi;
+    memcpy(&vi, &v, sizeof v);
+    if (ve != 0 && !(vi & 1)) {   /* inexact and even: the odd neighbour towards the exact sum */
+        vi += (ve > 0) == (v > 0) ? 1 : UINT64_MAX;
+        memcpy(&v, &vi, sizeof v);
+    }
+    return th + v;
+}
+#endif
+
 /* a*b + c rounded once, per lane (one instruction per vector where the CPU has FMA). */
 WL_SEQ_HOT wl_seq_vd wl_seq_fma(wl_seq_vd a, wl_seq_vd b, wl_seq_vd c)
 {
     wl_seq_vd r;
+#ifdef __wasm__
+    for (int l = 0; l < WL_SEQ_LANES; l++) r[l] = wl_seq_fma1(a[l], b[l], c[l]);
+#else
     for (int l = 0; l < WL_SEQ_LANES; l++) r[l] = fma(a[l], b[l], c[l]);
+#endif
     return r;
 }
+#endif
 
 /* The table path, operation for operation as libm's FMA build: x = k ln2/128 + r, exp(x) = 2^(k/128) exp(r). */
 WL_SEQ_HOT wl_seq_vd wl_seq_exp_table(const wl_seq_expdata *e, wl_seq_vd x)
