@@ -200,31 +200,41 @@ static inline float *at(const gemm_args *g, int i, int j)
     return g->ct ? g->C + (size_t)j * g->ldc + i : g->C + (size_t)i * g->ldc + j;
 }
 
-/* Columns [j0, j0+nr) of C over B packed bp [K][WC]. */
+/* Columns [j0, j0+nr) of C over B packed bp [K][WC]: rows WR at a time, their 2 WR accumulators in registers. */
 static void panel(const gemm_args *g, const float *bp, int j0, int nr)
 {
     for (int i0 = 0; i0 < g->M; i0 += WR) {
         int mr = g->M - i0 < WR ? g->M - i0 : WR;
-        size_t off[WR];   /* rows past M repeat the last one (computed, not stored) */
-        wl_v4 c[WR][2];
+        float init[WR][WC];   /* rows past M repeat the last one (computed, not stored) */
+        const float *a[WR];
         for (int r = 0; r < WR; r++) {
             int i = i0 + (r < mr ? r : mr - 1);
-            off[r] = (size_t)i * g->rsa;
+            a[r] = g->A + (size_t)i * g->rsa;
             for (int l = 0; l < WC; l++)
-                c[r][l / 4][l % 4] = l >= nr ? 0.0f : g->accumulate ? *at(g, i, j0 + l) : g->rbias ? g->rbias[i] : 0.0f;
+                init[r][l] = l >= nr ? 0.0f : g->accumulate ? *at(g, i, j0 + l) : g->rbias ? g->rbias[i] : 0.0f;
         }
+        wl_v4 c00 = ld4(init[0]), c01 = ld4(init[0] + 4), c10 = ld4(init[1]), c11 = ld4(init[1] + 4);
+        wl_v4 c20 = ld4(init[2]), c21 = ld4(init[2] + 4), c30 = ld4(init[3]), c31 = ld4(init[3] + 4);
+        const float *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3];
+        const size_t csa = g->csa;
         for (int k = 0; k < g->K; k++) {
             wl_v4 b0 = ld4(bp + (size_t)k * WC), b1 = ld4(bp + (size_t)k * WC + 4);
-            const float *ak = g->A + (size_t)k * g->csa;
-            for (int r = 0; r < WR; r++) {
-                float av = ak[off[r]];
-                wl_v4 ar = {av, av, av, av};
-                c[r][0] = __builtin_wasm_fma_f32x4(ar, b0, c[r][0]);
-                c[r][1] = __builtin_wasm_fma_f32x4(ar, b1, c[r][1]);
-            }
+            size_t o = (size_t)k * csa;
+            wl_v4 x0 = {a0[o], a0[o], a0[o], a0[o]}, x1 = {a1[o], a1[o], a1[o], a1[o]};
+            wl_v4 x2 = {a2[o], a2[o], a2[o], a2[o]}, x3 = {a3[o], a3[o], a3[o], a3[o]};
+            c00 = __builtin_wasm_fma_f32x4(x0, b0, c00);
+            c01 = __builtin_wasm_fma_f32x4(x0, b1, c01);
+            c10 = __builtin_wasm_fma_f32x4(x1, b0, c10);
+            c11 = __builtin_wasm_fma_f32x4(x1, b1, c11);
+            c20 = __builtin_wasm_fma_f32x4(x2, b0, c20);
+            c21 = __builtin_wasm_fma_f32x4(x2, b1, c21);
+            c30 = __builtin_wasm_fma_f32x4(x3, b0, c30);
+            c31 = __builtin_wasm_fma_f32x4(x3, b1, c31);
         }
+        wl_v4 out[WR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
+        memcpy(init, out, sizeof init);
         for (int r = 0; r < mr; r++)
-            for (int l = 0; l < nr; l++) *at(g, i0 + r, j0 + l) = c[r][l / 4][l % 4];
+            for (int l = 0; l < nr; l++) *at(g, i0 + r, j0 + l) = init[r][l];
     }
 }
 

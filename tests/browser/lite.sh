@@ -22,6 +22,7 @@ case "$mode" in
 esac
 source "$here/demo-lib.sh"
 wl_serve_dir "$site"
-/usr/bin/python3 "$here/lite_native.py" "$tmp/native.json" "${lessons[@]}"
+# The native kernel without the shared cache of computed results, as the browser kernel runs (it has none).
+WORDLAB_CACHE=off /usr/bin/python3 "$here/lite_native.py" "$tmp/native.json" "${lessons[@]}"
 rm -rf "$shots"
 node "$here/lite.mjs" "$url" "$tmp/native.json" "$shots" "$tmp/chromium-profile" ${3:+"$3"}
