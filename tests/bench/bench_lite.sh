@@ -10,6 +10,7 @@ build="${WL_BUILD_DIR:-$src/build}"
 lessons="$(mktemp /tmp/wordlab-bench-lite-XXXXXX.json)"
 bash "$src/tests/browser/lite.sh" "$build/lite" full "$lessons" >"$lessons.log" 2>&1 ||
     { cat "$lessons.log" >&2; echo "bench_lite: the Lite browser test failed" >&2; exit 1; }
+grep -E 'Run All|within|^lite:' "$lessons.log"   # each lesson's time and the outputs not equal to native's
 rm -f "$lessons.log"
 source "$src/tests/browser/demo-lib.sh"
 wl_serve_dir "$build/lite"
