@@ -1,7 +1,8 @@
 // worker.js: the wordlab kernel's Web Worker: the WebAssembly module of wl_lite.c (the native kernel's protocol core,
 // output layer, adapter and runtime), its files, and the messages between it and the page (extension/src/kernel.ts).
 //
-// From the page: {op: 'start', artifacts: [{name, url}], interrupt: SharedArrayBuffer | null}, then
+// From the page: {op: 'start', artifacts: [{name, url}], build: 'auto' | 'portable', interrupt: SharedArrayBuffer |
+// null}, then
 // {op: 'request', id, type, content: JSON text}, one at a time. To the page: {op: 'started'} or {op: 'failed',
 // error}; for each request its messages {op: 'msg', id, kind: 0 (the reply) | 1 (IOPub), type, content: JSON text}
 // as they happen, then {op: 'done', id}.
@@ -68,7 +69,7 @@ function staticString(s) {
 
 async function start(m) {
   interrupt = m.interrupt ? new Int32Array(m.interrupt) : null;
-  const build = fused() ? 'wordlab-lite-relaxed' : 'wordlab-lite';
+  const build = m.build !== 'portable' && fused() ? 'wordlab-lite-relaxed' : 'wordlab-lite';
   const { default: createModule } = await import(`./${build}.mjs`);
   console.log(`wordlab: ${build}`);
   mod = await createModule({

@@ -4,7 +4,8 @@
 // computes in another order than the native kernel's OpenBLAS. With lesson 04 also: the wordlab extension at work
 // (highlighted cells, the .wlab file type); completion, inspection, is_complete and `?name` replies equal the native
 // kernel's; a short training run's live display (its updates counted, its summary compared); a training run stopped
-// by interrupt. Always: no request leaving the site; a screenshot per lesson.
+// by interrupt. Always: which of the two builds the worker runs (the relaxed-SIMD one, or the other where
+// WL_LITE_PORTABLE names the lesson); no request leaving the site; a screenshot per lesson.
 // usage: node lite.mjs URL NATIVE.json SHOT_DIR USER_DATA_DIR [RESULT.json]
 //   RESULT.json: each lesson's Run All time in the browser (seconds), for the benchmark
 import fs from 'node:fs';
@@ -113,10 +114,15 @@ for (const [name, ref] of Object.entries(native)) {
     const u = r.url();
     if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')) outside.push(u);
   });
+  // The worker loads the relaxed-SIMD build where the engine fuses its multiply-add (chromium does); the lessons of
+  // WL_LITE_PORTABLE open with ?wordlab-build=portable, the build of engines without it.
+  const portable = (process.env.WL_LITE_PORTABLE ?? '').split(',').includes(name);
   const page = browser.pages()[0] || await browser.newPage();
+  let build = null;
+  page.on('console', (m) => { const b = /^wordlab: (\S+)$/.exec(m.text()); if (b) build = b[1]; });
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   page.on('crash', () => console.error(`${name}: the page crashed`));
-  await page.goto(`${url}lab/index.html?path=${encodeURIComponent(name)}`);
+  await page.goto(`${url}lab/index.html?path=${encodeURIComponent(name)}${portable ? '&wordlab-build=portable' : ''}`);
   // The notebook is open (window.lesson finds its panel) and its wordlab kernel has answered kernel_info.
   await page.waitForFunction((nb) => {
     window.lesson = () => [...(window.jupyterapp?.shell?.widgets('main') ?? [])].find((w) => w.context?.path === nb);
@@ -124,6 +130,12 @@ for (const [name, ref] of Object.entries(native)) {
     return w?.sessionContext?.session?.kernel?.name === 'wordlab' && w.sessionContext.session.kernel.status === 'idle';
   }, name, { timeout: 600_000 });
   const crossOriginIsolated = await page.evaluate(() => self.crossOriginIsolated);
+  const want = portable ? 'wordlab-lite' : 'wordlab-lite-relaxed';
+  console.log(`${name}: the worker runs ${build}`);
+  if (build !== want) {
+    console.error(`${name}: the worker runs ${build}, not ${want}`);
+    failures++;
+  }
   const t0 = Date.now();
   // The saved outputs and execution counts go first, so that every output compared comes from this run.
   const ran = await page.evaluate(async () => {

@@ -3,8 +3,9 @@
 # runs them in the JupyterLite site served on 127.0.0.1 (lite.mjs) and compares every cell's text/plain outputs.
 # usage: tests/browser/lite.sh SITE_DIR quick|full [RESULT.json]   (env: WORDLAB, WL_BUILD_DIR: screenshots go to
 #   its browser-lite/)
-#   quick: lesson 04 only (the site, the kernel, the highlighting, a lesson's outputs, the replies, a live training
-#          display and an interrupt; about a minute, in `make test`); full: every lesson (`make test-lite`, `make bench`)
+#   quick: lesson 04 (the site, the kernel, the highlighting, a lesson's outputs, the replies, a live training display
+#          and an interrupt) and lesson 02 on the build for engines without relaxed SIMD (its exact fma emulation);
+#          about a minute, in `make test`; full: every lesson (`make test-lite`, `make bench`)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 src="$(cd "$here/../.." && pwd)"
@@ -16,7 +17,8 @@ export WORDLAB="${WORDLAB:-$build/wordlab}"
 [ -f "$site/build.stamp" ] || { echo "lite test: $site is not built (make lite)" >&2; exit 1; }
 [ -x /usr/bin/chromium ] || { echo "lite test: /usr/bin/chromium is missing (Debian package chromium)" >&2; exit 1; }
 case "$mode" in
-    quick) lessons=("$src"/notebooks/04_*.ipynb) shots="$build/browser-lite-quick" ;;
+    quick) lessons=("$src"/notebooks/0[24]_*.ipynb) shots="$build/browser-lite-quick"
+           export WL_LITE_PORTABLE="$(basename "$src"/notebooks/02_*.ipynb)" ;;
     full) lessons=("$src"/notebooks/*.ipynb) shots="$build/browser-lite" ;;
     *) echo "lite test: the mode is quick or full, not $mode" >&2; exit 2 ;;
 esac

@@ -34,7 +34,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
         if (!listing.ok) throw new Error(`wordlab kernel: ${listing.url}: HTTP ${listing.status}`);
         const names: string[] = await listing.json();
         const artifacts = names.map((name) => ({ name, url: URLExt.join(base, 'files/artifacts', name) }));
-        const kernel = new WordlabKernel(options, { workerUrl: staticUrl('worker.js'), artifacts });
+        // ?wordlab-build=portable in the page's address: the build for engines without relaxed SIMD (to compare).
+        const build = new URLSearchParams(window.location.search).get('wordlab-build') === 'portable' ? 'portable' : 'auto';
+        const kernel = new WordlabKernel(options, { workerUrl: staticUrl('worker.js'), artifacts, build });
         kernels.set(kernel.id, kernel);
         kernel.disposed.connect(() => kernels.delete(kernel.id));
         return kernel;

@@ -8,6 +8,8 @@ import { PromiseDelegate } from '@lumino/coreutils';
 export interface IWordlabOptions {
   workerUrl: string;
   artifacts: { name: string; url: string }[];
+  /** 'auto': the relaxed-SIMD build where the engine fuses its multiply-add; 'portable': the other build. */
+  build: 'auto' | 'portable';
 }
 
 interface IPending {
@@ -22,7 +24,12 @@ export class WordlabKernel extends BaseKernel {
     this._worker.onmessage = (e) => this._onMessage(e.data);
     // Interrupt inside a running cell needs memory shared with the worker: only a cross-origin isolated page has it.
     this._interrupt = self.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
-    this._worker.postMessage({ op: 'start', artifacts: wordlab.artifacts, interrupt: this._interrupt?.buffer ?? null });
+    this._worker.postMessage({
+      op: 'start',
+      artifacts: wordlab.artifacts,
+      build: wordlab.build,
+      interrupt: this._interrupt?.buffer ?? null
+    });
   }
 
   get ready(): Promise<void> {
