@@ -67,7 +67,7 @@ static size_t sg_pick_zipf(sg_story *st, size_t n)
 static size_t sg_pick_list(sg_story *st, const wl_sg_list *l)
 {
     size_t n = l->words.n;
-    if (l->tail == 2) return sg_chance(st, 8) ? sg_pick_zipf(st, n) : sg_pick(st, n);
+    if (l->tail == 2) return sg_chance(st, 70) ? sg_pick_zipf(st, n) : sg_pick(st, n);
     return l->tail ? sg_pick_tail(st, n) : sg_pick(st, n);
 }
 
@@ -186,6 +186,7 @@ static void sg_slot(sg_story *st, const char *name, size_t n, int depth)
     else if (sg_is(name, n, "P")) v = sg_subject(st->hero_female);
     else if (sg_is(name, n, "O")) v = sg_object(st->hero_female);
     else if (sg_is(name, n, "D")) v = sg_possessive(st->hero_female);
+    else if (sg_is(name, n, "R")) v = st->hero_female ? "herself" : "himself";
     else if (sg_is(name, n, "K")) v = st->hero_kind;
     else if (sg_is(name, n, "F")) v = st->friend;
     else if (sg_is(name, n, "FP")) v = sg_subject(st->friend_female);
@@ -211,12 +212,17 @@ static void sg_slot(sg_story *st, const char *name, size_t n, int depth)
         return;
     }
     sg_expand_str(st, v, depth + 1);
+    /* {sc} and {ac}: speech before its speaker ends in a comma, not a full stop ("I like it," said Tim). */
+    if ((sg_is(name, n, "sc") || sg_is(name, n, "ac")) && st->len && st->buf[st->len - 1] == '.') {
+        st->buf[st->len - 1] = ',';
+        st->end_pending = 0;
+    }
 }
 
 /* Expands the template t..end: alternatives [a|b], slots {name}, literal text. */
 static void sg_expand(sg_story *st, const char *t, const char *end, int depth)
 {
-    if (depth > 8) { if (!st->bad) { st->bad = t; st->bad_len = (size_t)(end - t); } return; }
+    if (depth > 12) { if (!st->bad) { st->bad = t; st->bad_len = (size_t)(end - t); } return; }
     while (t < end) {
         if (*t == '[') {
             const char *opts[32], *close = NULL;
@@ -373,7 +379,7 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
 
     sg_stage(st, &wl_sg_intro);
     sg_stage(st, &wl_sg_belongs);
-    if (sg_chance(st, 5)) sg_stage(st, &wl_sg_setting);
+    if (sg_chance(st, 30)) sg_stage(st, &wl_sg_setting);
     sg_stage(st, &wl_sg_meeting);
     st->openers = 1;
     if (sg_chance(st, 5)) sg_stage(st, &wl_sg_play);
@@ -389,7 +395,12 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     sg_stage_keep(st, &plot->problem, 5);
     sg_stage_keep(st, &plot->solve, 5);
     sg_events(st, 1 + sg_pick(st, 2));
-    if (sg_chance(st, 50)) sg_stage(st, &wl_sg_ending);
+    /* The old ending stage, a last sentence from the grammar ({end}: "happily ever after", a
+     * moral, ...) or none; then, sometimes, the plot's own moral. */
+    const wl_sg_alts last = WL_SG_ALTS("{end}");
+    size_t e = sg_pick(st, 100);
+    if (e < 40) sg_stage(st, &wl_sg_ending);
+    else if (e < 85) sg_sentence(st, &last, sg_chance(st, 40) ? "\n\n" : " ");
     if (sg_chance(st, 15)) sg_stage(st, &plot->moral);
     if (sg_chance(st, 4) && !st->oom) sg_cut(st);
 }
