@@ -14,13 +14,16 @@
  * Story i depends only on (seed, i), so a smaller count gives a prefix of a larger one, and
  * the same seed gives byte-identical text on every machine (integer arithmetic only).
  * Each story has a named main character, a friend, a parent, an object with a colour and a
- * size, a place, dialogue, a problem and its solution, and an ending; the names and
- * attributes introduced early are referred to again later in the story. Most sentences come
- * from a small grammar over large word lists drawn partly by Zipf's law, so that the dgx
- * corpus has the statistics of TinyStories (a vocabulary that fills its 4,000 cap, 1-3%
- * unknown test tokens, a median story of 120-250 tokens, test perplexities of 15-80 for
- * the course's models); about 4% of the stories stop after a word, as truncated stories do
- * in generated collections. */
+ * size, a place, dialogue, often a problem and its solution, and an ending or a moral; the
+ * names and attributes introduced early are referred to again later in the story. Most
+ * sentences come from a grammar of narration and dialogue (statements, questions,
+ * exclamations, speech before or after its speaker, with said, asked, shouted, replied...)
+ * whose verb phrases, objects and prepositional phrases combine freely over large word lists,
+ * so that a word is followed by many different words, as in real text; the dgx corpus has
+ * the statistics of TinyStories (a vocabulary that fills its 4,000 cap, 1-3% unknown test
+ * tokens, a median story of 120-250 tokens, test perplexities of 15-80 for the course's
+ * models); about 4% of the stories stop after a word, as truncated stories do in generated
+ * collections. */
 int wl_storygen_generate(uint64_t seed, size_t count, char ***texts, wl_err *err);
 /* The same, failing with "interrupted" when *interrupt (may be NULL) is set between two stories. */
 int wl_storygen_generate_interruptible(uint64_t seed, size_t count, volatile sig_atomic_t *interrupt, char ***texts,
