@@ -160,14 +160,14 @@ static int sg_is(const char *name, size_t n, const char *want)
 }
 
 /* A word drawn from the list called name[0..n), or NULL if there is no such list. A word list
- * (tail 1 or 2) gives, 20 times in 100, a word of another word list instead: the odd word in
+ * (tail 1 or 2) gives, 25 times in 100, a word of another word list instead: the odd word in
  * an unusual place, so that a model meets every word after many contexts, as in real text. */
 static const char *sg_draw(sg_story *st, const char *name, size_t n)
 {
     for (size_t i = 0; i < wl_sg_nlists; i++) {
         const wl_sg_list *l = &wl_sg_lists[i];
         if (!sg_is(name, n, l->name)) continue;
-        if (l->tail && sg_chance(st, 20))
+        if (l->tail && sg_chance(st, 25))
             do l = &wl_sg_lists[sg_pick(st, wl_sg_nlists)]; while (!l->tail);
         return l->words.items[sg_pick_list(st, l)];
     }
@@ -340,7 +340,7 @@ static const char *sg_invent_name(sg_story *st, int female, char *out)
  * a few names are common), sometimes invented. which is 0 for the hero, 1 for the friend. */
 static const char *sg_name(sg_story *st, int female, int pet, int which)
 {
-    if (sg_chance(st, 26)) return sg_invent_name(st, female, st->made_names[which]);
+    if (sg_chance(st, 32)) return sg_invent_name(st, female, st->made_names[which]);
     const wl_sg_alts *a = pet ? &wl_sg_pet_names : female ? &wl_sg_girl_names : &wl_sg_boy_names;
     return a->items[sg_chance(st, 50) ? sg_pick(st, a->n) : sg_pick_tail(st, a->n)];
 }
@@ -387,7 +387,7 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     sg_stage(st, &wl_sg_meeting);
     st->openers = 1;
     if (sg_chance(st, 5)) sg_stage(st, &wl_sg_play);
-    sg_events(st, st->brief ? 8 + sg_pick(st, 3) : 11 + sg_pick(st, 3));
+    sg_events(st, st->brief ? 8 + sg_pick(st, 3) : 10 + sg_pick(st, 3));
     /* Zero (90%), one (8%) or two (2%) short scenes, in a random order. */
     size_t r = sg_pick(st, 100), nfill = r < 90 || st->brief ? 0 : r < 98 ? 1 : 2, used = 0;
     for (size_t k = 0; k < nfill; k++) {
@@ -396,8 +396,8 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
         used |= (size_t)1 << f;
         sg_stage(st, &wl_sg_fillers[f]);
     }
-    /* A problem and its solution in 60% of the stories; more free sentences in the others. */
-    if (sg_chance(st, 60)) {
+    /* A problem and its solution in 45% of the stories; more free sentences in the others. */
+    if (sg_chance(st, 45)) {
         sg_stage_keep(st, &plot->problem, 5);
         sg_stage_keep(st, &plot->solve, 5);
         sg_events(st, 1 + sg_pick(st, 2));
@@ -408,7 +408,7 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
      * moral, ...) or none; then, sometimes, the plot's own moral. */
     const wl_sg_alts last = WL_SG_ALTS("{end}");
     size_t e = sg_pick(st, 100);
-    if (e < 40) sg_stage(st, &wl_sg_ending);
+    if (e < 25) sg_stage(st, &wl_sg_ending);
     else if (e < 85) sg_sentence(st, &last, sg_chance(st, 40) ? "\n\n" : " ");
     if (sg_chance(st, 15)) sg_stage(st, &plot->moral);
     if (sg_chance(st, 4) && !st->oom) sg_cut(st);

@@ -23,7 +23,7 @@ typedef struct wl_sg_alts {
 /* A named list, drawn uniformly (tail 0: grammar rules and short lists), with a long tail
  * (tail 1: early entries common, late entries rare) or partly by Zipf's law (tail 2: a quarter
  * of the draws give the entry of rank k with probability about 1/k, as word frequencies fall
- * in real text, the others are uniform). Lists with a tail are word lists: 15% of their draws
+ * in real text, the others are uniform). Lists with a tail are word lists: 25% of their draws
  * take a word of another word list (see sg_draw). */
 typedef struct wl_sg_list {
     const char *name;
