@@ -160,15 +160,19 @@ static int sg_is(const char *name, size_t n, const char *want)
 }
 
 /* A word drawn from the list called name[0..n), or NULL if there is no such list. A word list
- * (tail 1 or 2) gives, 25 times in 100, a word of another word list instead: the odd word in
- * an unusual place, so that a model meets every word after many contexts, as in real text. */
+ * with a part of speech gives, 25 times in 100, a word of another list of the same part of
+ * speech instead: the odd word in an unusual place, so that a model meets every word after
+ * many contexts, as in real text, while the sentence stays grammatical. */
 static const char *sg_draw(sg_story *st, const char *name, size_t n)
 {
     for (size_t i = 0; i < wl_sg_nlists; i++) {
         const wl_sg_list *l = &wl_sg_lists[i];
         if (!sg_is(name, n, l->name)) continue;
-        if (l->tail && sg_chance(st, 25))
-            do l = &wl_sg_lists[sg_pick(st, wl_sg_nlists)]; while (!l->tail);
+        if (l->pos && sg_chance(st, 25)) {
+            const wl_sg_list *o;
+            do o = &wl_sg_lists[sg_pick(st, wl_sg_nlists)]; while (!o->pos || strcmp(o->pos, l->pos) != 0);
+            l = o;
+        }
         return l->words.items[sg_pick_list(st, l)];
     }
     return NULL;

@@ -21,14 +21,17 @@ typedef struct wl_sg_alts {
     sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *) }
 
 /* A named list, drawn uniformly (tail 0: grammar rules and short lists), with a long tail
- * (tail 1: early entries common, late entries rare) or partly by Zipf's law (tail 2: a quarter
- * of the draws give the entry of rank k with probability about 1/k, as word frequencies fall
- * in real text, the others are uniform). Lists with a tail are word lists: 25% of their draws
- * take a word of another word list (see sg_draw). */
+ * (tail 1: early entries common, late entries rare) or partly by Zipf's law (tail 2: 15% of
+ * the draws give the entry of rank k with probability about 1/k, as word frequencies fall in
+ * real text, the others are uniform). pos, the part of speech of a word list ("n" singular
+ * nouns, "p" plural nouns, "a" adjectives, "d" past verb phrases, "b" base verb phrases, "g"
+ * -ing phrases, "r" adverbs; NULL for the others): a quarter of the draws of such a list take
+ * a word of another list of the same part of speech (see sg_draw). */
 typedef struct wl_sg_list {
     const char *name;
     wl_sg_alts words;
     int tail;
+    const char *pos;
 } wl_sg_list;
 
 /* An object the hero owns, with the verb used with it ("fly" a kite, "wear" a hat). */
