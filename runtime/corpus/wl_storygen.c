@@ -160,7 +160,7 @@ static int sg_is(const char *name, size_t n, const char *want)
 }
 
 /* A word drawn from the list called name[0..n), or NULL if there is no such list. A word list
- * with a part of speech gives, 25 times in 100, a word of another list of the same part of
+ * with a part of speech gives, 30 times in 100, a word of another list of the same part of
  * speech instead: the odd word in an unusual place, so that a model meets every word after
  * many contexts, as in real text, while the sentence stays grammatical. */
 static const char *sg_draw(sg_story *st, const char *name, size_t n)
@@ -168,7 +168,7 @@ static const char *sg_draw(sg_story *st, const char *name, size_t n)
     for (size_t i = 0; i < wl_sg_nlists; i++) {
         const wl_sg_list *l = &wl_sg_lists[i];
         if (!sg_is(name, n, l->name)) continue;
-        if (l->pos && sg_chance(st, 25)) {
+        if (l->pos && sg_chance(st, 30)) {
             const wl_sg_list *o;
             do o = &wl_sg_lists[sg_pick(st, wl_sg_nlists)]; while (!o->pos || strcmp(o->pos, l->pos) != 0);
             l = o;
@@ -309,6 +309,46 @@ static void sg_cut(sg_story *st)
     }
 }
 
+/* Replaces about 4 words in 100 of the finished story by a word of any word list (any part of
+ * speech, function words included): real text puts almost any word after almost any context
+ * now and then, and a model trained on text that never does gives words it has not seen in a
+ * context a probability near zero. A replaced word keeps its capital; "a", "an", "I" and the
+ * word after "a" or "an" are kept, so articles stay right. */
+static void sg_noise(sg_story *st)
+{
+    char *src = malloc(st->len + 1);
+    if (!src) { st->oom = 1; return; }
+    memcpy(src, st->buf, st->len + 1);
+    size_t n = st->len, prev_len = 0;
+    const char *prev = "";
+    st->len = 0;
+    st->cap_next = st->end_pending = st->quote_open = st->article = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = i;
+        while (k < n && (sg_is_alpha(src[k]) || (src[k] == '\'' && k > i && k + 1 < n && sg_is_alpha(src[k + 1])))) k++;
+        if (k == i) { sg_raw(st, src[i++]); continue; }
+        int article = (prev_len == 1 && sg_lower(prev[0]) == 'a') || (prev_len == 2 && sg_lower(prev[0]) == 'a' && prev[1] == 'n');
+        int keep = article || (k - i == 1 && (src[i] == 'a' || src[i] == 'A' || src[i] == 'I')) ||
+                   (k - i == 2 && sg_lower(src[i]) == 'a' && src[i + 1] == 'n');
+        if (!keep && sg_chance(st, 4)) {
+            const wl_sg_list *l;
+            const char *w;
+            do {
+                do l = &wl_sg_lists[sg_pick(st, wl_sg_nlists)]; while (!l->pos);
+                w = l->words.items[sg_pick(st, l->words.n)];
+            } while (strpbrk(w, "{[") != NULL);
+            for (size_t j = 0; w[j]; j++)
+                sg_raw(st, j == 0 && src[i] >= 'A' && src[i] <= 'Z' && w[j] >= 'a' && w[j] <= 'z' ? (char)(w[j] - 'a' + 'A') : w[j]);
+        } else {
+            for (size_t j = i; j < k; j++) sg_raw(st, src[j]);
+        }
+        prev = src + i;
+        prev_len = k - i;
+        i = k;
+    }
+    free(src);
+}
+
 /* Writes n free sentences; the first may start a new paragraph. */
 static void sg_stage(sg_story *st, const wl_sg_stage *stage) { sg_stage_keep(st, stage, 10); }
 
@@ -415,6 +455,7 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     if (e < 25) sg_stage(st, &wl_sg_ending);
     else if (e < 85) sg_sentence(st, &last, sg_chance(st, 40) ? "\n\n" : " ");
     if (sg_chance(st, 15)) sg_stage(st, &plot->moral);
+    if (!st->oom) sg_noise(st);
     if (sg_chance(st, 4) && !st->oom) sg_cut(st);
 }
 

@@ -19,7 +19,9 @@
  * sentences come from a grammar of narration and dialogue (statements, questions,
  * exclamations, speech before or after its speaker, with said, asked, shouted, replied...)
  * whose verb phrases, objects and prepositional phrases combine freely over large word lists,
- * so that a word is followed by many different words, as in real text; the dgx corpus has
+ * so that a word is followed by many different words, as in real text, and about 4 words in
+ * 100 are replaced by a word of any kind, so that models keep some probability for a word in
+ * a context they have not seen it in; the dgx corpus has
  * the statistics of TinyStories (a vocabulary that fills its 4,000 cap, 1-3% unknown test
  * tokens, a median story of 120-250 tokens, test perplexities of 15-80 for the course's
  * models); about 4% of the stories stop after a word, as truncated stories do in generated

@@ -25,8 +25,9 @@ typedef struct wl_sg_alts {
  * the draws give the entry of rank k with probability about 1/k, as word frequencies fall in
  * real text, the others are uniform). pos, the part of speech of a word list ("n" singular
  * nouns, "p" plural nouns, "a" adjectives, "d" past verb phrases, "b" base verb phrases, "g"
- * -ing phrases, "r" adverbs; NULL for the others): a quarter of the draws of such a list take
- * a word of another list of the same part of speech (see sg_draw). */
+ * -ing phrases, "r" adverbs, "f" function words; NULL for the others): 30% of the draws of
+ * such a list take a word of another list of the same part of speech (see sg_draw), and the
+ * odd words of sg_noise come from these lists. */
 typedef struct wl_sg_list {
     const char *name;
     wl_sg_alts words;
