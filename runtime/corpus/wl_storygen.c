@@ -22,9 +22,14 @@ typedef struct sg_story {
     const wl_sg_place *place;
     const char *colour, *size, *town, *animal, *body;
     char made_names[2][32];              /* invented names of the hero and the friend */
+    const struct sg_lexicon *lex;        /* the words of sg_noise */
 } sg_story;
 
 #define SG_N(a) (sizeof(a) / sizeof((a)[0]))
+/* Percent of openings and of the middle's sentences taken from the bank of written sentences. */
+#define SG_BANK_PCT 60
+/* Words in 1,000 replaced by a word of any kind (sg_noise). */
+#define SG_NOISE_PERMILLE 30
 
 static uint64_t sg_splitmix(uint64_t *x)
 {
@@ -261,10 +266,9 @@ static void sg_expand(sg_story *st, const char *t, const char *end, int depth)
     }
 }
 
-/* Writes one sentence of alternatives, separated from the previous text by sep. */
-static void sg_sentence(sg_story *st, const wl_sg_alts *alts, const char *sep)
+/* Writes the template t as a new sentence (or a few), separated from the previous text by sep. */
+static void sg_line(sg_story *st, const char *t, const char *sep)
 {
-    const char *t = alts->items[sg_pick(st, alts->n)];
     if (st->len) sg_text(st, sep, strlen(sep));
     st->cap_next = 1;
     st->quote_open = 0;
@@ -274,6 +278,20 @@ static void sg_sentence(sg_story *st, const wl_sg_alts *alts, const char *sep)
         sg_expand_str(st, "{opener}, ", 0);
     }
     sg_expand_str(st, t, 0);
+}
+
+/* Writes one sentence of alternatives, separated from the previous text by sep. */
+static void sg_sentence(sg_story *st, const wl_sg_alts *alts, const char *sep)
+{
+    sg_line(st, alts->items[sg_pick(st, alts->n)], sep);
+}
+
+/* Writes len consecutive entries of a bank from a random one on: the bank's little scenes are
+ * written as consecutive entries, so that a run reads on as a story does. */
+static void sg_bank(sg_story *st, const wl_sg_alts *bank, size_t len, const char *sep)
+{
+    size_t k = sg_pick(st, bank->n);
+    for (size_t i = 0; i < len; i++) sg_line(st, bank->items[(k + i) % bank->n], i == 0 ? sep : " ");
 }
 
 /* Writes a stage: its first step, then each later one with its probability times keep
@@ -309,11 +327,108 @@ static void sg_cut(sg_story *st)
     }
 }
 
-/* Replaces about 4 words in 100 of the finished story by a word of any word list (any part of
- * speech, function words included): real text puts almost any word after almost any context
- * now and then, and a model trained on text that never does gives words it has not seen in a
- * context a probability near zero. A replaced word keeps its capital; "a", "an", "I" and the
- * word after "a" or "an" are kept, so articles stay right. */
+/* Every word written literally in the generator's tables, once each (w[i][0..n[i]) points into
+ * the tables; the words are compared in lower case). */
+typedef struct sg_lexicon {
+    struct sg_word { const char *w; size_t n; } *words;
+    size_t count, cap;
+} sg_lexicon;
+
+static int sg_word_cmp(const void *a, const void *b)
+{
+    const struct sg_word *x = a, *y = b;
+    for (size_t i = 0; i < x->n && i < y->n; i++) {
+        int d = sg_lower(x->w[i]) - sg_lower(y->w[i]);
+        if (d) return d;
+    }
+    return (x->n > y->n) - (x->n < y->n);
+}
+
+/* Length of the word at s (letters, with apostrophes inside: "don't"), 0 if none starts there. */
+static size_t sg_word_len(const char *s, size_t n)
+{
+    size_t k = 0;
+    while (k < n && (sg_is_alpha(s[k]) || (s[k] == '\'' && k > 0 && k + 1 < n && sg_is_alpha(s[k + 1])))) k++;
+    return k;
+}
+
+/* Adds the literal words of template t (slot names in braces left out); -1 when out of memory. */
+static int sg_lex_add(sg_lexicon *lx, const char *t)
+{
+    size_t n = strlen(t);
+    for (size_t i = 0; i < n;) {
+        if (t[i] == '{') {
+            const char *close = strchr(t + i, '}');
+            i = close ? (size_t)(close - t) + 1 : n;
+            continue;
+        }
+        size_t k = sg_word_len(t + i, n - i);
+        if (k == 0) { i++; continue; }
+        if (lx->count == lx->cap) {
+            size_t cap = lx->cap ? lx->cap * 2 : 4096;
+            struct sg_word *p = realloc(lx->words, cap * sizeof *p);
+            if (!p) return -1;
+            lx->words = p;
+            lx->cap = cap;
+        }
+        lx->words[lx->count].w = t + i;
+        lx->words[lx->count++].n = k;
+        i += k;
+    }
+    return 0;
+}
+
+static int sg_lex_add_alts(sg_lexicon *lx, const wl_sg_alts *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (sg_lex_add(lx, a->items[i]) != 0) return -1;
+    return 0;
+}
+
+static int sg_lex_add_stage(sg_lexicon *lx, const wl_sg_stage *stage)
+{
+    for (size_t i = 0; i < stage->n; i++)
+        if (sg_lex_add_alts(lx, &stage->steps[i].alts) != 0) return -1;
+    return 0;
+}
+
+/* Collects the words of every table, sorted and each kept once; -1 when out of memory. */
+static int sg_lex_build(sg_lexicon *lx)
+{
+    const wl_sg_alts *alts[] = {&wl_sg_girl_names, &wl_sg_boy_names, &wl_sg_pet_names, &wl_sg_hero_animals,
+        &wl_sg_friend_animals, &wl_sg_colours, &wl_sg_sizes, &wl_sg_towns, &wl_sg_events, &wl_sg_bank_open,
+        &wl_sg_bank_mid, &wl_sg_bank_talk, &wl_sg_bank_end};
+    const wl_sg_stage *stages[] = {&wl_sg_intro, &wl_sg_belongs, &wl_sg_setting, &wl_sg_meeting, &wl_sg_play,
+        &wl_sg_ending};
+    int rc = 0;
+    for (size_t i = 0; i < SG_N(alts); i++) rc |= sg_lex_add_alts(lx, alts[i]);
+    for (size_t i = 0; i < SG_N(stages); i++) rc |= sg_lex_add_stage(lx, stages[i]);
+    for (size_t i = 0; i < wl_sg_nfillers; i++) rc |= sg_lex_add_stage(lx, &wl_sg_fillers[i]);
+    for (size_t i = 0; i < wl_sg_nplots; i++)
+        rc |= sg_lex_add_stage(lx, &wl_sg_plots[i].problem) | sg_lex_add_stage(lx, &wl_sg_plots[i].solve) |
+              sg_lex_add_stage(lx, &wl_sg_plots[i].moral);
+    for (size_t i = 0; i < wl_sg_nlists; i++) rc |= sg_lex_add_alts(lx, &wl_sg_lists[i].words);
+    for (size_t i = 0; i < wl_sg_nobjects; i++) {
+        const wl_sg_object *o = &wl_sg_objects[i];
+        rc |= sg_lex_add(lx, o->noun) | sg_lex_add(lx, o->use) | sg_lex_add(lx, o->used) | sg_lex_add(lx, o->using);
+    }
+    for (size_t i = 0; i < wl_sg_nplaces; i++) rc |= sg_lex_add(lx, wl_sg_places[i].noun) | sg_lex_add(lx, wl_sg_places[i].prep);
+    if (rc != 0 || lx->count == 0) return -1;
+    qsort(lx->words, lx->count, sizeof *lx->words, sg_word_cmp);
+    size_t m = 1;
+    for (size_t i = 1; i < lx->count; i++)
+        if (sg_word_cmp(&lx->words[i], &lx->words[m - 1]) != 0) lx->words[m++] = lx->words[i];
+    lx->count = m;
+    return 0;
+}
+
+/* Replaces about SG_NOISE_PERMILLE words in 1,000 of the finished story by a word of the
+ * lexicon drawn uniformly (any part of speech, function words included): real text puts almost
+ * any word after almost any context now and then, and a model trained on text that never does
+ * gives a word it has not seen in a context a probability near zero; this way every word keeps
+ * a probability of about SG_NOISE_PERMILLE / 1,000 / (lexicon size) everywhere. A replaced word
+ * keeps its capital; "a", "an", "I" and the word after "a" or "an" are kept, so articles stay
+ * right. */
 static void sg_noise(sg_story *st)
 {
     char *src = malloc(st->len + 1);
@@ -324,21 +439,17 @@ static void sg_noise(sg_story *st)
     st->len = 0;
     st->cap_next = st->end_pending = st->quote_open = st->article = 0;
     for (size_t i = 0; i < n;) {
-        size_t k = i;
-        while (k < n && (sg_is_alpha(src[k]) || (src[k] == '\'' && k > i && k + 1 < n && sg_is_alpha(src[k + 1])))) k++;
+        size_t k = i + sg_word_len(src + i, n - i);
         if (k == i) { sg_raw(st, src[i++]); continue; }
         int article = (prev_len == 1 && sg_lower(prev[0]) == 'a') || (prev_len == 2 && sg_lower(prev[0]) == 'a' && prev[1] == 'n');
         int keep = article || (k - i == 1 && (src[i] == 'a' || src[i] == 'A' || src[i] == 'I')) ||
                    (k - i == 2 && sg_lower(src[i]) == 'a' && src[i + 1] == 'n');
-        if (!keep && sg_chance(st, 4)) {
-            const wl_sg_list *l;
-            const char *w;
-            do {
-                do l = &wl_sg_lists[sg_pick(st, wl_sg_nlists)]; while (!l->pos);
-                w = l->words.items[sg_pick(st, l->words.n)];
-            } while (strpbrk(w, "{[") != NULL);
-            for (size_t j = 0; w[j]; j++)
-                sg_raw(st, j == 0 && src[i] >= 'A' && src[i] <= 'Z' && w[j] >= 'a' && w[j] <= 'z' ? (char)(w[j] - 'a' + 'A') : w[j]);
+        if (!keep && sg_pick(st, 1000) < SG_NOISE_PERMILLE) {
+            const struct sg_word *w = &st->lex->words[sg_pick(st, st->lex->count)];
+            for (size_t j = 0; j < w->n; j++) {
+                char c = sg_lower(w->w[j]);
+                sg_raw(st, j == 0 && src[i] >= 'A' && src[i] <= 'Z' && c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c);
+            }
         } else {
             for (size_t j = i; j < k; j++) sg_raw(st, src[j]);
         }
@@ -352,9 +463,21 @@ static void sg_noise(sg_story *st)
 /* Writes n free sentences; the first may start a new paragraph. */
 static void sg_stage(sg_story *st, const wl_sg_stage *stage) { sg_stage_keep(st, stage, 10); }
 
+/* Writes about n sentences of the story's middle: runs of the bank's narration and dialogue
+ * (SG_BANK_PCT in 100) or sentences of the grammar. */
 static void sg_events(sg_story *st, size_t n)
 {
-    for (size_t k = 0; k < n; k++) sg_sentence(st, &wl_sg_events, k == 0 && sg_chance(st, 40) ? "\n\n" : " ");
+    for (size_t k = 0; k < n;) {
+        const char *sep = k == 0 && sg_chance(st, 40) ? "\n\n" : " ";
+        if (sg_chance(st, SG_BANK_PCT)) {
+            size_t len = 1 + sg_pick(st, 3);
+            sg_bank(st, sg_chance(st, 55) ? &wl_sg_bank_mid : &wl_sg_bank_talk, len, sep);
+            k += len;
+        } else {
+            sg_sentence(st, &wl_sg_events, sep);
+            k++;
+        }
+    }
 }
 
 /* Invents a name from syllables ("Korabina", "Tulan"): these are the rare words of the
@@ -425,8 +548,12 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     const wl_sg_plot *plot = &wl_sg_plots[sg_pick(st, wl_sg_nplots)];
     st->brief = sg_chance(st, 25);
 
-    sg_stage(st, &wl_sg_intro);
-    sg_stage(st, &wl_sg_belongs);
+    if (sg_chance(st, SG_BANK_PCT)) {
+        sg_bank(st, &wl_sg_bank_open, 1, "");
+    } else {
+        sg_stage(st, &wl_sg_intro);
+        sg_stage(st, &wl_sg_belongs);
+    }
     if (sg_chance(st, 30)) sg_stage(st, &wl_sg_setting);
     sg_stage(st, &wl_sg_meeting);
     st->openers = 1;
@@ -452,8 +579,9 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
      * moral, ...) or none; then, sometimes, the plot's own moral. */
     const wl_sg_alts last = WL_SG_ALTS("{end}");
     size_t e = sg_pick(st, 100);
-    if (e < 25) sg_stage(st, &wl_sg_ending);
-    else if (e < 85) sg_sentence(st, &last, sg_chance(st, 40) ? "\n\n" : " ");
+    if (e < 15) sg_stage(st, &wl_sg_ending);
+    else if (e < 45) sg_sentence(st, &last, sg_chance(st, 40) ? "\n\n" : " ");
+    else if (e < 90) sg_bank(st, &wl_sg_bank_end, 1 + sg_chance(st, 30), sg_chance(st, 40) ? "\n\n" : " ");
     if (sg_chance(st, 15)) sg_stage(st, &plot->moral);
     if (!st->oom) sg_noise(st);
     if (sg_chance(st, 4) && !st->oom) sg_cut(st);
@@ -481,8 +609,15 @@ int wl_storygen_generate_interruptible(uint64_t seed, size_t count, volatile sig
     /* Each story is written into one reused buffer, then copied out at its exact size. */
     char *work = NULL;
     size_t work_cap = 0;
+    sg_lexicon lex = {0};
+    if (sg_lex_build(&lex) != 0) {
+        free(lex.words);
+        free(out);
+        return wl_fail(err, "storygen: out of memory collecting the words of the tables");
+    }
     for (size_t i = 0; i < count; i++) {
         if (interrupt && *interrupt) {
+            free(lex.words);
             free(work);
             wl_storygen_free(out, i);
             return wl_fail(err, "storygen: interrupted after %zu of %zu stories", i, count);
@@ -491,6 +626,7 @@ int wl_storygen_generate_interruptible(uint64_t seed, size_t count, volatile sig
         memset(&st, 0, sizeof st);
         st.buf = work;
         st.cap = work_cap;
+        st.lex = &lex;
         sg_write(&st, seed, i);
         work = st.buf;
         work_cap = st.cap;
@@ -501,10 +637,12 @@ int wl_storygen_generate_interruptible(uint64_t seed, size_t count, volatile sig
         int n = st.bad_len > 60 ? 60 : (int)st.bad_len;
         if (st.bad) wl_fail(err, "storygen: bad template text \"%.*s\" in story %zu", n, st.bad, i);
         else wl_fail(err, "storygen: out of memory writing story %zu", i);
+        free(lex.words);
         free(work);
         wl_storygen_free(out, i);
         return -1;
     }
+    free(lex.words);
     free(work);
     *texts = out;
     return 0;

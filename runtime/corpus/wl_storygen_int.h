@@ -82,4 +82,8 @@ extern const size_t wl_sg_nfillers;
 extern const wl_sg_plot wl_sg_plots[];
 extern const size_t wl_sg_nplots;
 
+/* wl_storygen_bank.c: sentences written for the generator, in the style of children's stories,
+ * with the same slots as the templates. */
+extern const wl_sg_alts wl_sg_bank_open, wl_sg_bank_mid, wl_sg_bank_talk, wl_sg_bank_end;
+
 #endif
