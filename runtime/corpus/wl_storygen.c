@@ -29,7 +29,7 @@ typedef struct sg_story {
 /* Percent of openings and of the middle's sentences taken from the bank of written sentences. */
 #define SG_BANK_PCT 60
 /* Words in 1,000 replaced by a word of any kind (sg_noise). */
-#define SG_NOISE_PERMILLE 30
+#define SG_NOISE_PERMILLE 50
 
 static uint64_t sg_splitmix(uint64_t *x)
 {
@@ -548,9 +548,18 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     const wl_sg_plot *plot = &wl_sg_plots[sg_pick(st, wl_sg_nplots)];
     st->brief = sg_chance(st, 25);
 
-    if (sg_chance(st, SG_BANK_PCT)) {
-        sg_bank(st, &wl_sg_bank_open, 1, "");
-    } else {
+    /* A few stories are a snippet of one to four sentences (a model then knows that a story may
+     * end early); a few start in the middle of things, as many stories do; most have an opening. */
+    size_t start = sg_pick(st, 100);
+    if (start < 6) {
+        size_t n = 1 + sg_pick(st, 4);
+        sg_bank(st, start < 2 ? &wl_sg_bank_talk : start < 4 ? &wl_sg_bank_mid : &wl_sg_bank_open, n, "");
+        if (!st->oom) sg_noise(st);
+        return;
+    }
+    if (start < 25) sg_bank(st, sg_chance(st, 60) ? &wl_sg_bank_mid : &wl_sg_bank_talk, 1 + sg_pick(st, 3), "");
+    else if (sg_chance(st, SG_BANK_PCT)) sg_bank(st, &wl_sg_bank_open, 1, "");
+    else {
         sg_stage(st, &wl_sg_intro);
         sg_stage(st, &wl_sg_belongs);
     }
