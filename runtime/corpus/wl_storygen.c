@@ -27,9 +27,9 @@ typedef struct sg_story {
 
 #define SG_N(a) (sizeof(a) / sizeof((a)[0]))
 /* Percent of openings and of the middle's sentences taken from the bank of written sentences. */
-#define SG_BANK_PCT 60
+#define SG_BANK_PCT 70
 /* Words in 1,000 replaced by a word of any kind (sg_noise). */
-#define SG_NOISE_PERMILLE 50
+#define SG_NOISE_PERMILLE 80
 
 static uint64_t sg_splitmix(uint64_t *x)
 {
@@ -551,9 +551,9 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     /* A few stories are a snippet of one to four sentences (a model then knows that a story may
      * end early); a few start in the middle of things, as many stories do; most have an opening. */
     size_t start = sg_pick(st, 100);
-    if (start < 6) {
+    if (start < 4) {
         size_t n = 1 + sg_pick(st, 4);
-        sg_bank(st, start < 2 ? &wl_sg_bank_talk : start < 4 ? &wl_sg_bank_mid : &wl_sg_bank_open, n, "");
+        sg_bank(st, start < 1 ? &wl_sg_bank_talk : start < 3 ? &wl_sg_bank_mid : &wl_sg_bank_open, n, "");
         if (!st->oom) sg_noise(st);
         return;
     }
@@ -567,7 +567,7 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     sg_stage(st, &wl_sg_meeting);
     st->openers = 1;
     if (sg_chance(st, 5)) sg_stage(st, &wl_sg_play);
-    sg_events(st, st->brief ? 8 + sg_pick(st, 3) : 10 + sg_pick(st, 3));
+    sg_events(st, st->brief ? 6 + sg_pick(st, 3) : 8 + sg_pick(st, 3));
     /* Zero (90%), one (8%) or two (2%) short scenes, in a random order. */
     size_t r = sg_pick(st, 100), nfill = r < 90 || st->brief ? 0 : r < 98 ? 1 : 2, used = 0;
     for (size_t k = 0; k < nfill; k++) {
@@ -582,7 +582,7 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
         sg_stage_keep(st, &plot->solve, 5);
         sg_events(st, 1 + sg_pick(st, 2));
     } else {
-        sg_events(st, 5 + sg_pick(st, 4));
+        sg_events(st, 4 + sg_pick(st, 3));
     }
     /* The old ending stage, a last sentence from the grammar ({end}: "happily ever after", a
      * moral, ...) or none; then, sometimes, the plot's own moral. */
