@@ -316,7 +316,7 @@ static void sg_cut(sg_story *st)
     size_t n = 0, k = 0;
     for (int pass = 0; pass < 2; pass++) {
         int open = 0;
-        for (size_t i = 1; i < st->len; i++) {
+        for (size_t i = 0; i < st->len; i++) {
             if (st->buf[i] == '"') open = !open;
             if (i < 24 || open || st->buf[i] != ' ' || !sg_is_alpha(st->buf[i - 1])) continue;
             if (pass == 0) n++;
@@ -364,6 +364,8 @@ static int sg_lex_add(sg_lexicon *lx, const char *t)
         }
         size_t k = sg_word_len(t + i, n - i);
         if (k == 0) { i++; continue; }
+        /* "a" and "an" are left out: the odd word must not break the rule of the articles */
+        if ((k == 1 && sg_lower(t[i]) == 'a') || (k == 2 && sg_lower(t[i]) == 'a' && t[i + 1] == 'n')) { i += k; continue; }
         if (lx->count == lx->cap) {
             size_t cap = lx->cap ? lx->cap * 2 : 4096;
             struct sg_word *p = realloc(lx->words, cap * sizeof *p);

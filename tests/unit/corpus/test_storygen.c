@@ -70,7 +70,8 @@ static void test_surface(char **texts)
     for (size_t i = 0; i < NSTORIES; i++) {
         const char *s = texts[i];
         size_t quotes = 0;
-        if (!(s[0] >= 'A' && s[0] <= 'Z')) lower_start++;
+        const char *first = s[0] == '"' ? s + 1 : s;   /* a story may open with speech */
+        if (!(first[0] >= 'A' && first[0] <= 'Z')) lower_start++;
         for (const char *p = s; *p; p++) {
             if ((unsigned char)*p >= 128) non_ascii++;
             if (*p == '"') quotes++;
@@ -143,7 +144,7 @@ static void test_corpus_figures(char **texts)
     }
     const wl_audit *a = &c.audit;
     size_t n = 0, lens[NSTORIES];
-    size_t name_again = 0, named = 0, copies = 0, tokens = 0, cut = 0, whole_min = SIZE_MAX;
+    size_t name_again = 0, named = 0, copies = 0, tokens = 0, cut = 0, whole_short = 0;
 
     for (int s = 0; s < WL_NSPLITS; s++) {
         for (size_t i = 0; i < c.n[s]; i++) {
@@ -154,7 +155,7 @@ static void test_corpus_figures(char **texts)
             size_t tl = strlen(st->text);
             int ends_word = tl && ((st->text[tl - 1] >= 'a' && st->text[tl - 1] <= 'z') || (st->text[tl - 1] >= 'A' && st->text[tl - 1] <= 'Z'));
             if (ends_word) cut++;
-            else if (t->n < whole_min) whole_min = t->n;
+            else whole_short += t->n < 50;
             char name[24];
             main_name(st->text, name);
             size_t first = t->n, last = 0;
@@ -188,7 +189,7 @@ static void test_corpus_figures(char **texts)
            lens[0], median, lens[n - 1], tr->len_median);
     printf("storygen dgx: vocabulary %zu (%zu word types), train tokens %zu, test tokens %zu, test OOV %.2f%%\n",
            a->vocab_size, a->vocab_size - WL_TEXT_NSPECIALS, tr->tokens, te->tokens, 100.0 * te->unknown_rate);
-    printf("storygen dgx: %zu stories cut after a word; the shortest other story has %zu tokens\n", cut, whole_min);
+    printf("storygen dgx: %zu stories cut after a word; %zu others shorter than 50 tokens\n", cut, whole_short);
     printf("storygen dgx: main character named again >= 30 tokens later in %.1f%% of stories (%zu found)\n",
            100.0 * name_rate, named);
     printf("storygen dgx: %.1f%% of content tokens repeat a token 20-63 tokens back\n", 100.0 * copy_rate);
@@ -198,7 +199,8 @@ static void test_corpus_figures(char **texts)
     CHECK(a->overlap == 0);
     CHECK_MSG(median >= 120 && median <= 250, "median story length %.1f", median);
     CHECK_MSG(cut >= NSTORIES / 50 && cut <= NSTORIES / 16, "%zu stories cut after a word", cut);
-    CHECK_MSG(whole_min >= 50, "shortest story that ends a sentence: %zu tokens", whole_min);
+    /* a few snippets of one to four sentences (a story may end early), not many */
+    CHECK_MSG(whole_short >= NSTORIES / 100 && whole_short <= NSTORIES / 20, "%zu stories that end a sentence are shorter than 50 tokens", whole_short);
     CHECK_MSG(lens[n - 1] <= 1000, "longest story %zu tokens", lens[n - 1]);
     CHECK_MSG(a->vocab_size == prof.max_vocab, "vocabulary of %zu, cap %zu", a->vocab_size, prof.max_vocab);
     CHECK_MSG(te->unknown_rate >= 0.01 && te->unknown_rate <= 0.03, "test OOV rate %.4f", te->unknown_rate);
