@@ -27,7 +27,7 @@ typedef struct sg_story {
 
 #define SG_N(a) (sizeof(a) / sizeof((a)[0]))
 /* Percent of openings and of the middle's sentences taken from the bank of written sentences. */
-#define SG_BANK_PCT 70
+#define SG_BANK_PCT 55
 /* Words in 1,000 replaced by a word of any kind (sg_noise). */
 #define SG_NOISE_PERMILLE 80
 
