@@ -344,6 +344,12 @@ static int sg_word_cmp(const void *a, const void *b)
     return (x->n > y->n) - (x->n < y->n);
 }
 
+/* Whether the word w[0..n) is "a" or "an" (either case). */
+static int sg_is_article(const char *w, size_t n)
+{
+    return (n == 1 && sg_lower(w[0]) == 'a') || (n == 2 && sg_lower(w[0]) == 'a' && w[1] == 'n');
+}
+
 /* Length of the word at s (letters, with apostrophes inside: "don't"), 0 if none starts there. */
 static size_t sg_word_len(const char *s, size_t n)
 {
@@ -365,7 +371,7 @@ static int sg_lex_add(sg_lexicon *lx, const char *t)
         size_t k = sg_word_len(t + i, n - i);
         if (k == 0) { i++; continue; }
         /* "a" and "an" are left out: the odd word must not break the rule of the articles */
-        if ((k == 1 && sg_lower(t[i]) == 'a') || (k == 2 && sg_lower(t[i]) == 'a' && t[i + 1] == 'n')) { i += k; continue; }
+        if (sg_is_article(t + i, k)) { i += k; continue; }
         if (lx->count == lx->cap) {
             size_t cap = lx->cap ? lx->cap * 2 : 4096;
             struct sg_word *p = realloc(lx->words, cap * sizeof *p);
@@ -414,7 +420,8 @@ static int sg_lex_build(sg_lexicon *lx)
         const wl_sg_object *o = &wl_sg_objects[i];
         rc |= sg_lex_add(lx, o->noun) | sg_lex_add(lx, o->use) | sg_lex_add(lx, o->used) | sg_lex_add(lx, o->using);
     }
-    for (size_t i = 0; i < wl_sg_nplaces; i++) rc |= sg_lex_add(lx, wl_sg_places[i].noun) | sg_lex_add(lx, wl_sg_places[i].prep);
+    for (size_t i = 0; i < wl_sg_nplaces; i++)
+        rc |= sg_lex_add(lx, wl_sg_places[i].noun) | sg_lex_add(lx, wl_sg_places[i].prep);
     if (rc != 0 || lx->count == 0) return -1;
     qsort(lx->words, lx->count, sizeof *lx->words, sg_word_cmp);
     size_t m = 1;
@@ -443,14 +450,13 @@ static void sg_noise(sg_story *st)
     for (size_t i = 0; i < n;) {
         size_t k = i + sg_word_len(src + i, n - i);
         if (k == i) { sg_raw(st, src[i++]); continue; }
-        int article = (prev_len == 1 && sg_lower(prev[0]) == 'a') || (prev_len == 2 && sg_lower(prev[0]) == 'a' && prev[1] == 'n');
-        int keep = article || (k - i == 1 && (src[i] == 'a' || src[i] == 'A' || src[i] == 'I')) ||
-                   (k - i == 2 && sg_lower(src[i]) == 'a' && src[i + 1] == 'n');
+        int keep = sg_is_article(prev, prev_len) || sg_is_article(src + i, k - i) || (k - i == 1 && src[i] == 'I');
         if (!keep && sg_pick(st, 1000) < SG_NOISE_PERMILLE) {
             const struct sg_word *w = &st->lex->words[sg_pick(st, st->lex->count)];
             for (size_t j = 0; j < w->n; j++) {
                 char c = sg_lower(w->w[j]);
-                sg_raw(st, j == 0 && src[i] >= 'A' && src[i] <= 'Z' && c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c);
+                int upper = j == 0 && src[i] >= 'A' && src[i] <= 'Z' && c >= 'a' && c <= 'z';
+                sg_raw(st, upper ? (char)(c - 'a' + 'A') : c);
             }
         } else {
             for (size_t j = i; j < k; j++) sg_raw(st, src[j]);

@@ -15,17 +15,18 @@
  * the same seed gives byte-identical text on every machine (integer arithmetic only).
  * Each story has a named main character, a friend, a parent, an object with a colour and a
  * size, a place, dialogue, often a problem and its solution, and an ending or a moral; the
- * names and attributes introduced early are referred to again later in the story. Most
- * sentences come from a grammar of narration and dialogue (statements, questions,
- * exclamations, speech before or after its speaker, with said, asked, shouted, replied...)
- * whose verb phrases, objects and prepositional phrases combine freely over large word lists,
- * so that a word is followed by many different words, as in real text, and about 4 words in
- * 100 are replaced by a word of any kind, so that models keep some probability for a word in
- * a context they have not seen it in; the dgx corpus has
- * the statistics of TinyStories (a vocabulary that fills its 4,000 cap, 1-3% unknown test
- * tokens, a median story of 120-250 tokens, test perplexities of 15-80 for the course's
- * models); about 4% of the stories stop after a word, as truncated stories do in generated
- * collections. */
+ * names and attributes introduced early are referred to again later in the story. About half
+ * of the openings and of the sentences of the middle come from a bank of sentences written in
+ * the style of children's stories (wl_storygen_bank.c: openings, narration in little scenes,
+ * dialogue, endings, with slots for the cast), the others from a grammar of narration and
+ * dialogue whose verb phrases, objects and prepositional phrases combine freely over large word
+ * lists, so that a word is followed by many different words, as in real text. About 8 words in
+ * 100 are then replaced by a word drawn uniformly from every word of the tables, so that models
+ * keep some probability for any word in a context they have not seen it in. A few stories are a
+ * snippet of one to four sentences, some open in the middle of things, and about 4% stop after
+ * a word, as truncated stories do in generated collections. The dgx corpus has the statistics
+ * of TinyStories (a vocabulary that fills its 4,000 cap, 1-3% unknown test tokens, a median
+ * story of 120-250 tokens, test perplexities of 15-80 for the course's models). */
 int wl_storygen_generate(uint64_t seed, size_t count, char ***texts, wl_err *err);
 /* The same, failing with "interrupted" when *interrupt (may be NULL) is set between two stories. */
 int wl_storygen_generate_interruptible(uint64_t seed, size_t count, volatile sig_atomic_t *interrupt, char ***texts,

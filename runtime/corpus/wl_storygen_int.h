@@ -26,8 +26,7 @@ typedef struct wl_sg_alts {
  * real text, the others are uniform). pos, the part of speech of a word list ("n" singular
  * nouns, "p" plural nouns, "a" adjectives, "d" past verb phrases, "b" base verb phrases, "g"
  * -ing phrases, "r" adverbs, "f" function words; NULL for the others): 30% of the draws of
- * such a list take a word of another list of the same part of speech (see sg_draw), and the
- * odd words of sg_noise come from these lists. */
+ * such a list take a word of another list of the same part of speech (see sg_draw). */
 typedef struct wl_sg_list {
     const char *name;
     wl_sg_alts words;
