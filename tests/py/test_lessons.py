@@ -338,7 +338,7 @@ def test_losses_match_evaluate_and_perplexity():
     (SMOKE + "losses $m $stories split=nope", "split is train, validation or test"),
     ("m = model new kind=mlp vocab=50\nlosses $m \"the dog\"", "give one when loading it (model load PATH vocab=V"),
     ("uniform 0", "ArgumentError"),
-    (SMOKE + "story $stories split=test story=100000", "the test split has 45 stories"),
+    (SMOKE + "story $stories split=test story=100000", "the test split has 54 stories"),
     (SMOKE + "story $stories split=nope", "split is train, validation or test, not nope"),
     (SMOKE + "story $m", "TypeError"),
 ])
