@@ -85,7 +85,18 @@ def table(lines, rows):
         r = rows[name]
         out.append(f"{name:<10} {r['perplexity']:>10.1f} {r['loss']:>9.4f} {r['worst_nats']:>10.2f}  "
                    f"{r['worst_token']!r} (line {r['worst_line']})")
+    for target, met in targets(rows):
+        out.append(f"target {'met' if met else 'MISSED'}: {target}")
     return "\n".join(out)
+
+
+def targets(rows):
+    """[(the target, whether rows meet it)]."""
+    ppl = {name: rows[name]["perplexity"] for name, _ in MODELS}
+    return [(f"four heads at most {MAX_MULTIHEAD_PERPLEXITY:g}", ppl["multihead"] <= MAX_MULTIHEAD_PERPLEXITY),
+            (f"no token above {MAX_TOKEN_NATS:g} nats",
+             all(rows[name]["worst_nats"] <= MAX_TOKEN_NATS for name, _ in MODELS)),
+            ("four heads < one head < MLP", ppl["multihead"] < ppl["attention"] < ppl["mlp"])]
 
 
 class Scores:
