@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# lab-singleuser.sh: one student's server under JupyterHub: the project environment's JupyterLab 4 (BUILD_DIR/venv)
-# inside Debian's jupyterhub-singleuser (its jupyterhub module, found after the environment's own packages).
-# usage (the hub's Spawner.cmd): lab-singleuser.sh BUILD_DIR [jupyterhub-singleuser arguments...]
+# lab-singleuser.sh: one student's server under the classroom's JupyterHub, run as the student: the lessons copied
+# into the home (lessons-copy.sh, beside this script: new and updated lessons, signed for the student), then
+# jupyterhub-singleuser of the environment VENV (JupyterLab 4 and Notebook 7 with the wordlab extension), its kernels
+# on ipc in a directory only the student may open (kernel-dir.sh, beside this script).
+# usage (the hub's Spawner.cmd): lab-singleuser.sh VENV [jupyterhub-singleuser arguments...]
 set -euo pipefail
-build="$(cd "$1" && pwd)"
+here="$(dirname "$0")"
+venv="${1:?usage: lab-singleuser.sh VENV [arguments...]}"
 shift
-[ -x "$build/venv/bin/python" ] || { echo "lab-singleuser: $build/venv is not made (cmake --build: target venv)" >&2; exit 1; }
-export JUPYTERHUB_SINGLEUSER_APP=jupyter_server.serverapp.ServerApp
-# The student's kernels on ipc (the environment's setting) in a directory only the student may open.
-JUPYTER_RUNTIME_DIR="$(bash "$(dirname "$0")/kernel-dir.sh" "$build/venv")"
+[ -x "$venv/bin/jupyterhub-singleuser" ] || { echo "lab-singleuser: $venv has no jupyterhub-singleuser (scripts/setup-venv.sh)" >&2; exit 1; }
+bash "$here/lessons-copy.sh" "$HOME" "$venv"
+JUPYTER_RUNTIME_DIR="$(bash "$here/kernel-dir.sh" "$venv")"
 export JUPYTER_RUNTIME_DIR
-exec "$build/venv/bin/python" -c 'import sys; sys.path.append("/usr/lib/python3/dist-packages"); from jupyterhub.singleuser import main; sys.exit(main())' "$@"
+exec "$venv/bin/jupyterhub-singleuser" "$@"

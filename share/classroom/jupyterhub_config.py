@@ -1,46 +1,43 @@
-# jupyterhub_config.py: a wordlab classroom on one machine: JupyterHub, one single-user server per student, the lessons in every home.
+# jupyterhub_config.py: a wordlab classroom on one machine: JupyterHub, each student a Unix user of their own, the lessons in every home.
 #
-# `make classroom` (scripts/classroom.sh) starts Debian's JupyterHub with this file; the load test
-# (tests/load/loadtest.py) starts it the same way.  Every setting below that a real deployment
-# changes is marked REAL DEPLOYMENT.  The script passes its choices through environment variables:
+# `make classroom` (scripts/classroom.sh) starts JupyterHub 5 of the project's pinned environment with this file, as
+# root, after installing what the students' servers run to a prefix every user can read; the load test
+# (tests/load/loadtest.py) and tests/classroom/test_classroom.py start it the same way.  Every setting below that a
+# real deployment changes is marked REAL DEPLOYMENT.  The script passes its choices through environment variables:
 #
-#   WORDLAB_CLASSROOM_STATE    folder for the hub's database, cookie secret and proxy token
-#   WORDLAB_CLASSROOM_HOMES    folder under which each student's home is made (local trials)
+#   WORDLAB_CLASSROOM_STATE    folder (root only) for the hub's database, cookie secret and the two passwords
+#   WORDLAB_CLASSROOM_HOMES    folder under which each student's home is made (never in the build: make clean)
 #   WORDLAB_CLASSROOM_PORT     the port the hub's proxy listens on (127.0.0.1 only)
 #   WORDLAB_CLASSROOM_HUB_PORT, WORDLAB_CLASSROOM_PROXY_API_PORT  the hub's and the proxy's own ports
-#   WORDLAB_CLASSROOM_LESSONS  the folder whose *.ipynb are copied into a new student's home
-#   WORDLAB_CLASSROOM_LESSON_SOURCES  the source tree: a copied notebook is signed only when its content is
-#                              notebooks/NAME.ipynb of a lessons/NAME.wlab there (unset: none is signed)
-#   WORDLAB_CLASSROOM_UI       lab (JupyterLab 4 of the project environment) or classic (Notebook 6)
-#   WORDLAB_CLASSROOM_LAB_CMD  the command that runs the JupyterLab single-user server (lab UI)
-#   WORDLAB_CLASSROOM_JUPYTER_PATH  where the wordlab kernel spec is installed (JUPYTER_PATH)
-#   WORDLAB_CLASSROOM_ARTIFACTS  the bundled artifacts' folder (WORDLAB_ARTIFACTS of every kernel)
-#   WORDLAB_CLASSROOM_CACHE    the kernels' shared cache folder (WORDLAB_CACHE; default: STATE/cache)
-#   WORDLAB_CLASSROOM_PASSWORD the one password of the dummy authenticator ("" = any password)
+#   WORDLAB_CLASSROOM_PREFIX   what the students' servers run (bin/wordlab, venv/, proxy/, artifacts/, scripts/, and
+#                              lessons/ + notebooks/: the lessons as built, which lessons-copy.sh hands out)
+#   WORDLAB_CLASSROOM_CACHE    the kernels' shared cache (root's, filled by the script; students only read it)
+#   WORDLAB_CLASSROOM_UI       lab (JupyterLab 4) or notebook (Notebook 7)
 #   WORDLAB_CLASSROOM_API_TOKEN a token for the load test's service (admin of users and servers)
+import asyncio
 import os
-import shutil
+import pwd
+import re
 
 c = get_config()  # noqa: F821  (JupyterHub's config loader defines get_config)
 
 env = os.environ.get
-state = env("WORDLAB_CLASSROOM_STATE", os.path.abspath("classroom-state"))
-homes = env("WORDLAB_CLASSROOM_HOMES", os.path.join(state, "home"))
-lessons = env("WORDLAB_CLASSROOM_LESSONS", "")
-sources = env("WORDLAB_CLASSROOM_LESSON_SOURCES", "")
-ui = env("WORDLAB_CLASSROOM_UI", "classic")
-os.makedirs(state, exist_ok=True)
-os.makedirs(homes, exist_ok=True)
+state = env("WORDLAB_CLASSROOM_STATE", "/var/lib/wordlab-classroom")
+homes = env("WORDLAB_CLASSROOM_HOMES", "/home/wordlab-classroom")
+prefix = env("WORDLAB_CLASSROOM_PREFIX", "/opt/wordlab-classroom")
+ui = env("WORDLAB_CLASSROOM_UI", "lab")
+if os.geteuid() != 0:
+    raise SystemExit("the classroom runs each student's server as that student's own Unix user: start it as root")
 
 # --- network ---------------------------------------------------------------------------------
 # The proxy listens on 127.0.0.1 only.  REAL DEPLOYMENT: put the proxy behind TLS (c.JupyterHub.ssl_key /
 # ssl_cert, or a reverse proxy) and bind the address students reach, e.g. c.JupyterHub.bind_url = "https://0.0.0.0:443".
-c.JupyterHub.bind_url = "http://127.0.0.1:%s" % env("WORDLAB_CLASSROOM_PORT", "8000")
+c.JupyterHub.bind_url = "http://127.0.0.1:%s" % env("WORDLAB_CLASSROOM_PORT", "8700")
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = int(env("WORDLAB_CLASSROOM_HUB_PORT", "8081"))
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:%s" % env("WORDLAB_CLASSROOM_PROXY_API_PORT", "8001")
-# Debian's configurable-http-proxy finds its Node modules through NODE_PATH (the hub passes its environment on).
-os.environ.setdefault("NODE_PATH", "/usr/share/nodejs")
+# configurable-http-proxy as pinned by share/classroom/proxy/package-lock.json (installed by the script).
+c.ConfigurableHTTPProxy.command = [os.path.join(prefix, "proxy", "node_modules", ".bin", "configurable-http-proxy")]
 c.ConfigurableHTTPProxy.should_start = True
 
 # --- the hub's own files ---------------------------------------------------------------------
@@ -52,13 +49,40 @@ c.JupyterHub.cleanup_servers = True
 c.JupyterHub.cleanup_proxy = True
 
 # --- who logs in ----------------------------------------------------------------------------
-# Local trials: any user name, with the one password below (or any password when it is empty).
+# Students log in with a name of their choice and the class password; the teacher logs in as "teacher" with the
+# teacher's password (the admin).  scripts/classroom.sh generates both once, keeps them in the state folder (root
+# only) and prints them when it makes them.  Anyone with the class password can log in as any student: it keeps
+# out whoever does not have it, not one student from another.
 # REAL DEPLOYMENT: the school's login, e.g. c.JupyterHub.authenticator_class = "pam" (system accounts),
-# "oauthenticator.GitHubOAuthenticator" or an LTI authenticator for a learning platform; list the teachers
-# in c.Authenticator.admin_users and restrict students with c.Authenticator.allowed_users.
-c.JupyterHub.authenticator_class = "dummy"
-c.DummyAuthenticator.password = env("WORDLAB_CLASSROOM_PASSWORD", "")
-c.Authenticator.admin_users = {"teacher"}
+# "oauthenticator.GitHubOAuthenticator" or an LTI authenticator for a learning platform.
+from jupyterhub.authenticators.shared import SharedPasswordAuthenticator  # noqa: E402
+
+STUDENT = re.compile(r"[a-z][a-z0-9_]{0,15}")  # a login name
+ACCOUNT_PREFIX = "wl-"                          # each student's Unix account: wl-<login name>
+
+
+class ClassroomAuthenticator(SharedPasswordAuthenticator):
+    """The class password and the teacher's, with every login name mapped to the Unix account wl-<name>."""
+
+    def normalize_username(self, username):
+        name = super().normalize_username(username).strip()
+        return name if name.startswith(ACCOUNT_PREFIX) else ACCOUNT_PREFIX + name
+
+    def validate_username(self, username):
+        return (username.startswith(ACCOUNT_PREFIX) and STUDENT.fullmatch(username[len(ACCOUNT_PREFIX):]) is not None
+                and super().validate_username(username))
+
+
+def read_secret(name):
+    with open(os.path.join(state, name), encoding="ascii") as f:
+        return f.read().strip()
+
+
+c.JupyterHub.authenticator_class = ClassroomAuthenticator
+c.ClassroomAuthenticator.user_password = read_secret("class-password")
+c.ClassroomAuthenticator.admin_password = read_secret("teacher-password")
+c.Authenticator.admin_users = {ACCOUNT_PREFIX + "teacher"}
+c.Authenticator.allow_all = True  # every name the pattern allows, with the class password
 
 # A service token for the load test (tests/load/): it creates students, starts their servers and
 # talks to their kernels.  Unset in `make classroom` unless WORDLAB_CLASSROOM_API_TOKEN is given.
@@ -71,76 +95,56 @@ if token:
         "services": ["wordlab-loadtest"],
     }]
 
-# --- one server per student ------------------------------------------------------------------
-# Local trials: every student's server runs as the hub's own user with a home of its own under
-# WORDLAB_CLASSROOM_HOMES (SimpleLocalProcessSpawner; no isolation between students).
-# REAL DEPLOYMENT: "jupyterhub.spawner.LocalProcessSpawner" (each student a system user, the hub as root),
-# "systemdspawner" (cgroup limits per student) or "kubespawner" (see share/classroom/z2jh-values.yaml).
-c.JupyterHub.spawner_class = "jupyterhub.spawner.SimpleLocalProcessSpawner"
-c.SimpleLocalProcessSpawner.home_dir_template = os.path.join(homes, "{username}")
-c.Spawner.start_timeout = 120
-c.Spawner.http_timeout = 120
+# --- one server per student, as that student ----------------------------------------------------
+# Each student's server runs as the Unix account wl-<name> (made on the first login: no password, no login shell
+# outside Jupyter), with the home WORDLAB_CLASSROOM_HOMES/wl-<name> that only they can open.
+# REAL DEPLOYMENT: "systemdspawner" (cgroup limits per student) or "kubespawner" (see share/classroom/z2jh-values.yaml).
+c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
+c.Spawner.start_timeout = 300  # a class logging in at once queues for the CPU: a student waits rather than fails
+c.Spawner.http_timeout = 300
 # A student's server that sits idle is not culled here; REAL DEPLOYMENT: add jupyterhub-idle-culler as a service.
 
-jupyter_path = env("WORDLAB_CLASSROOM_JUPYTER_PATH", "")
-c.Spawner.environment = {"JUPYTER_PATH": jupyter_path} if jupyter_path else {}
-# The kernels' shared cache (generated corpora, their windows, the bundled checkpoints' weights and scores): computed
-# once for the class and mapped by every kernel.  Only the folder's owner writes it; here every student's server runs
-# as the hub's user, who owns it.  REAL DEPLOYMENT with students as system users: a folder owned by a classroom user
-# who fills it (runs the lessons once) before class; students then read it and cannot change it.
-c.Spawner.environment["WORDLAB_CACHE"] = env("WORDLAB_CLASSROOM_CACHE", os.path.join(state, "cache"))
-artifacts = env("WORDLAB_CLASSROOM_ARTIFACTS", "")
-if artifacts:  # where `artifact NAME` finds the bundled checkpoints (default: beside the wordlab program)
-    c.Spawner.environment["WORDLAB_ARTIFACTS"] = artifacts
-args = []
-if os.geteuid() == 0:
-    args.append("--allow-root")  # local trials as root run every student's server as root
-if ui == "lab":
-    # JupyterLab 4 of the project environment as the single-user UI (scripts/lab-singleuser.sh).
-    c.Spawner.cmd = env("WORDLAB_CLASSROOM_LAB_CMD", "jupyterhub-singleuser").split()
-    c.Spawner.default_url = "/lab"
-else:
-    # Notebook 6 as the single-user UI.
-    c.Spawner.cmd = ["jupyterhub-singleuser"]
-    c.Spawner.environment["JUPYTERHUB_SINGLEUSER_APP"] = "notebook.notebookapp.NotebookApp"
-    c.Spawner.default_url = "/tree"
-c.Spawner.args = args
+# The kernel spec and the extension are in the environment's share/jupyter (wordlab install-kernel --prefix); the
+# kernels find the bundled checkpoints in the prefix, and read the shared cache of computed results (generated
+# corpora, their windows, the bundled checkpoints' weights and scores), computed once for the class and mapped by
+# every kernel; what it lacks a student's kernel computes for itself without storing it.
+c.Spawner.environment = {
+    "WORDLAB_ARTIFACTS": os.path.join(prefix, "artifacts"),
+    "WORDLAB_CACHE": env("WORDLAB_CLASSROOM_CACHE", "/var/cache/wordlab-classroom"),
+}
+# The environment's jupyterhub-singleuser, with the kernels on ipc (the environment's setting) in a folder only the
+# student may open: no other user of the machine can connect to them (TCP on localhost is open to every local user).
+c.Spawner.cmd = ["bash", os.path.join(prefix, "scripts", "lab-singleuser.sh"), os.path.join(prefix, "venv")]
+c.Spawner.default_url = "/lab" if ui == "lab" else "/tree"
 
 
-def copy_lessons(spawner):
-    """On a student's first login, copy the lessons into the new home (a lesson already there is kept)."""
-    home = spawner.home_dir
-    os.makedirs(home, exist_ok=True)
-    if not lessons:
-        return
-    for name in sorted(os.listdir(lessons)):
-        dest = os.path.join(home, name)
-        if name.endswith(".ipynb") and not os.path.exists(dest):
-            shutil.copyfile(os.path.join(lessons, name), dest)
-            if is_built_lesson(dest):
-                trust(dest, home)
+async def student_account(name, home):
+    """The Unix account of a student, made on first use (useradd, without blocking the hub); refuses an account that
+    the classroom did not make."""
+    try:
+        pw = pwd.getpwnam(name)
+    except KeyError:
+        made = await asyncio.create_subprocess_exec(
+            "useradd", "--system", "--user-group", "--no-create-home", "--home-dir", home, "--shell", "/bin/bash",
+            "--comment", "wordlab classroom student", name)
+        if await made.wait() != 0:
+            raise RuntimeError("useradd %s failed (status %d)" % (name, made.returncode))
+        pw = pwd.getpwnam(name)
+    if pw.pw_dir != home or pw.pw_uid == 0:
+        raise RuntimeError("%s is an account of this machine that the classroom did not make (home %s)" % (name, pw.pw_dir))
+    return pw
 
 
-def is_built_lesson(path):
-    """Whether the file's content is a lesson as built from the source tree (notebooks/NAME.ipynb of a
-    lessons/NAME.wlab): only those are signed, never any other file of the folder."""
-    import filecmp
-    if not sources:
-        return False
-    name = os.path.basename(path)
-    built = os.path.join(sources, "notebooks", name)
-    return (os.path.exists(os.path.join(sources, "lessons", name[:-len(".ipynb")] + ".wlab"))
-            and os.path.exists(built) and filecmp.cmp(path, built, shallow=False))
+async def prepare_student(spawner):
+    """Before a student's server starts: the account, and a home only they can open (the folder of homes is root's,
+    so nothing in it is a student's link).  The server itself copies the lessons in, as the student
+    (lab-singleuser.sh: lessons-copy.sh), so root never writes into a folder a student controls."""
+    name = spawner.user.name
+    home = os.path.join(homes, name)
+    pw = await student_account(name, home)
+    os.makedirs(home, mode=0o700, exist_ok=True)
+    os.chown(home, pw.pw_uid, pw.pw_gid, follow_symlinks=False)
+    os.chmod(home, 0o700, follow_symlinks=False)
 
 
-def trust(path, home):
-    """Sign a copied lesson for its student, so its saved tables and pictures show before it is run."""
-    import nbformat
-    from nbformat.sign import NotebookNotary
-    data_dir = os.path.join(home, ".local", "share", "jupyter")  # the student's server runs with HOME=home
-    os.makedirs(data_dir, exist_ok=True)
-    notary = NotebookNotary(data_dir=data_dir)
-    notary.sign(nbformat.read(path, as_version=4))
-
-
-c.Spawner.pre_spawn_hook = copy_lessons
+c.Spawner.pre_spawn_hook = prepare_student

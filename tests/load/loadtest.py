@@ -1,26 +1,33 @@
 """loadtest.py: simulated students on a local JupyterHub: each logs in, opens two lessons and runs every cell, as a class would.
 
-For each class size N (5, 10, 20, 40, ... until a size fails) the test starts N students at once through the hub's
-REST API (a service token with admin scopes: create the users, start their servers), then, per student, opens the
-lessons through the single-user server's REST API (a session per notebook, so a kernel per notebook, as JupyterLab
-does) and runs every code cell over the kernel's WebSocket, with a think time between cells.  It reports:
+The classroom is `make classroom`'s (scripts/classroom.sh, as root: each student a Unix user of their own), started
+with its state, homes and shared cache in a temporary folder and what the students run in a prefix under /var/tmp
+(start_classroom; tests/py/test_classroom.py starts it the same way).  For each class size N (5, 10, 20, 40, ...
+until a size fails, or every size with --keep-going) N students log in through the hub's login form with the class
+password, within the stagger time; the test then starts each one's server and talks to it with a service token
+(admin scopes), opens the lessons through the single-user server's REST API (a session per notebook, so a kernel
+per notebook, as JupyterLab does) and runs every code cell over the kernel's WebSocket, with a think time between
+cells.  It reports:
 
-  first idle   seconds from the server request (the login) to the first kernel's first idle status
+  login        seconds from posting the login form to the student's server being ready (median, max)
+  first idle   seconds from posting the login form to the first kernel's first idle status
   p50/p95/p99  cell latency, from sending execute_request to the kernel's idle status for it
   failures     cells that gave an error or no reply, servers or kernels that did not start
   MB/student   the peak resident memory (RSS; PSS beside it, which counts shared pages once) of a student's
                single-user server and its kernels, sampled every second
 
 Capacity is the largest N whose p95 cell latency stays under 2 s with no failure.  Everything talks to 127.0.0.1
-only; the hub and every server it started are stopped at the end, and every user is deleted.
+only; the hub and every server it started are stopped at the end, and every user (and Unix account) is deleted.
 
 usage: loadtest.py --build BUILD [--kernel wordlab|python3] [--cells lessons|course] [--sizes 5,10,20,...]
-                   [--think SECONDS] [--smoke]
+                   [--think SECONDS] [--keep-going] [--smoke]
 """
 import argparse
 import asyncio
+import hashlib
 import json
 import os
+import pwd
 import random
 import secrets
 import shutil
@@ -31,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import uuid
 from pathlib import Path
 
@@ -49,6 +57,8 @@ LESSONS = {
 }
 P95_LIMIT = 2.0
 CELL_TIMEOUT = 300.0
+START_LIMIT = 1200.0  # a first start installs the prefix's environment (pip) and proxy (npm) and fills the cache
+ACCOUNT = "wl-"       # a student NAME's Unix account and hub user: wl-NAME
 
 
 def free_port():
@@ -73,63 +83,95 @@ def percentile(values, q):
     return v[lo] + (v[hi] - v[lo]) * (k - lo)
 
 
-class Hub:
-    """A JupyterHub started with share/classroom/jupyterhub_config.py in a temporary state folder."""
+def classroom_prefix(build):
+    """Where start_classroom installs what the students run: a prefix of this build under /var/tmp, readable by every
+    user (a build under /root is not), kept between runs (the script refreshes it)."""
+    return Path("/var/tmp/wordlab-classroom-" + hashlib.sha256(str(build).encode()).hexdigest()[:8])
 
-    def __init__(self, build, kernel, lessons_dir, state):
+
+def start_classroom(build, tmp, port, token, log):
+    """scripts/classroom.sh (as root) on 127.0.0.1:port with its state, homes and cache under tmp (made passable for
+    the students), a service token; returns (process, env). Stop it with SIGTERM or SIGINT to its process group."""
+    tmp.chmod(0o755)
+    env = dict(os.environ, PORT=str(port), PREFIX=str(classroom_prefix(build)), STATE=str(tmp / "state"),
+               HOMES=str(tmp / "homes"), CACHE=str(tmp / "cache"), WORDLAB_CLASSROOM_API_TOKEN=token)
+    proc = subprocess.Popen(["bash", str(SRC / "scripts" / "classroom.sh"), str(build)], env=env, stdout=log,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    return proc, env
+
+
+def remove_accounts(homes, names):
+    """Deletes the Unix accounts wl-NAME that the classroom made with a home under homes, and those homes."""
+    for name in names:
+        try:
+            home = Path(pwd.getpwnam(name).pw_dir)
+        except KeyError:
+            continue
+        if home.parent == homes:
+            subprocess.run(["userdel", name], check=False, stderr=subprocess.DEVNULL)
+            shutil.rmtree(home, ignore_errors=True)
+
+
+class Hub:
+    """The classroom of scripts/classroom.sh in a temporary folder (start_classroom)."""
+
+    def __init__(self, build, state):
         self.token = secrets.token_hex(32)
         self.port = free_port()
         self.state = state
         self.base = "http://127.0.0.1:%d" % self.port
-        prefix = state / "prefix"  # this build's kernel spec, first on every student's JUPYTER_PATH
-        subprocess.run([str(build / "wordlab"), "install-kernel", "--prefix", str(prefix)],
-                       check=True, stdout=subprocess.DEVNULL)
-        env = dict(os.environ,
-                   WORDLAB_CLASSROOM_STATE=str(state),
-                   WORDLAB_CLASSROOM_HOMES=str(state / "home"),
-                   WORDLAB_CLASSROOM_PORT=str(self.port),
-                   WORDLAB_CLASSROOM_HUB_PORT=str(free_port()),
-                   WORDLAB_CLASSROOM_PROXY_API_PORT=str(free_port()),
-                   WORDLAB_CLASSROOM_LESSONS=str(lessons_dir),
-                   WORDLAB_CLASSROOM_UI=os.environ.get("UI", "lab" if (build / "venv" / "bin" / "jupyter-lab").is_file()
-                                                       else "classic"),
-                   WORDLAB_CLASSROOM_LAB_CMD="bash %s %s" % (SRC / "scripts" / "lab-singleuser.sh", build),
-                   WORDLAB_CLASSROOM_JUPYTER_PATH=str(prefix / "share" / "jupyter"),
-                   WORDLAB_CLASSROOM_ARTIFACTS=str(SRC / "share" / "artifacts"),
-                   WORDLAB_CLASSROOM_API_TOKEN=self.token)
-        self.log = open(state / "jupyterhub.log", "wb")
-        self.proc = subprocess.Popen(["jupyterhub", "-f", str(SRC / "share" / "classroom" / "jupyterhub_config.py")],
-                                     cwd=state, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
-        self.http = AsyncHTTPClient(max_clients=64)
+        self.log = open(state / "classroom.log", "wb")
+        self.proc, _ = start_classroom(build, state, self.port, self.token, self.log)
+        self.http = AsyncHTTPClient(max_clients=256)
 
     async def request(self, method, path, body=None, timeout=120):
         req = HTTPRequest(self.base + path, method=method, headers={"Authorization": "token " + self.token},
                           body=None if body is None else json.dumps(body),
-                          allow_nonstandard_methods=True, request_timeout=timeout)
+                          allow_nonstandard_methods=True, request_timeout=timeout, connect_timeout=timeout)
         r = await self.http.fetch(req, raise_error=False)
         if r.code >= 400 or r.code == 599:
             raise RuntimeError("%s %s: HTTP %d %s" % (method, path, r.code, (r.body or b"")[:300]))
         return json.loads(r.body) if r.body else None
 
+    async def login(self, name, password):
+        """The login form, as a browser posts it: the form's page (its _xsrf cookie), then the form. Raises unless
+        the hub logs the student in (302 with its login cookie)."""
+        r = await self.http.fetch(self.base + "/hub/login", request_timeout=120, connect_timeout=120)
+        cookies = {}
+        for header in r.headers.get_list("Set-Cookie"):
+            k, v = header.split(";", 1)[0].split("=", 1)
+            cookies[k] = v
+        form = urllib.parse.urlencode({"username": name, "password": password, "_xsrf": cookies.get("_xsrf", "")})
+        r = await self.http.fetch(HTTPRequest(
+            self.base + "/hub/login", method="POST", body=form, follow_redirects=False, request_timeout=120,
+            connect_timeout=120, headers={"Cookie": "; ".join("%s=%s" % kv for kv in cookies.items())}),
+            raise_error=False)
+        if r.code != 302 or not any(h.startswith("jupyterhub-hub-login=") for h in r.headers.get_list("Set-Cookie")):
+            raise RuntimeError("login of %s: HTTP %d" % (name, r.code))
+
     async def wait_up(self):
-        """Wait until the hub's API answers (the hub has started, or has exited: then fail with its log)."""
+        """Wait until the hub's API answers (the classroom has started, or has exited: then fail with its log)."""
+        deadline = time.monotonic() + START_LIMIT
         while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError("jupyterhub exited with status %d; see %s" % (self.proc.returncode,
-                                                                                self.state / "jupyterhub.log"))
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the classroom %s; see %s" % (
+                    "exited with status %s" % self.proc.returncode if self.proc.poll() is not None
+                    else "did not start within %.0f s" % START_LIMIT, self.state / "classroom.log"))
             try:
                 await self.request("GET", "/hub/api/", timeout=5)
                 return
             except Exception:
                 await asyncio.sleep(0.2)
 
+    def password(self):
+        return (self.state / "state" / "class-password").read_text().strip()
+
     def stop(self):
         """SIGTERM: the hub stops every student's server and the proxy, then exits."""
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:
-                self.proc.wait(60)
+                self.proc.wait(120)
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
@@ -169,11 +211,13 @@ class Student:
     def __init__(self, hub, name, kernel, cells, rng, think):
         self.hub, self.name, self.kernel, self.cells = hub, name, kernel, cells
         self.rng, self.think = rng, think
-        self.latencies, self.failures, self.first_idle = [], [], None
+        self.latencies, self.failures, self.first_idle, self.login_s = [], [], None, None
 
-    async def run(self, t_login):
+    async def run(self, password):
         hub, u = self.hub, self.name
         try:
+            t_login = time.monotonic()
+            await hub.login(u[len(ACCOUNT):], password)
             await hub.request("POST", "/hub/api/users/%s/server" % u)
             while True:
                 model = await hub.request("GET", "/hub/api/users/%s" % u)
@@ -183,6 +227,7 @@ class Student:
                 if not model.get("pending") and not server:
                     raise RuntimeError("the server of %s did not start" % u)
                 await asyncio.sleep(0.25)
+            self.login_s = time.monotonic() - t_login
             sessions = []  # a student keeps both lessons open, as in JupyterLab: both kernels stay up to the end
             try:
                 for path, cells in self.cells:
@@ -249,9 +294,9 @@ class Student:
 
 
 async def run_class(hub, n, level, args, cells, rng):
-    prefix = "lt%ss%d-" % (hub.run_id, level)
+    prefix = "%slt%ss%d_" % (ACCOUNT, hub.run_id, level)
     names = ["%s%03d" % (prefix, i) for i in range(n)]
-    await hub.request("POST", "/hub/api/users", {"usernames": names})
+    password = hub.password()
     students = [Student(hub, u, args.kernel, cells, random.Random(rng.random()), args.think) for u in names]
     peaks = {}
     done = asyncio.Event()
@@ -269,7 +314,7 @@ async def run_class(hub, n, level, args, cells, rng):
 
     async def start(s):
         await asyncio.sleep(rng.uniform(0, args.stagger))
-        await s.run(time.monotonic())
+        await s.run(password)
 
     t0 = time.monotonic()
     sample_task = asyncio.ensure_future(sampler())
@@ -286,10 +331,11 @@ async def run_class(hub, n, level, args, cells, rng):
         while (await hub.request("GET", "/hub/api/users/%s" % u)).get("servers"):
             await asyncio.sleep(0.25)
         await hub.request("DELETE", "/hub/api/users/%s" % u)
-        shutil.rmtree(hub.state / "home" / u, ignore_errors=True)
+    remove_accounts(hub.state / "homes", names)
     left = student_processes(prefix)
     lat = [x for s in students for x in s.latencies]
     firsts = [s.first_idle for s in students if s.first_idle is not None]
+    logins = [s.login_s for s in students if s.login_s is not None]
     fails = [f for s in students for f in s.failures]
     if left:
         fails.append("processes left after the class: %s" % sorted(left))
@@ -298,6 +344,9 @@ async def run_class(hub, n, level, args, cells, rng):
         "students": n, "cells": len(lat), "failures": fails, "wall_s": wall,
         "first_idle_median_s": statistics.median(firsts) if firsts else float("nan"),
         "first_idle_max_s": max(firsts) if firsts else float("nan"),
+        "login_median_s": statistics.median(logins) if logins else float("nan"),
+        "login_max_s": max(logins) if logins else float("nan"),
+        "load_average": os.getloadavg(),
         "p50_s": percentile(lat, 0.50), "p95_s": percentile(lat, 0.95), "p99_s": percentile(lat, 0.99),
         "rss_mb_per_student": statistics.mean(r for r, _ in peaks.values()) / mb if peaks else float("nan"),
         "pss_mb_per_student": statistics.mean(p for _, p in peaks.values()) / mb if peaks else float("nan"),
@@ -305,10 +354,10 @@ async def run_class(hub, n, level, args, cells, rng):
 
 
 def print_row(r, out):
-    print("%8d %6d %9.2f %9.2f %7.3f %7.3f %7.3f %8.1f %8.1f %8d %7.1f" % (
-        r["students"], r["cells"], r["first_idle_median_s"], r["first_idle_max_s"], r["p50_s"], r["p95_s"],
-        r["p99_s"], r["rss_mb_per_student"], r["pss_mb_per_student"], len(r["failures"]), r["wall_s"]),
-        file=out, flush=True)
+    print("%8d %6d %9.2f %9.2f %9.2f %9.2f %7.3f %7.3f %7.3f %8.1f %8.1f %8d %7.1f  %s" % (
+        r["students"], r["cells"], r["login_median_s"], r["login_max_s"], r["first_idle_median_s"],
+        r["first_idle_max_s"], r["p50_s"], r["p95_s"], r["p99_s"], r["rss_mb_per_student"], r["pss_mb_per_student"],
+        len(r["failures"]), r["wall_s"], "/".join("%.1f" % x for x in r["load_average"])), file=out, flush=True)
     for f in r["failures"][:5]:
         print("         failure: %s" % f, file=out, flush=True)
 
@@ -316,6 +365,10 @@ def print_row(r, out):
 async def main_async(args):
     build = Path(args.build).resolve()
     rng = random.Random(args.seed)
+    if os.geteuid() != 0:
+        print("loadtest: the classroom runs as root (each student a Unix user of their own): run it as root",
+              file=sys.stderr)
+        return 1
     with tempfile.TemporaryDirectory(prefix="wordlab-load-") as tmp:
         state = Path(tmp)
         lessons_dir = state / "lessons"
@@ -331,7 +384,7 @@ async def main_async(args):
             else:
                 shutil.copyfile(SRC / "tests" / "load" / name, lessons_dir / name)
             cells.append((name, code_cells(lessons_dir / name)))
-        hub = Hub(build, args.kernel, lessons_dir, state)
+        hub = Hub(build, state)
         hub.run_id = secrets.token_hex(3)
         results = []
         try:
@@ -340,10 +393,10 @@ async def main_async(args):
             print("kernel %s; %d cells per student (%s); think time %.1f s (0.5x-1.5x); %d cores (%s), %.0f GiB"
                   % (args.kernel, sum(len(c) for _, c in cells), " + ".join(names), args.think,
                      psutil.cpu_count(), cpu, psutil.virtual_memory().total / 2**30), flush=True)
-            print("students  cells  idle med  idle max  p50 s   p95 s   p99 s   RSS MB   PSS MB  failures  wall s",
-                  flush=True)
+            print("students  cells login med login max  idle med  idle max  p50 s   p95 s   p99 s   RSS MB   PSS MB  "
+                  "failures  wall s  load average (1/5/15 min, at the end)", flush=True)
             for level, n in enumerate(args.sizes):
-                need = (results[-1]["rss_mb_per_student"] * n * 2**20) if results else 0
+                need = (results[-1]["pss_mb_per_student"] * n * 2**20) if results else 0
                 if need and need > psutil.virtual_memory().available * 0.9:
                     print("%8d  not run: %.1f GiB of memory needed, %.1f GiB available" % (
                         n, need / 2**30, psutil.virtual_memory().available / 2**30), flush=True)
@@ -351,14 +404,15 @@ async def main_async(args):
                 r = await run_class(hub, n, level, args, cells, rng)
                 results.append(r)
                 print_row(r, sys.stdout)
-                if r["failures"] or r["p95_s"] >= P95_LIMIT:
+                if (r["failures"] or r["p95_s"] >= P95_LIMIT) and not args.keep_going:
                     break
         finally:
             hub.stop()
-            left = student_processes("lt%s" % hub.run_id)
+            left = student_processes("%slt%s" % (ACCOUNT, hub.run_id))
             for procs in left.values():
                 for p in procs:
                     p.kill()
+            remove_accounts(state / "homes", [p.name for p in (state / "homes").glob(ACCOUNT + "*")])
         passed = [r["students"] for r in results if not r["failures"] and r["p95_s"] < P95_LIMIT]
         capacity = max(passed) if passed else 0
         print("capacity (largest class with p95 < %.0f s and no failure): %d students%s" % (
@@ -393,6 +447,7 @@ def main():
     ap.add_argument("--stagger", type=float, default=5.0, help="students log in over this many seconds")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", help="also write the results to this file")
+    ap.add_argument("--keep-going", action="store_true", help="run every size, also after one failed")
     ap.add_argument("--smoke", action="store_true", help="2 students, short think time, one size; fail on any failure")
     args = ap.parse_args()
     args.sizes = [int(x) for x in args.sizes.split(",")]
