@@ -84,9 +84,9 @@ def percentile(values, q):
 
 
 def classroom_prefix(build):
-    """Where start_classroom installs what the students run: a prefix of this build under /var/tmp, readable by every
-    user (a build under /root is not), kept between runs (the script refreshes it)."""
-    return Path("/var/tmp/wordlab-classroom-" + hashlib.sha256(str(build).encode()).hexdigest()[:8])
+    """Where start_classroom installs what the students run: $PREFIX, else a prefix of this build under /var/tmp,
+    readable by every user (a build under /root is not), kept between runs (the script refreshes it)."""
+    return Path(os.environ.get("PREFIX") or "/var/tmp/wordlab-classroom-" + hashlib.sha256(str(build).encode()).hexdigest()[:8])
 
 
 def start_classroom(build, tmp, port, token, log):
