@@ -63,13 +63,14 @@ valgrind: build
 soak: build
 	/usr/bin/python3 tests/soak/soak.py $(BUILD)/wordlab
 
-# A classroom on this machine: JupyterHub on 127.0.0.1 serving the lessons to local students (Ctrl-C stops it).
+# A classroom on this machine (as root): JupyterHub on 127.0.0.1:8700 (PORT=), each student a Unix user of their own,
+# a generated class password and teacher password (scripts/classroom.sh; Ctrl-C stops it).
 classroom: build
 	bash scripts/classroom.sh $(BUILD)
 
 # The classroom load test (LOAD_SIZES, LOAD_THINK): simulated students on wordlab's lessons 01 and 03, then the
 # course's cells on wordlab and on ipykernel + PyTorch, the like-for-like pair.
-LOAD = /usr/bin/python3 tests/load/loadtest.py --build $(BUILD) --sizes $${LOAD_SIZES:-5,10,20,40,80,160} --think $${LOAD_THINK:-4}
+LOAD = /usr/bin/python3 tests/load/loadtest.py --build $(BUILD) --sizes $${LOAD_SIZES:-10,20,40,80} --think $${LOAD_THINK:-4} --keep-going
 load: build
 	$(LOAD) --kernel wordlab --cells lessons --json $(BUILD)/load-wordlab-lessons.json
 	$(LOAD) --kernel wordlab --cells course --json $(BUILD)/load-wordlab-course.json

@@ -75,8 +75,9 @@ if ! cmp -s "$src/share/classroom/proxy/package-lock.json" "$prefix/proxy/packag
 fi
 chmod -R go-w,a+rX "$prefix"
 
-# The shared cache, filled as root by running the lessons once (again only when the program or a lesson changed).
-stamp="$(cat "$prefix/bin/wordlab" "$src"/lessons/*.wlab | sha256sum | cut -c1-64)"
+# The shared cache, filled as root by running the lessons once (again only when the program, a lesson or an artifact
+# changed).
+stamp="$(cat "$prefix/bin/wordlab" "$src"/lessons/*.wlab "$prefix"/artifacts/* | sha256sum | cut -c1-64)"
 if [ "$(cat "$cache/.filled" 2>/dev/null)" != "$stamp" ]; then
     echo "classroom: filling the shared cache $cache (the lessons run once; a minute or two)"
     work="$(mktemp -d)"

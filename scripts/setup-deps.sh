@@ -16,7 +16,7 @@ if [ "${1:-}" != notebook ]; then
     python3-nbclient python3-nbformat python3-ipykernel jupyter-notebook jupyter-console jupyter-client python3-pexpect
     tmux valgrind chromium emscripten dpkg-dev
     python3-jupyter-server
-    jupyterhub python3-psutil python3-requests python3-tornado
+    python3-psutil python3-requests python3-tornado
     xeus-dev
   )
 fi

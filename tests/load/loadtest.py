@@ -55,6 +55,11 @@ LESSONS = {
     ("wordlab", "course"): ["course_wordlab_01.ipynb", "course_wordlab_03.ipynb"],
     ("python3", "course"): ["course_torch_01.ipynb", "course_torch_03.ipynb"],
 }
+# The kernel a student's notebook asks for: wordlab, or ipykernel of Debian's Python with its PyTorch (the classroom's
+# environment has no PyTorch), a kernel spec the test adds to the prefix's environment for its run.
+KERNEL_SPECS = {"wordlab": "wordlab", "python3": "python3-torch"}
+TORCH_SPEC = {"argv": ["/usr/bin/python3", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+              "display_name": "Python 3 (Debian, PyTorch)", "language": "python"}
 P95_LIMIT = 2.0
 CELL_TIMEOUT = 300.0
 START_LIMIT = 1200.0  # a first start installs the prefix's environment (pip) and proxy (npm) and fills the cache
@@ -241,7 +246,8 @@ class Student:
     async def notebook(self, t_login, path, cells, sessions):
         hub, u = self.hub, self.name
         session = await hub.request("POST", "/user/%s/api/sessions" % u,
-                                    {"path": path, "name": path, "type": "notebook", "kernel": {"name": self.kernel}})
+                                    {"path": path, "name": path, "type": "notebook",
+                                     "kernel": {"name": KERNEL_SPECS[self.kernel]}})
         sessions.append(session["id"])
         kid = session["kernel"]["id"]
         url = "ws://127.0.0.1:%d/user/%s/api/kernels/%s/channels" % (hub.port, u, kid)
@@ -387,8 +393,12 @@ async def main_async(args):
         hub = Hub(build, state)
         hub.run_id = secrets.token_hex(3)
         results = []
+        torch_spec = classroom_prefix(build) / "venv" / "share" / "jupyter" / "kernels" / KERNEL_SPECS["python3"]
         try:
             await hub.wait_up()
+            if args.kernel == "python3":
+                torch_spec.mkdir(parents=True, exist_ok=True)
+                (torch_spec / "kernel.json").write_text(json.dumps(TORCH_SPEC))
             cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
             print("kernel %s; %d cells per student (%s); think time %.1f s (0.5x-1.5x); %d cores (%s), %.0f GiB"
                   % (args.kernel, sum(len(c) for _, c in cells), " + ".join(names), args.think,
@@ -408,6 +418,7 @@ async def main_async(args):
                     break
         finally:
             hub.stop()
+            shutil.rmtree(torch_spec, ignore_errors=True)
             left = student_processes("%slt%s" % (ACCOUNT, hub.run_id))
             for procs in left.values():
                 for p in procs:
