@@ -37,20 +37,26 @@ for dir in "$prefix" "$homes" "$cache"; do
 done
 case "$state/" in "$build"/*|"$src"/*) fail "$state lies in the source tree or the build" ;; esac
 
-# A folder of root's (made when missing) with the given mode, whose every parent other users may pass through when
-# the mode lets them in.
+# A folder of root's (made when missing) with the given mode.
 root_dir() {
     mkdir -p "$1"
     [ "$(stat -c %u "$1")" = 0 ] && [ ! -L "$1" ] || fail "$1 is not root's own folder"
     chmod "$2" "$1"
+}
+# Fails unless every folder above DIR lets other users pass (the students reach their homes, the prefix, the cache).
+reachable() {
+    local p="$1"
+    while [ "$p" != / ]; do
+        p="$(dirname "$p")"
+        [ "$(stat -c %A "$p" | cut -c10)" != - ] || fail "$p is closed to other users: students could not reach $1"
+    done
 }
 root_dir "$prefix" 755
 root_dir "$prefix/bin" 755
 root_dir "$state" 700
 root_dir "$homes" 755
 root_dir "$cache" 755
-p="$prefix"
-while [ "$p" != / ]; do p="$(dirname "$p")"; [ "$(stat -c %A "$p" | cut -c10)" != - ] || fail "$p is closed to other users: students could not reach $prefix"; done
+for dir in "$prefix" "$homes" "$cache"; do reachable "$dir"; done
 
 # The program and its extension, the scripts a student's server starts with, the artifacts, and the lessons as built
 # from lessons/ (lessons/NAME.wlab and notebooks/NAME.ipynb, the layout lessons-copy.sh reads).

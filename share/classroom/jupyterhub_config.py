@@ -2,7 +2,7 @@
 #
 # `make classroom` (scripts/classroom.sh) starts JupyterHub 5 of the project's pinned environment with this file, as
 # root, after installing what the students' servers run to a prefix every user can read; the load test
-# (tests/load/loadtest.py) and tests/classroom/test_classroom.py start it the same way.  Every setting below that a
+# (tests/load/loadtest.py) and tests/py/test_classroom.py start it the same way.  Every setting below that a
 # real deployment changes is marked REAL DEPLOYMENT.  The script passes its choices through environment variables:
 #
 #   WORDLAB_CLASSROOM_STATE    folder (root only) for the hub's database, cookie secret and the two passwords
@@ -99,8 +99,8 @@ if token:
     }]
 
 # --- one server per student, as that student ----------------------------------------------------
-# Each student's server runs as the Unix account wl-<name> (made on the first login: no password, no login shell
-# outside Jupyter), with the home WORDLAB_CLASSROOM_HOMES/wl-<name> that only they can open.
+# Each student's server runs as the Unix account wl-<name> (made on the first login, with no password: no way in
+# but the hub), with the home WORDLAB_CLASSROOM_HOMES/wl-<name> that only they can open.
 # REAL DEPLOYMENT: "systemdspawner" (cgroup limits per student) or "kubespawner" (see share/classroom/z2jh-values.yaml).
 c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
 c.Spawner.start_timeout = 300  # a class logging in at once queues for the CPU: a student waits rather than fails
