@@ -435,6 +435,7 @@ async def main_async(args):
         if args.json:
             Path(args.json).write_text(json.dumps({"kernel": args.kernel, "cells": args.cells, "think_s": args.think,
                                                    "results": results, "capacity": capacity}, indent=1))
+            shutil.copyfile(state / "classroom.log", args.json + ".classroom.log")  # why a server did not start
         if args.smoke:
             bad = [f for r in results for f in r["failures"]]
             expected = sum(len(c) for _, c in cells) * args.sizes[0]
