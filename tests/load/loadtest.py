@@ -231,7 +231,7 @@ class Student:
                     break
                 if not model.get("pending") and not server:
                     raise RuntimeError("the server of %s did not start" % u)
-                await asyncio.sleep(0.25)
+                await asyncio.sleep(1.0)  # as gently as a browser waiting for its server: the hub serves everyone
             self.login_s = time.monotonic() - t_login
             sessions = []  # a student keeps both lessons open, as in JupyterLab: both kernels stay up to the end
             try:

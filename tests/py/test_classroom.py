@@ -168,8 +168,9 @@ def test_each_student_a_unix_user_of_their_own_with_the_lessons(classroom):
         procs = hub_children(account)
         cmds = [" ".join(p.cmdline()) for p in procs]
         assert any("jupyterhub-singleuser" in c for c in cmds) and any("wordlab kernel" in c for c in cmds), cmds
-        for p in procs:
+        for p in procs:  # as the student, at the priority of everything else (the hub and its proxy run ahead)
             assert p.uids().effective == pw.pw_uid and p.uids().real == pw.pw_uid, (account, p.cmdline(), p.uids())
+            assert p.nice() == 0, (account, p.cmdline(), p.nice())
         # The home: outside the build and the source tree, the student's alone, with the lessons signed for them.
         home = Path(pw.pw_dir)
         assert home == classroom.homes / account
