@@ -124,18 +124,22 @@ c.Spawner.cmd = ["nice", "-n", "5",
 c.Spawner.default_url = "/lab" if ui == "lab" else "/tree"
 
 
+ACCOUNTS = asyncio.Lock()  # one useradd at a time: two at once fail on the lock of /etc/passwd (status 1)
+
+
 async def student_account(name, home):
     """The Unix account of a student, made on first use (useradd, without blocking the hub); refuses an account that
     the classroom did not make."""
-    try:
-        pw = pwd.getpwnam(name)
-    except KeyError:
-        made = await asyncio.create_subprocess_exec(
-            "useradd", "--system", "--user-group", "--no-create-home", "--home-dir", home, "--shell", "/bin/bash",
-            "--comment", "wordlab classroom student", name)
-        if await made.wait() != 0:
-            raise RuntimeError("useradd %s failed (status %d)" % (name, made.returncode))
-        pw = pwd.getpwnam(name)
+    async with ACCOUNTS:
+        try:
+            pw = pwd.getpwnam(name)
+        except KeyError:
+            made = await asyncio.create_subprocess_exec(
+                "useradd", "--system", "--user-group", "--no-create-home", "--home-dir", home, "--shell", "/bin/bash",
+                "--comment", "wordlab classroom student", name)
+            if await made.wait() != 0:
+                raise RuntimeError("useradd %s failed (status %d)" % (name, made.returncode))
+            pw = pwd.getpwnam(name)
     if pw.pw_dir != home or pw.pw_uid == 0:
         raise RuntimeError("%s is an account of this machine that the classroom did not make (home %s)" % (name, pw.pw_dir))
     return pw
