@@ -328,9 +328,9 @@ static void sg_cut(sg_story *st)
 }
 
 /* Every word written literally in the generator's tables, once each (w[i][0..n[i]) points into
- * the tables; the words are compared in lower case). */
+ * the tables; the words are compared in lower case; at is the order in which the tables name them). */
 typedef struct sg_lexicon {
-    struct sg_word { const char *w; size_t n; } *words;
+    struct sg_word { const char *w; size_t n, at; } *words;
     size_t count, cap;
 } sg_lexicon;
 
@@ -342,6 +342,15 @@ static int sg_word_cmp(const void *a, const void *b)
         if (d) return d;
     }
     return (x->n > y->n) - (x->n < y->n);
+}
+
+/* The lexicon's order: by word, and words equal in lower case by the order the tables name them, so that the one
+ * kept of them is the first named, whatever the C library's qsort does with equal elements. */
+static int sg_word_order(const void *a, const void *b)
+{
+    const struct sg_word *x = a, *y = b;
+    int d = sg_word_cmp(a, b);
+    return d ? d : (x->at > y->at) - (x->at < y->at);
 }
 
 /* Whether the word w[0..n) is "a" or "an" (either case). */
@@ -379,8 +388,8 @@ static int sg_lex_add(sg_lexicon *lx, const char *t)
             lx->words = p;
             lx->cap = cap;
         }
-        lx->words[lx->count].w = t + i;
-        lx->words[lx->count++].n = k;
+        lx->words[lx->count] = (struct sg_word){t + i, k, lx->count};
+        lx->count++;
         i += k;
     }
     return 0;
@@ -423,7 +432,7 @@ static int sg_lex_build(sg_lexicon *lx)
     for (size_t i = 0; i < wl_sg_nplaces; i++)
         rc |= sg_lex_add(lx, wl_sg_places[i].noun) | sg_lex_add(lx, wl_sg_places[i].prep);
     if (rc != 0 || lx->count == 0) return -1;
-    qsort(lx->words, lx->count, sizeof *lx->words, sg_word_cmp);
+    qsort(lx->words, lx->count, sizeof *lx->words, sg_word_order);
     size_t m = 1;
     for (size_t i = 1; i < lx->count; i++)
         if (sg_word_cmp(&lx->words[i], &lx->words[m - 1]) != 0) lx->words[m++] = lx->words[i];
