@@ -38,7 +38,7 @@ int wl_conn_read(const char *path, wl_conn *c, char *why, size_t cap)
     const cJSON *ip = cJSON_GetObjectItemCaseSensitive(j, "ip");
     const cJSON *key = cJSON_GetObjectItemCaseSensitive(j, "key");
     const cJSON *scheme = cJSON_GetObjectItemCaseSensitive(j, "signature_scheme");
-    const char *tr = cJSON_IsString(transport) ? transport->valuestring : "tcp";
+    const char *tr = !transport ? "tcp" : cJSON_IsString(transport) ? transport->valuestring : "";   /* absent: tcp */
     if (strcmp(tr, "tcp") && strcmp(tr, "ipc")) {
         fail(why, cap, path, "transport must be \"tcp\" or \"ipc\"");
         goto out;

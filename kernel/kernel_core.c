@@ -106,7 +106,6 @@ static cJSON *no_reply(wl_chan *c, const wl_request *req)
 static cJSON *shutdown(wl_chan *c, const wl_request *req)
 {
     int restart = wl_json_bool(req->content, "restart", 0);
-    atomic_store(&c->k->shutdown, 1);
     c->k->adapter.interrupt(c->k->adapter.self, 1);   /* stop a running cell */
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "status", "ok");
@@ -521,6 +520,8 @@ static void handle_one(wl_chan *c, const wl_request *req)
         cJSON_Delete(reply);
     free(rtype);
     wl_kernel_status(c, req, "idle");
+    /* Only now, with the reply and idle sent: once the flag is up the shell loop may end and the kernel close. */
+    if (h && h->fn == shutdown && reply) atomic_store(&c->k->shutdown, 1);
 }
 
 /* After an execute failed with stop_on_error: every execute_request already queued is answered "aborted",

@@ -1,39 +1,71 @@
-/* kernel_gate.h: the public side of shell, control and stdin: tells every client connection apart, whatever routing
- * id it claims, and relays its messages to and from the kernel's in-process ROUTERs. */
+/* kernel_gate.h: the kernel's five ports: ZMTP 3 per client connection, relayed to and from the kernel's threads,
+ * with every connection told apart, timed out and bounded in memory. */
 #ifndef WL_KERNEL_GATE_H
 #define WL_KERNEL_GATE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
-/* Why: a ZMQ_ROUTER knows a client by the routing id the client chose. With ZMQ_ROUTER_HANDOVER a second connection
- * that claims a routing id in use takes it (and the first connection is closed), so any local peer that reads a
- * client's session id on IOPub, without the key, can take that client's replies; without handover the second
- * connection is ignored, so a client that reconnects before the kernel has seen its old connection close loses its
- * replies. (ZAP sees no peer routing id; ZMQ_ROUTER_NOTIFY is a draft API that Debian's libzmq 4.3.4 leaves out.)
+/* Why not libzmq's own ROUTER, PUB and heartbeat sockets (README, "The kernel's ports"): libzmq keeps every frame
+ * of a multipart message until its last one arrives, whatever ZMQ_MAXMSGSIZE (a bound per frame) and the high-water
+ * marks (counted in whole messages) say, so one peer that never ends a message holds memory without bound; its PUB
+ * keeps every topic a peer subscribes to, ZMQ_XPUB_MANUAL included; it sets no limit on connections; and a ROUTER
+ * knows a peer only by the routing id the peer claims (with ZMQ_ROUTER_HANDOVER any local peer that reads a
+ * client's session id on IOPub takes the client's replies).
  *
- * So the gate speaks ZMTP 3 itself (kernel_zmtp.h) on ZMQ_STREAM sockets, which number every connection. A client's
- * message reaches the kernel's ROUTER with one routing id more in front: a token of the gate's connection number and
- * the routing id the client claimed; the kernel copies it onto its reply as it copies every routing id. A reply goes
- * back to the connection that sent the request, and only to it, while that connection is open; once it has closed,
- * to every open connection that claims the same routing id (a client that connected again). stdin has no request of
- * its own: an input_request goes to every open stdin connection that claims the shell request's routing id. */
+ * So the gate speaks ZMTP 3 itself (kernel_zmtp.h) on ZMQ_STREAM sockets, which number every connection:
+ * - shell, control, stdin: a client's message reaches the kernel's ROUTER behind the gate with one routing id more
+ *   in front, a token of the connection's number and the routing id it claims; the kernel copies it onto its reply
+ *   as it copies every routing id, and the gate sends the reply to that connection only (dropped when it has
+ *   closed). An input_request carries the shell request's token: it goes to one stdin connection, the one that
+ *   claims the same routing id and connected closest in time to the request's shell connection (a client opens
+ *   its channels together; a peer that reads the routing id on IOPub connects later).
+ * - iopub: a PUB to SUB/XSUB peers; a peer's subscriptions are counted, not kept: a subscribed peer gets every
+ *   message (its SUB socket drops the topics it did not ask for).
+ * - heartbeat: every message is sent back to its connection.
+ * Bounds: at most WL_GATE_CONNS_MAX connections per port. A connection is closed without its handshake after
+ * WL_GATE_HANDSHAKE_MS; when it was never sent a message, silent for WL_GATE_SILENT_MS (PINGed after
+ * WL_GATE_PING_MS; one that was sent messages may be busy with them, and TCP keepalive finds it if it vanished); with a
+ * message unfinished for WL_GATE_MESSAGE_MS; or with a message over the limits of kernel_wire.h. What shell, control and
+ * stdin each hold of their clients' messages (being read, or not yet freed by the kernel) is at most WL_GATE_IN_MAX:
+ * a message that does not fit closes its connection (its client sees the connection close rather than wait for a
+ * reply). What waits to be written to one connection is at most WL_GATE_OUT_MAX bytes (or one message, when nothing
+ * else waits): a message that does not fit is dropped for that connection. What waits for all the connections of one
+ * port is at most WL_GATE_PORT_OUT_MAX and one message: a message that would pass it closes the connections that hold
+ * the most (clients that do not read). Each port reads at most WL_GATE_BURST chunks before the others get a turn. */
+#define WL_GATE_CONNS_MAX 32
+#define WL_GATE_HANDSHAKE_MS 30000
+#define WL_GATE_PING_MS 10000
+#define WL_GATE_SILENT_MS 60000
+#define WL_GATE_MESSAGE_MS 120000
+#define WL_GATE_IN_MAX (48 << 20)
+#define WL_GATE_OUT_MAX (16 << 20)
+#define WL_GATE_PORT_OUT_MAX (64 << 20)
+#define WL_GATE_BURST 64
+#define WL_GATE_IOPUB_ENDPOINT "inproc://wordlab-iopub"   /* the kernel's threads PUSH what they publish here */
 
-enum { WL_GATE_SHELL, WL_GATE_CONTROL, WL_GATE_STDIN, WL_GATE_NCH };
+enum { WL_GATE_SHELL, WL_GATE_CONTROL, WL_GATE_STDIN, WL_GATE_IOPUB, WL_GATE_HB, WL_GATE_NCH };
+#define WL_GATE_RELAYED 3   /* shell, control and stdin have a ROUTER in the kernel */
 
 typedef struct wl_gate_chan wl_gate_chan;
 
 typedef struct wl_gate {
-    void *inner[WL_GATE_NCH];      /* the kernel's ROUTERs (in-process), used by its threads in place of the ports */
+    void *inner[WL_GATE_RELAYED];   /* the kernel's ROUTERs (in-process), used by its threads in place of the ports */
+    atomic_int subscribers;         /* IOPub connections with a subscription */
     wl_gate_chan *chan[WL_GATE_NCH];
+    void *stop_tx, *stop_rx;        /* wl_gate_stop tells the gate's thread to end */
     pthread_t thread;
     int started;
 } wl_gate;
 
-/* Takes the bound ZMQ_STREAM sockets pub[] (the ports clients connect to; the gate's thread closes them when the
- * context is shut down), makes inner[] and starts the thread. Returns 0, or -1 (errno set; pub[] stay the caller's). */
+/* A port for the gate: a ZMQ_STREAM with its options (they hold for connections accepted after a bind, so they are
+ * set before it), linger_ms of linger. NULL on failure (errno set). */
+void *wl_gate_port(void *ctx, int linger_ms);
+/* Takes the bound ports pub[] (made by wl_gate_port, in WL_GATE_* order), makes inner[] and the PULL at
+ * WL_GATE_IOPUB_ENDPOINT, and starts the thread. Returns 0, or -1 (errno set; pub[] stay the caller's). */
 int wl_gate_start(wl_gate *g, void *ctx, void *const pub[WL_GATE_NCH]);
-/* After zmq_ctx_shutdown (the thread ends on ETERM): waits for the thread and frees what it held. The caller closes
- * inner[] once the threads that use them are done. */
-void wl_gate_join(wl_gate *g);
+/* Before zmq_ctx_shutdown: relays everything the kernel has sent and published so far, closes the ports (they linger
+ * until it is written) and ends the thread. The caller closes inner[] once the threads that use them are done. */
+void wl_gate_stop(wl_gate *g);
 
 #endif

@@ -8,24 +8,25 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include <openssl/core_names.h>
-#include <openssl/crypto.h>
-#include <openssl/params.h>
-#include <openssl/rand.h>
+#include <sodium.h>
 
 #include "kernel_json.h"
+#include "wl_buf.h"
 #include "wl_utf8.h"
 
 #define DELIM "<IDS|MSG>"
 #define SIG_HEX 64              /* HMAC-SHA256 as lowercase hex */
-#define SEEN_CAP WL_WIRE_REPLAY_WINDOW   /* signatures per generation; a set holds twice as many slots */
+#define SEEN_CAP WL_WIRE_REPLAY_WINDOW   /* signatures per generation; a set has at least twice as many slots */
+#define SEEN_START 1024                  /* slots of a new set: it doubles as it fills (an idle kernel stays small) */
 
 int wl_wire_init(wl_wire *w, const char *key, size_t keylen)
 {
     memset(w, 0, sizeof *w);
+    if (sodium_init() < 0) return -1;
     w->key = malloc(keylen ? keylen : 1);
-    w->seen[0] = calloc(2 * SEEN_CAP, sizeof(uint64_t));
-    w->seen[1] = calloc(2 * SEEN_CAP, sizeof(uint64_t));
+    w->seen[0] = calloc(SEEN_START, sizeof(uint64_t));
+    w->seen[1] = calloc(SEEN_START, sizeof(uint64_t));
+    w->seen_cap[0] = w->seen_cap[1] = SEEN_START;
     if (!w->key || !w->seen[0] || !w->seen[1]) {
         wl_wire_free(w);
         return -1;
@@ -52,52 +53,44 @@ int wl_port_init(wl_port *p, wl_wire *w, void *sock, const char *name)
     p->sock = sock;
     p->name = name;
     p->wire = w;
-    if (!w->keylen) return 0;
-    EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-    if (!mac) return -1;
-    p->mac = EVP_MAC_CTX_new(mac);
-    EVP_MAC_free(mac);
-    OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA256", 0),
-                           OSSL_PARAM_construct_end()};
-    if (!p->mac || !EVP_MAC_init(p->mac, w->key, w->keylen, params)) {
-        wl_port_free(p);
-        return -1;
-    }
+    if (w->keylen) crypto_auth_hmacsha256_init(&p->mac, w->key, w->keylen);
     return 0;
 }
 
 void wl_port_free(wl_port *p)
 {
-    EVP_MAC_CTX_free(p->mac);
-    p->mac = NULL;
+    sodium_memzero(&p->mac, sizeof p->mac);
 }
 
-/* HMAC-SHA256 of the four parts as lowercase hex into hex[65]. Returns 0 / -1. */
-static int sign_parts(wl_port *p, const void *const part[4], const size_t len[4], char hex[SIG_HEX + 1])
+/* HMAC-SHA256 of the four parts as lowercase hex into hex[65]. */
+static void sign_parts(wl_port *p, const void *const part[4], const size_t len[4], char hex[SIG_HEX + 1])
 {
-    unsigned char md[32];
-    size_t mdlen = 0;
-    EVP_MAC_CTX *c = EVP_MAC_CTX_dup(p->mac);
-    int ok = c != NULL;
-    for (int i = 0; ok && i < 4; i++) ok = EVP_MAC_update(c, part[i], len[i]);
-    ok = ok && EVP_MAC_final(c, md, &mdlen, sizeof md) && mdlen == sizeof md;
-    EVP_MAC_CTX_free(c);
-    if (!ok) return -1;
+    unsigned char md[crypto_auth_hmacsha256_BYTES];
+    crypto_auth_hmacsha256_state c = p->mac;
+    for (int i = 0; i < 4; i++) crypto_auth_hmacsha256_update(&c, part[i], len[i]);
+    crypto_auth_hmacsha256_final(&c, md);
+    sodium_memzero(&c, sizeof c);
     static const char digits[] = "0123456789abcdef";
     for (size_t i = 0; i < sizeof md; i++) {
         hex[2 * i] = digits[md[i] >> 4];
         hex[2 * i + 1] = digits[md[i] & 15];
     }
     hex[SIG_HEX] = 0;
-    return 0;
 }
 
-static int set_has(const uint64_t *set, uint64_t h)
+static int set_has(const uint64_t *set, size_t cap, uint64_t h)
 {
-    for (size_t i = h & (2 * SEEN_CAP - 1);; i = (i + 1) & (2 * SEEN_CAP - 1)) {
+    for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1)) {
         if (set[i] == h) return 1;
         if (!set[i]) return 0;
     }
+}
+
+static void set_put(uint64_t *set, size_t cap, uint64_t h)
+{
+    size_t i = h & (cap - 1);
+    while (set[i]) i = (i + 1) & (cap - 1);
+    set[i] = h;
 }
 
 /* Records a signature; returns 1 when it was seen before (a replay). */
@@ -107,18 +100,26 @@ static int seen_before(wl_wire *w, const char *sig)
     for (int i = 0; i < 16; i++) h = h << 4 | (uint64_t)(sig[i] <= '9' ? sig[i] - '0' : sig[i] - 'a' + 10);
     if (!h) h = 1;   /* 0 marks an empty slot */
     pthread_mutex_lock(&w->seen_lock);
-    int dup = set_has(w->seen[0], h) || set_has(w->seen[1], h);
+    int dup = set_has(w->seen[0], w->seen_cap[0], h) || set_has(w->seen[1], w->seen_cap[1], h);
     if (!dup) {
         if (w->seen_n == SEEN_CAP) {   /* drop the older generation */
-            uint64_t *old = w->seen[1];
-            memset(old, 0, 2 * SEEN_CAP * sizeof *old);
+            free(w->seen[1]);
             w->seen[1] = w->seen[0];
-            w->seen[0] = old;
+            w->seen_cap[1] = w->seen_cap[0];
+            w->seen[0] = wl_xcalloc(SEEN_START, sizeof(uint64_t));
+            w->seen_cap[0] = SEEN_START;
             w->seen_n = 0;
         }
-        size_t i = h & (2 * SEEN_CAP - 1);
-        while (w->seen[0][i]) i = (i + 1) & (2 * SEEN_CAP - 1);
-        w->seen[0][i] = h;
+        if (2 * (w->seen_n + 1) > w->seen_cap[0]) {   /* at most half full */
+            size_t cap = 2 * w->seen_cap[0];
+            uint64_t *grown = wl_xcalloc(cap, sizeof(uint64_t));
+            for (size_t i = 0; i < w->seen_cap[0]; i++)
+                if (w->seen[0][i]) set_put(grown, cap, w->seen[0][i]);
+            free(w->seen[0]);
+            w->seen[0] = grown;
+            w->seen_cap[0] = cap;
+        }
+        set_put(w->seen[0], w->seen_cap[0], h);
         w->seen_n++;
     }
     pthread_mutex_unlock(&w->seen_lock);
@@ -161,8 +162,8 @@ static int check_and_parse(wl_port *p, wl_msg *m)
         char want[SIG_HEX + 1];
         const char *got = zmq_msg_data(&m->frames[d + 1]);
         if (zmq_msg_size(&m->frames[d + 1]) != SIG_HEX) return drop(p, "signature of the wrong length"), 0;
-        if (sign_parts(p, part, len, want)) return drop(p, "cannot compute the HMAC"), 0;
-        if (CRYPTO_memcmp(want, got, SIG_HEX)) return drop(p, "bad signature"), 0;
+        sign_parts(p, part, len, want);
+        if (sodium_memcmp(want, got, SIG_HEX)) return drop(p, "bad signature"), 0;
         if (seen_before(p->wire, want)) return drop(p, "duplicate signature (a replayed message)"), 0;
     }
     cJSON **out[4] = {&m->header, &m->parent, &m->metadata, &m->content};
@@ -182,11 +183,6 @@ static int check_and_parse(wl_port *p, wl_msg *m)
     m->type = wl_json_str(m->header, "msg_type");
     if (!m->type || !wl_json_str(m->header, "msg_id")) return drop(p, "header without a msg_type or msg_id string"), 0;
     return 1;
-}
-
-int wl_wire_limit(void *sock, int64_t max)
-{
-    return zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &max, sizeof max);
 }
 
 /* Receives and closes the rest of a message that is being dropped; returns the bytes of its frames. */
@@ -283,7 +279,7 @@ static int send_parts(wl_port *p, const wl_msg *parent, int route, const char *m
         len[1] = zmq_msg_size((zmq_msg_t *)&parent->frames[parent->delim + 2]);
     }
     char sig[SIG_HEX + 1] = "";
-    if (p->wire->keylen && sign_parts(p, part, len, sig)) return -1;
+    if (p->wire->keylen) sign_parts(p, part, len, sig);
     if (route && parent) {
         for (int i = 0; i < parent->delim; i++)
             if (send_frame(p->sock, zmq_msg_data((zmq_msg_t *)&parent->frames[i]),
@@ -337,13 +333,7 @@ int wl_wire_send_json(wl_port *p, const wl_msg *parent, int route, const char *m
 void wl_uuid4(char out[37])
 {
     unsigned char b[16];
-    if (RAND_bytes(b, sizeof b) != 1) {   /* never expected; still unique enough within a process */
-        static unsigned long counter;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        unsigned long x = (unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 20) ^ ++counter;
-        for (int i = 0; i < 16; i++) b[i] = (unsigned char)(x >> (8 * (i % 8))) ^ (unsigned char)(i * 37);
-    }
+    randombytes_buf(b, sizeof b);
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
     static const char digits[] = "0123456789abcdef";

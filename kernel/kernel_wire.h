@@ -1,4 +1,4 @@
-/* kernel_wire.h: Jupyter wire framing: signed multipart messages over ZeroMQ (HMAC-SHA256, cJSON). */
+/* kernel_wire.h: Jupyter wire framing: signed multipart messages over ZeroMQ (HMAC-SHA256 by libsodium, cJSON). */
 #ifndef WL_KERNEL_WIRE_H
 #define WL_KERNEL_WIRE_H
 
@@ -7,15 +7,14 @@
 #include <stdint.h>
 
 #include <cJSON.h>
-#include <openssl/evp.h>
+#include <sodium.h>
 #include <zmq.h>
 
-/* What one message may hold. libzmq receives a multipart message whole before the kernel sees any of it, and
- * bounds only each frame (ZMQ_MAXMSGSIZE: a bigger frame disconnects its peer, which connects again by itself);
- * the kernel drops, and logs, a message whose frames together pass WL_WIRE_MESSAGE_MAX. */
+/* What one message may hold: the gate (kernel_gate.h) closes the connection of a peer that sends a bigger frame, or
+ * a message whose frames together pass WL_WIRE_MESSAGE_MAX (the peer's socket connects again by itself). */
 #define WL_WIRE_FRAME_MAX (16 << 20)
 #define WL_WIRE_MESSAGE_MAX (32 << 20)
-/* IOPub receives only subscriptions (topic prefixes): a long one would cost libzmq memory per byte. */
+/* IOPub receives only subscriptions (topic prefixes): the gate keeps none of their bytes. */
 #define WL_WIRE_SUBSCRIPTION_MAX 4096
 /* A replayed message is dropped while its signature is among the last WL_WIRE_REPLAY_WINDOW to
  * 2 * WL_WIRE_REPLAY_WINDOW signed messages received (two generations of remembered signatures). */
@@ -30,6 +29,7 @@ typedef struct wl_wire {
     char session[37];          /* a UUID4, one per process */
     pthread_mutex_t seen_lock;
     uint64_t *seen[2];         /* two generations of open-addressed sets of signature prefixes */
+    size_t seen_cap[2];        /* their slots (powers of two) */
     size_t seen_n;             /* entries in seen[0] */
 } wl_wire;
 
@@ -39,7 +39,7 @@ typedef struct wl_port {
     void *sock;
     const char *name;          /* "shell", "control", "stdin", "iopub": for log lines */
     wl_wire *wire;
-    EVP_MAC_CTX *mac;          /* keyed HMAC-SHA256, duplicated for each message; NULL without a key */
+    crypto_auth_hmacsha256_state mac;   /* keyed HMAC-SHA256, copied for each message; unused without a key */
 } wl_port;
 
 /* A received message. frames[0..delim) are the routing ids; the four JSON parts are
@@ -56,9 +56,6 @@ void wl_wire_free(wl_wire *w);
 
 int wl_port_init(wl_port *p, wl_wire *w, void *sock, const char *name);
 void wl_port_free(wl_port *p);
-
-/* Sets ZMQ_MAXMSGSIZE (bytes of one received frame) on a socket that peers connect to. Returns 0 / -1. */
-int wl_wire_limit(void *sock, int64_t max);
 
 /* Receives one message (flags: 0 or ZMQ_DONTWAIT). Returns 1 with *m filled (free it with wl_msg_free); 0 when a
  * message arrived but was dropped, and logged on stderr: over WL_WIRE_MESSAGE_MAX, no delimiter or too few frames,

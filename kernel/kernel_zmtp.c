@@ -9,7 +9,7 @@
 /* ZMTP 3.0 / 3.1 (rfc.zeromq.org 23 and 37): a greeting of 64 bytes (signature 0xFF, 8 bytes of padding, 0x7F; the
  * version 3.x; the mechanism's name in 20 bytes; as-server; filler), then frames: a flags byte, a size of 1 byte
  * (or 8, big-endian, with FLAG_LONG), the bytes. Commands (FLAG_COMMAND) are a name of 1 + n bytes and data. */
-enum { STEP_SIGNATURE, STEP_GREETING, STEP_FLAGS, STEP_SIZE, STEP_COMMAND, STEP_BODY, STEP_SKIP };
+enum { STEP_SIGNATURE, STEP_GREETING, STEP_FLAGS, STEP_SIZE, STEP_COMMAND, STEP_BODY };
 #define FLAG_MORE 1
 #define FLAG_LONG 2
 #define FLAG_COMMAND 4
@@ -18,9 +18,10 @@ enum { STEP_SIGNATURE, STEP_GREETING, STEP_FLAGS, STEP_SIZE, STEP_COMMAND, STEP_
 #define MECHANISM_LEN 20
 #define PING_CONTEXT_MAX 16
 
-void wl_zmtp_init(wl_zmtp *z, size_t frame_max, size_t message_max)
+void wl_zmtp_init(wl_zmtp *z, int pub, size_t frame_max, size_t message_max)
 {
     memset(z, 0, sizeof *z);
+    z->pub = pub;
     z->frame_max = frame_max;
     z->message_max = message_max;
     z->step = STEP_SIGNATURE;
@@ -77,7 +78,10 @@ static int ready(wl_zmtp *z, const unsigned char *p, size_t n, const wl_zmtp_sin
         if (value_len > rest) return fail(z, "a malformed READY command");
         const unsigned char *value = p + 1 + name_len + 4;
         if (is(name, name_len, "Socket-Type")) {
-            if (!is(value, value_len, "DEALER") && !is(value, value_len, "REQ") && !is(value, value_len, "ROUTER"))
+            if (z->pub && !is(value, value_len, "SUB") && !is(value, value_len, "XSUB"))
+                return fail(z, "a subscriber socket that is not a SUB or XSUB");
+            if (!z->pub && !is(value, value_len, "DEALER") && !is(value, value_len, "REQ") &&
+                !is(value, value_len, "ROUTER"))
                 return fail(z, "a client socket that is not a DEALER, REQ or ROUTER");
             typed = 1;
         } else if (is(name, name_len, "Identity")) {
@@ -114,7 +118,9 @@ static int command(wl_zmtp *z, const wl_zmtp_sink *s)
         size_t ctx_len = data_len - 2 < PING_CONTEXT_MAX ? data_len - 2 : PING_CONTEXT_MAX;
         s->ping(s->ud, data + 2, ctx_len);
     }
-    return 0;   /* other commands (PONG, SUBSCRIBE, ...) mean nothing to a ROUTER */
+    int sub = is(name, name_len, "SUBSCRIBE");
+    if ((sub || is(name, name_len, "CANCEL")) && s->subscribe) s->subscribe(s->ud, sub);
+    return 0;   /* other commands (PONG, ...) mean nothing here */
 }
 
 static void next_frame(wl_zmtp *z)
@@ -124,24 +130,22 @@ static void next_frame(wl_zmtp *z)
     z->want = 1;
 }
 
-/* A message frame's size is known: keep its bytes, or skip them when the message is being dropped. */
-static int frame_start(wl_zmtp *z)
+/* A message frame's size is known: keep its bytes, unless the message passes a limit or the caller has no room. */
+static int frame_start(wl_zmtp *z, const wl_zmtp_sink *s)
 {
     if (!z->open) return fail(z, "a message before the handshake");
     if (z->size > z->frame_max)
         return fail(z, "a frame of %llu bytes, more than the %zu bytes a frame may have", (unsigned long long)z->size,
                     z->frame_max);
-    z->count++;
-    if (!z->dropping && (z->bytes + z->size > z->message_max || z->count > WL_ZMTP_FRAMES_MAX)) {
-        drop_frames(z);
-        z->dropping = 1;
-    }
+    if (++z->count > WL_ZMTP_FRAMES_MAX)
+        return fail(z, "a message of more than the %d frames a message may have", WL_ZMTP_FRAMES_MAX);
+    if (z->bytes + z->size > z->message_max)
+        return fail(z, "a message of %llu bytes so far, more than the %zu bytes a message may have",
+                    (unsigned long long)(z->bytes + z->size), z->message_max);
+    if (s->room && !s->room(s->ud, z->size))
+        return fail(z, "a message the kernel has no room for: it holds as much of its clients' messages as it may");
     z->bytes += z->size;
     z->fill = 0;
-    if (z->dropping) {
-        z->step = STEP_SKIP;
-        return 0;
-    }
     z->body = z->size ? malloc(z->size) : NULL;
     if (z->size && !z->body) return fail(z, "out of memory for a frame of %llu bytes", (unsigned long long)z->size);
     z->step = STEP_BODY;
@@ -150,34 +154,21 @@ static int frame_start(wl_zmtp *z)
 
 static int frame_end(wl_zmtp *z, const wl_zmtp_sink *s)
 {
-    if (z->step == STEP_BODY) {
-        if (z->nframes == z->cap) {
-            int cap = z->cap ? 2 * z->cap : 8;
-            wl_zmtp_frame *f = realloc(z->frames, (size_t)cap * sizeof *f);
-            if (!f) return fail(z, "out of memory for a message of %d frames", cap);
-            z->frames = f;
-            z->cap = cap;
-        }
-        z->frames[z->nframes++] = (wl_zmtp_frame){z->body, z->size};
-        z->body = NULL;
+    if (z->nframes == z->cap) {
+        int cap = z->cap ? 2 * z->cap : 8;
+        wl_zmtp_frame *f = realloc(z->frames, (size_t)cap * sizeof *f);
+        if (!f) return fail(z, "out of memory for a message of %d frames", cap);
+        z->frames = f;
+        z->cap = cap;
     }
+    z->frames[z->nframes++] = (wl_zmtp_frame){z->body, z->size};
+    z->body = NULL;
     if (!(z->flags & FLAG_MORE)) {
-        if (z->dropping) {
-            char why[160];
-            if (z->count > WL_ZMTP_FRAMES_MAX)
-                snprintf(why, sizeof why, "%lld frames, more than the %d frames a message may have", z->count,
-                         WL_ZMTP_FRAMES_MAX);
-            else
-                snprintf(why, sizeof why, "%llu bytes, more than the %zu bytes a message may have",
-                         (unsigned long long)z->bytes, z->message_max);
-            s->dropped(s->ud, why);
-        } else {
-            s->message(s->ud, z->frames, z->nframes);   /* the frames' data is the sink's now */
-            z->nframes = 0;
-        }
+        s->message(s->ud, z->frames, z->nframes);   /* the frames' data is the sink's now */
+        z->nframes = 0;
         z->bytes = 0;
         z->count = 0;
-        z->dropping = 0;
+        z->done++;
     }
     next_frame(z);
     return 0;
@@ -197,6 +188,7 @@ static int step(wl_zmtp *z, const wl_zmtp_sink *s)
     case STEP_GREETING:
         if (memcmp(z->head + MECHANISM_AT, null_mechanism, MECHANISM_LEN))
             return fail(z, "a security mechanism other than NULL");
+        z->minor = z->head[10] > 3 || z->head[11] >= 1;
         next_frame(z);
         return 0;
     case STEP_FLAGS:
@@ -208,7 +200,7 @@ static int step(wl_zmtp *z, const wl_zmtp_sink *s)
         return 0;
     case STEP_SIZE:
         z->size = get_be(z->head, (int)z->want);
-        if (!(z->flags & FLAG_COMMAND)) return frame_start(z);
+        if (!(z->flags & FLAG_COMMAND)) return frame_start(z, s);
         if (z->flags & FLAG_MORE) return fail(z, "a command frame marked as followed by more frames");
         if (z->count) return fail(z, "a command inside a message");
         if (z->size > WL_ZMTP_COMMAND_MAX)
@@ -226,14 +218,14 @@ static int step(wl_zmtp *z, const wl_zmtp_sink *s)
         next_frame(z);
         return rc;
     }
-    default:   /* STEP_BODY, STEP_SKIP */
+    default:   /* STEP_BODY */
         return frame_end(z, s);
     }
 }
 
 static int step_complete(const wl_zmtp *z)
 {
-    if (z->step == STEP_COMMAND || z->step == STEP_BODY || z->step == STEP_SKIP) return z->fill == z->size;
+    if (z->step == STEP_COMMAND || z->step == STEP_BODY) return z->fill == z->size;
     return z->have == z->want;
 }
 
@@ -241,9 +233,9 @@ int wl_zmtp_feed(wl_zmtp *z, const unsigned char *p, size_t n, const wl_zmtp_sin
 {
     while (n > 0) {
         size_t k;
-        if (z->step == STEP_COMMAND || z->step == STEP_BODY || z->step == STEP_SKIP) {
+        if (z->step == STEP_COMMAND || z->step == STEP_BODY) {
             k = z->size - z->fill < n ? (size_t)(z->size - z->fill) : n;
-            if (z->step != STEP_SKIP) memcpy(z->body + z->fill, p, k);
+            memcpy(z->body + z->fill, p, k);
             z->fill += k;
         } else {
             k = z->want - z->have < n ? z->want - z->have : n;
@@ -279,16 +271,21 @@ static size_t put_property(unsigned char *out, const char *name, const char *val
     return 1 + nl + 4 + vl;
 }
 
-size_t wl_zmtp_ready(unsigned char out[WL_ZMTP_READY_MAX])
+size_t wl_zmtp_ready(unsigned char out[WL_ZMTP_READY_MAX], int pub)
 {
     size_t n = 2;
     memcpy(out + n, "\5READY", 6);
     n += 6;
-    n += put_property(out + n, "Socket-Type", "ROUTER");
+    n += put_property(out + n, "Socket-Type", pub ? "PUB" : "ROUTER");
     n += put_property(out + n, "Identity", "");
     out[0] = FLAG_COMMAND;
     out[1] = (unsigned char)(n - 2);
     return n;
+}
+
+void wl_zmtp_ping(unsigned char out[WL_ZMTP_PING_LEN])
+{
+    memcpy(out, "\4\7\4PING\0\0", WL_ZMTP_PING_LEN);   /* a TTL of 0: the peer keeps no timer of its own */
 }
 
 size_t wl_zmtp_pong(unsigned char out[WL_ZMTP_PONG_MAX], const unsigned char *context, size_t len)

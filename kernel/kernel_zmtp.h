@@ -29,14 +29,19 @@ typedef struct wl_zmtp_sink {
     void (*ping)(void *ud, const unsigned char *context, size_t len);
     /* A whole message: frames[0..n) with n >= 1; the callee owns each frame's data (free it with free). */
     void (*message)(void *ud, wl_zmtp_frame *frames, int n);
-    /* A message over message_max bytes or WL_ZMTP_FRAMES_MAX frames, dropped: why says which, with its size. */
-    void (*dropped)(void *ud, const char *why);
+    /* A SUBSCRIBE (on 1) or CANCEL (on 0) command, as a PUB's peer sends them in ZMTP 3.1 (NULL: ignored). */
+    void (*subscribe)(void *ud, int on);
+    /* Before a frame of a message is kept: 1 when the caller can hold need more bytes, 0 when it cannot (the
+     * connection must close; NULL: always 1). */
+    int (*room)(void *ud, uint64_t need);
 } wl_zmtp_sink;
 
 /* The decoder's state for one connection. */
 typedef struct wl_zmtp {
-    size_t frame_max, message_max;    /* a bigger frame closes the connection; a bigger message is dropped */
+    size_t frame_max, message_max;    /* a bigger frame, or a bigger message, closes the connection */
+    int pub;                          /* the gate is a PUB to this peer (a SUB or XSUB), else a ROUTER */
     int step, open;                   /* what the next bytes are; open once the peer's READY came */
+    int minor;                        /* the peer's ZMTP minor version (1: it answers PING) */
     unsigned char head[WL_ZMTP_GREETING];
     size_t have, want;                /* bytes of head[] read and needed (greeting, frame size) */
     unsigned char flags;              /* of the frame being read */
@@ -45,23 +50,27 @@ typedef struct wl_zmtp {
     size_t fill;
     wl_zmtp_frame *frames;            /* the message so far */
     int nframes, cap;
-    uint64_t bytes;                   /* of the message so far, kept or dropped */
+    uint64_t bytes;                   /* of the message so far */
     long long count;                  /* its frames so far */
-    int dropping;
+    long long done;                   /* whole messages so far */
     char why[128];                    /* why the connection must close (after wl_zmtp_feed returned -1) */
 } wl_zmtp;
 
-void wl_zmtp_init(wl_zmtp *z, size_t frame_max, size_t message_max);
+void wl_zmtp_init(wl_zmtp *z, int pub, size_t frame_max, size_t message_max);
 void wl_zmtp_free(wl_zmtp *z);
 
 /* Decodes n received bytes, calling the sink as things complete. Returns 0, or -1 when the connection must close
- * (not ZMTP 3 with the NULL mechanism, a peer that is not a DEALER/REQ/ROUTER, a frame over frame_max, a protocol
- * error, out of memory): z->why says what. */
+ * (not ZMTP 3 with the NULL mechanism, a peer that is not a DEALER/REQ/ROUTER (SUB/XSUB when pub), a frame over
+ * frame_max, a message over message_max or WL_ZMTP_FRAMES_MAX frames, no room for it, a protocol error, out of
+ * memory): z->why says what. */
 int wl_zmtp_feed(wl_zmtp *z, const unsigned char *p, size_t n, const wl_zmtp_sink *sink);
 
-/* What the gate sends: its greeting (ZMTP 3.1, NULL, as a ROUTER would), its READY, a PONG; returns bytes written. */
+/* What the gate sends: its greeting (ZMTP 3.1, NULL), its READY as a ROUTER or (pub) a PUB, a PING without TTL or
+ * context, a PONG; returns bytes written. */
 void wl_zmtp_greeting(unsigned char out[WL_ZMTP_GREETING]);
-size_t wl_zmtp_ready(unsigned char out[WL_ZMTP_READY_MAX]);
+size_t wl_zmtp_ready(unsigned char out[WL_ZMTP_READY_MAX], int pub);
+#define WL_ZMTP_PING_LEN 9
+void wl_zmtp_ping(unsigned char out[WL_ZMTP_PING_LEN]);
 size_t wl_zmtp_pong(unsigned char out[WL_ZMTP_PONG_MAX], const unsigned char *context, size_t len);
 /* The flags and size that go before a message frame of len bytes (more: another frame follows). */
 size_t wl_zmtp_header(unsigned char out[WL_ZMTP_HEADER_MAX], uint64_t len, int more);

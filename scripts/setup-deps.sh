@@ -6,7 +6,7 @@
 set -euo pipefail
 PKGS=(
   build-essential cmake pkg-config
-  libzmq3-dev libssl-dev libcurl4-openssl-dev libcjson-dev libreadline-dev libopenblas-dev libutf8proc-dev zlib1g-dev
+  libzmq3-dev libsodium-dev libssl-dev libcurl4-openssl-dev libcjson-dev libreadline-dev libopenblas-dev libutf8proc-dev zlib1g-dev
   python3 python3-venv
 )
 if [ "${1:-}" != notebook ]; then

@@ -8,7 +8,7 @@
  * a replay is dropped when there is a key; the reply to an accepted message is routed back to the sender,
  * signed, and carries the request's header bytes as its parent_header; wl_utf8_clean gives valid UTF-8. */
 // wl-fuzz-extra: kernel/kernel_wire.c kernel/kernel_json.c
-// wl-fuzz-libs: -lzmq -lssl -lcrypto
+// wl-fuzz-libs: -lzmq -lsodium -lssl -lcrypto
 #include "kernel_json.h"
 #include "kernel_wire.h"
 #include "wl_text.h"
@@ -46,7 +46,7 @@ static void setup(void)
 /* Forgets the signatures seen so far, so that each input starts afresh (as a new kernel would). */
 static void forget_seen(wl_wire *w)
 {
-    for (int g = 0; g < 2; g++) memset(w->seen[g], 0, 2 * 16384 * sizeof *w->seen[g]);   /* 2 * kernel_wire.c's SEEN_CAP */
+    for (int g = 0; g < 2; g++) memset(w->seen[g], 0, w->seen_cap[g] * sizeof *w->seen[g]);
     w->seen_n = 0;
 }
 

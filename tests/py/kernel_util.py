@@ -43,6 +43,19 @@ def start(name="wordlab", **launch):
     return start_new_kernel(kernel_name=name, startup_timeout=TIMEOUT, **launch)
 
 
+def start_logged(log_path):
+    """A started kernel whose stderr goes to the file log_path, and its ready client: (km, kc, log_path)."""
+    with open(log_path, "w") as f:
+        km, kc = start(stderr=f)
+    return km, kc, log_path
+
+
+def answers(kc):
+    """Whether the kernel still runs a cell and brackets it with busy and idle."""
+    reply, msgs = run(kc, "mean 1 2")
+    return reply["content"]["status"] == "ok" and msgs[-1]["content"]["execution_state"] == "idle"
+
+
 def wait_for_text(path, text, timeout=TIMEOUT):
     """Waits until the file at path contains text (e.g. a kernel's stderr log line); returns the file's text."""
     deadline = time.monotonic() + timeout

@@ -9,7 +9,6 @@ back must be that one's.
 """
 import json
 import socket
-import uuid
 
 import pytest
 import zmq
@@ -28,16 +27,9 @@ RECONNECTS = 60          # rounds of a client that stops its channels and starts
 @pytest.fixture(scope="module")
 def logged(tmp_path_factory):
     """A kernel of this module whose stderr goes to a file: (km, kc, path of the log)."""
-    log = tmp_path_factory.mktemp("log") / "kernel.stderr"
-    with open(log, "w") as f:
-        km, kc = ku.start(stderr=f)
+    km, kc, log = ku.start_logged(tmp_path_factory.mktemp("log") / "kernel.stderr")
     yield km, kc, log
     ku.stop(km, kc)
-
-
-def answers(kc):
-    reply, msgs = ku.run(kc, "mean 1 2")
-    return reply["content"]["status"] == "ok" and msgs[-1]["content"]["execution_state"] == "idle"
 
 
 # ---- 12: message sizes ----
@@ -62,7 +54,7 @@ def test_a_frame_over_the_limit_disconnects_the_peer_on_every_socket(logged, cha
         mon.close()
         sock.close()
         ctx.term()
-    assert km.is_alive() and answers(kc)
+    assert km.is_alive() and ku.answers(kc)
 
 
 def test_an_oversized_signed_request_is_dropped_and_the_next_one_answered(logged):
@@ -79,21 +71,25 @@ def test_an_oversized_signed_request_is_dropped_and_the_next_one_answered(logged
     finally:
         mon.close()
         raw.close()
-    assert answers(kc)
+    assert ku.answers(kc)
 
 
-def test_a_multipart_message_over_the_total_limit_is_dropped_logged_and_the_next_answered(logged):
+def test_a_multipart_message_over_the_total_limit_closes_its_connection_and_the_next_is_answered(logged):
+    """The kernel cannot answer a message it did not keep: it closes the connection, so the client sees it close
+    (and its socket connects again) rather than wait for a reply that never comes."""
     km, kc, log = logged
-    with ku.RawClient(km) as raw:
+    with ku.RawClient(km, monitor=True) as raw:
+        raw.monitor.wait(zmq.EVENT_HANDSHAKE_SUCCEEDED)
         parts = raw.parts("kernel_info_request", {})
         buffers = [b"b" * (FRAME_MAX - 1024)] * 3                 # each frame fits; together they do not
-        big_id = json.loads(parts[0])["msg_id"]
         raw.send_frames([b"<IDS|MSG>", raw.sign(parts)] + parts + buffers)
+        raw.monitor.wait(zmq.EVENT_DISCONNECTED, timeout=8 * ku.TIMEOUT)   # 48 MiB to read on a loaded machine
+        raw.monitor.wait(zmq.EVENT_HANDSHAKE_SUCCEEDED, timeout=8 * ku.TIMEOUT)   # connected again by itself
         _, msg_id = raw.send("kernel_info_request", {})
-        assert raw.recv_reply_to(msg_id)[0]["msg_type"] == "kernel_info_reply", f"{big_id} was answered"
+        assert raw.recv_reply_to(msg_id)[0]["msg_type"] == "kernel_info_reply"
     text = ku.wait_for_text(log, "more than the 33554432 bytes a message may have")
-    assert "dropped a message on shell" in text
-    assert answers(kc)
+    assert "closed a connection on shell: a message of" in text
+    assert ku.answers(kc)
 
 
 # ---- 13: another client's routing id ----
@@ -132,26 +128,19 @@ def client_round(kc, code="mean 3 5", iopub=True):
     assert control_reply(kc, msg["header"]["msg_id"])["msg_type"] == "kernel_info_reply"
     msg_id = kc.execute('input "who? "', allow_stdin=True)
     asked = kc.get_stdin_msg(timeout=ku.TIMEOUT)
-    while asked["parent_header"].get("msg_id") != msg_id:   # a copy of another client's with kc's routing id
-        asked = kc.get_stdin_msg(timeout=ku.TIMEOUT)
-    assert asked["msg_type"] == "input_request"
+    assert asked["msg_type"] == "input_request" and asked["parent_header"].get("msg_id") == msg_id, asked
     kc.input("me")
     assert ku.shell_reply(kc, msg_id)["content"]["status"] == "ok"
     if iopub:
         ku.collect(kc, msg_id)
 
 
-def header_type(frames):
-    return json.loads(frames[frames.index(b"<IDS|MSG>") + 2])["msg_type"]
-
-
 @pytest.mark.parametrize("sends", ["nothing", "garbage"])
 def test_a_peer_without_the_key_that_claims_a_clients_routing_id_gets_none_of_its_replies(fresh, sends):
     """The peer reads the client's session id on IOPub and connects with it as its routing id on shell, control and
-    stdin, then sends nothing, or unsigned and malformed messages. Every reply to the client's signed requests still
-    reaches the client and none reaches the peer. (On stdin the peer, like every stdin connection that claims the
-    client's routing id, gets a copy of each input_request: stdin carries no request of the client's by which the
-    kernel could tell its connection. The client gets it and answers.)"""
+    stdin, then sends nothing, or unsigned and malformed messages. Every reply to the client's signed requests, and
+    every input_request, still reaches the client and none reaches the peer (an input_request goes to the stdin
+    connection that claims the id and connected closest in time to the request's shell connection)."""
     km, kc = fresh
     identity = routing_id(kc)
     thieves = {ch: ku.RawClient(km, ch, identity=identity, monitor=True) for ch in ("shell", "control", "stdin")}
@@ -166,10 +155,7 @@ def test_a_peer_without_the_key_that_claims_a_clients_routing_id_gets_none_of_it
             client_round(kc)
         for ch in ("shell", "control"):
             assert not thieves[ch].sock.poll(0), f"a reply to the client went to the peer on {ch}"
-        copies = []
-        while thieves["stdin"].sock.poll(0):
-            copies.append(header_type(thieves["stdin"].sock.recv_multipart()))
-        assert set(copies) <= {"input_request"}, copies
+        assert not thieves["stdin"].sock.poll(0), "an input_request went to the peer"
     finally:
         for thief in thieves.values():
             thief.close()
@@ -224,34 +210,6 @@ def test_a_client_that_reconnects_with_a_new_routing_id_gets_every_reply(fresh):
     client_round(kc)
 
 
-def test_a_reply_whose_connection_closed_goes_to_the_clients_new_connection(fresh):
-    """The client's execute waits for input when the kernel closes the client's shell connection (a frame over the
-    limit); the client connects again with its routing id, answers, and gets the execute's reply there."""
-    km, kc = fresh
-    identity = b"client-" + uuid.uuid4().hex.encode()
-    stdin = ku.RawClient(km, "stdin", identity=identity, monitor=True)
-    old = ku.RawClient(km, identity=identity, monitor=True)
-    new = None
-    try:
-        stdin.monitor.wait(zmq.EVENT_HANDSHAKE_SUCCEEDED)
-        _, msg_id = old.send("execute_request", {"code": 'input "who? "', "silent": False, "store_history": True,
-                                                 "user_expressions": {}, "allow_stdin": True, "stop_on_error": True})
-        assert stdin.recv_reply_to(msg_id)[0]["msg_type"] == "input_request"   # the execute waits for it
-        old.sock.send(b"x" * (FRAME_MAX + 1))
-        old.monitor.wait(zmq.EVENT_DISCONNECTED)                              # the kernel closed the connection
-        old.close()
-        new = ku.RawClient(km, identity=identity, monitor=True)
-        new.monitor.wait(zmq.EVENT_HANDSHAKE_SUCCEEDED)
-        stdin.send("input_reply", {"value": "me"})
-        header, content = new.recv_reply_to(msg_id)
-        assert header["msg_type"] == "execute_reply" and content["status"] == "ok", content
-    finally:
-        for c in (stdin, old, new):
-            if c is not None and not c.sock.closed:
-                c.close()
-    assert answers(kc)
-
-
 @pytest.mark.parametrize("channel", ["shell", "control", "stdin"])
 def test_bytes_that_are_not_zmtp_get_the_connection_closed(logged, channel):
     """Whatever a peer sends in place of ZMTP 3 with the NULL mechanism: the kernel closes that connection, says
@@ -265,7 +223,7 @@ def test_bytes_that_are_not_zmtp_get_the_connection_closed(logged, channel):
             got += chunk
     assert len(got) == 64 and got[0] == 0xFF and got[10] == 3, got   # the kernel's ZMTP greeting, then nothing
     assert f"closed a connection on {channel}: not a ZMTP greeting" in ku.wait_for_text(log, "not a ZMTP greeting")
-    assert answers(kc)
+    assert ku.answers(kc)
 
 
 def test_the_kernel_serves_an_ipc_connection_file(tmp_path):
@@ -326,7 +284,7 @@ def test_a_long_or_odd_msg_type_gets_an_error_reply(kernel, msg_type):
         header, content = raw.recv_reply_to(msg_id)
         assert header["msg_type"] == msg_type[:-len("_request")] + "_reply"
         assert content["status"] == "error" and content["ename"] == "UnknownMessageType"
-    assert answers(kc)
+    assert ku.answers(kc)
 
 
 # ---- 16: replays ----

@@ -1,5 +1,6 @@
 /* test_zmtp.c: the gate's ZMTP 3 decoder and encoders on hand-made byte streams: a libzmq client's greeting, READY
- * and messages (whole and byte by byte), every refusal, messages over the limits, PING. */
+ * and messages (whole and byte by byte), every refusal, messages over the limits or without room, PING, a
+ * subscriber's handshake and subscriptions. */
 #include "kernel_zmtp.h"
 #include "wl_test.h"
 
@@ -12,7 +13,8 @@
 /* ---- a sink that records what the decoder reports ---- */
 
 typedef struct rec {
-    int readies, pings, messages, drops;
+    int readies, pings, messages, subs, cancels;
+    uint64_t room_left;           /* what room() grants (UINT64_MAX: all) */
     unsigned char id[WL_ZMTP_ID_MAX];
     size_t id_len;
     unsigned char ping[32];
@@ -20,7 +22,6 @@ typedef struct rec {
     int nframes;                 /* of the last message */
     size_t len[8];
     unsigned char first[8];      /* first byte of each frame (0 when empty) */
-    char why[160];               /* of the last drop */
 } rec;
 
 static void on_ready(void *ud, const unsigned char *id, size_t len)
@@ -53,11 +54,19 @@ static void on_message(void *ud, wl_zmtp_frame *frames, int n)
     }
 }
 
-static void on_dropped(void *ud, const char *why)
+static void on_subscribe(void *ud, int on)
 {
     rec *r = ud;
-    r->drops++;
-    snprintf(r->why, sizeof r->why, "%s", why);
+    if (on) r->subs++;
+    else r->cancels++;
+}
+
+static int on_room(void *ud, uint64_t need)
+{
+    rec *r = ud;
+    if (need > r->room_left) return 0;
+    r->room_left -= need;
+    return 1;
 }
 
 /* ---- byte streams ---- */
@@ -129,7 +138,7 @@ static void frame(stream *s, unsigned char fill, size_t len, int more)
 
 static int feed(wl_zmtp *z, rec *r, const stream *s, int bytewise)
 {
-    wl_zmtp_sink sink = {r, on_ready, on_ping, on_message, on_dropped};
+    wl_zmtp_sink sink = {r, on_ready, on_ping, on_message, on_subscribe, on_room};
     if (!bytewise) return wl_zmtp_feed(z, s->b, s->n, &sink);
     for (size_t i = 0; i < s->n; i++)
         if (wl_zmtp_feed(z, s->b + i, 1, &sink)) return -1;
@@ -145,7 +154,8 @@ static int session(wl_zmtp *z, rec *r, const stream *extra, int bytewise)
     ready(&s, "DEALER", "client-1");
     if (extra) put(&s, extra->b, extra->n);
     memset(r, 0, sizeof *r);
-    wl_zmtp_init(z, FRAME_MAX, MESSAGE_MAX);
+    r->room_left = UINT64_MAX;
+    wl_zmtp_init(z, 0, FRAME_MAX, MESSAGE_MAX);
     return feed(z, r, &s, bytewise);
 }
 
@@ -184,8 +194,8 @@ static void test_a_client_without_a_routing_id(void)
     greeting(&s, 3, "NULL");
     ready(&s, "REQ", NULL);
     wl_zmtp z;
-    rec r = {0};
-    wl_zmtp_init(&z, FRAME_MAX, MESSAGE_MAX);
+    rec r = {.room_left = UINT64_MAX};
+    wl_zmtp_init(&z, 0, FRAME_MAX, MESSAGE_MAX);
     CHECK(feed(&z, &r, &s, 0) == 0 && r.readies == 1 && r.id_len == 0);
     wl_zmtp_free(&z);
 }
@@ -195,8 +205,8 @@ static void refused(const stream *s, const char *want)
 {
     for (int bytewise = 0; bytewise < 2; bytewise++) {
         wl_zmtp z;
-        rec r = {0};
-        wl_zmtp_init(&z, FRAME_MAX, MESSAGE_MAX);
+        rec r = {.room_left = UINT64_MAX};
+        wl_zmtp_init(&z, 0, FRAME_MAX, MESSAGE_MAX);
         CHECK_MSG(feed(&z, &r, s, bytewise) == -1 && strstr(z.why, want), "want \"%s\", got \"%s\"", want, z.why);
         wl_zmtp_free(&z);
     }
@@ -301,33 +311,71 @@ static void test_a_frame_over_the_limit_closes_at_its_header(void)
     wl_zmtp_free(&z);
 }
 
-static void test_messages_over_the_limits_are_dropped_and_the_next_kept(void)
+/* A message over the limits, or one the caller has no room for, closes the connection at the frame that passes. */
+static void test_messages_over_the_limits_or_without_room_close_the_connection(void)
 {
     for (int bytewise = 0; bytewise < 2; bytewise++) {
         static stream m;
         m.n = 0;
         for (int i = 0; i < 4; i++) frame(&m, 'b', FRAME_MAX, 1);   /* each fits, together 4000 > 3000 */
         frame(&m, 'b', 5, 0);
-        frame(&m, 'k', 2, 0);
         wl_zmtp z;
         rec r;
-        CHECK(session(&z, &r, &m, bytewise) == 0);
-        CHECK_MSG(r.drops == 1 && strstr(r.why, "4005 bytes, more than the 3000 bytes a message may have"), "%s",
-                  r.why);
-        CHECK(r.messages == 1 && r.nframes == 1 && r.first[0] == 'k');
+        CHECK(session(&z, &r, &m, bytewise) == -1);
+        CHECK_MSG(strstr(z.why, "4000 bytes so far, more than the 3000 bytes a message may have"), "%s", z.why);
+        CHECK(r.messages == 0 && z.nframes == 3);
         wl_zmtp_free(&z);
     }
     static stream many;
     many.n = 0;
     for (int i = 0; i <= WL_ZMTP_FRAMES_MAX; i++) frame(&many, 0, 0, 1);
     frame(&many, 0, 0, 0);
-    frame(&many, 'k', 1, 0);
     wl_zmtp z;
     rec r;
-    CHECK(session(&z, &r, &many, 0) == 0);
-    CHECK_MSG(r.drops == 1 && strstr(r.why, "65538 frames, more than the 65536 frames"), "%s", r.why);
-    CHECK(r.messages == 1 && r.first[0] == 'k');
+    CHECK(session(&z, &r, &many, 0) == -1);
+    CHECK_MSG(strstr(z.why, "more than the 65536 frames"), "%s", z.why);
     wl_zmtp_free(&z);
+
+    static stream s, m;
+    s.n = m.n = 0;
+    greeting(&s, 3, "NULL");
+    ready(&s, "DEALER", "c");
+    frame(&m, 'a', 100, 1);
+    frame(&m, 'b', 100, 0);
+    memset(&r, 0, sizeof r);
+    r.room_left = 150;   /* the first frame fits, the second does not */
+    wl_zmtp_init(&z, 0, FRAME_MAX, MESSAGE_MAX);
+    CHECK(feed(&z, &r, &s, 0) == 0 && feed(&z, &r, &m, 0) == -1 && strstr(z.why, "no room"));
+    CHECK(r.messages == 0 && r.room_left == 50);
+    wl_zmtp_free(&z);
+}
+
+/* As a PUB: a SUB or XSUB is accepted, a DEALER refused; SUBSCRIBE and CANCEL commands are reported, and
+ * old-style subscriptions arrive as messages. */
+static void test_a_subscriber(void)
+{
+    static const char *const types[] = {"SUB", "XSUB", "DEALER"};
+    for (int t = 0; t < 3; t++) {
+        static stream s;
+        s.n = 0;
+        greeting(&s, 3, "NULL");
+        ready(&s, types[t], NULL);
+        command(&s, "SUBSCRIBE", "topic", 5);
+        command(&s, "CANCEL", "topic", 5);
+        frame(&s, 1, 1, 0);
+        wl_zmtp z;
+        rec r = {.room_left = UINT64_MAX};
+        wl_zmtp_init(&z, 1, FRAME_MAX, MESSAGE_MAX);
+        int rc = feed(&z, &r, &s, t == 1);
+        if (t < 2)
+            CHECK(rc == 0 && r.readies == 1 && r.subs == 1 && r.cancels == 1 && r.messages == 1 && r.first[0] == 1);
+        else
+            CHECK(rc == -1 && strstr(z.why, "not a SUB or XSUB"));
+        wl_zmtp_free(&z);
+    }
+    unsigned char rd[WL_ZMTP_READY_MAX];
+    size_t n = wl_zmtp_ready(rd, 1);
+    CHECK(n <= WL_ZMTP_READY_MAX && memmem(rd, n, "\x0bSocket-Type\0\0\0\3PUB", 19));
 }
 
 static void test_ping_and_what_is_ignored(void)
@@ -345,6 +393,14 @@ static void test_ping_and_what_is_ignored(void)
     unsigned char pong[WL_ZMTP_PONG_MAX];
     size_t n = wl_zmtp_pong(pong, (const unsigned char *)"context", 7);
     CHECK(n == 14 && pong[0] == 4 && pong[1] == 12 && !memcmp(pong + 2, "\4PONGcontext", 12));
+    wl_zmtp_free(&z);
+    CHECK(z.minor == 0);
+    static stream p;   /* the gate's PING, read back by the decoder as a peer's: a PING with an empty context */
+    p.n = 0;
+    unsigned char ping[WL_ZMTP_PING_LEN];
+    wl_zmtp_ping(ping);
+    put(&p, ping, sizeof ping);
+    CHECK(session(&z, &r, &p, 0) == 0 && r.pings == 1 && r.ping_len == 0 && z.minor == 1);
     wl_zmtp_free(&z);
 }
 
@@ -371,12 +427,13 @@ static void test_the_gates_own_bytes(void)
     wl_zmtp_greeting(g);
     CHECK(g[0] == 0xFF && g[9] == 0x7F && g[10] == 3 && g[11] == 1 && !memcmp(g + 12, "NULL\0", 5) && !g[32]);
     put(&s, g, sizeof g);
-    size_t n = wl_zmtp_ready(rd);
+    size_t n = wl_zmtp_ready(rd, 0);
+    CHECK(memmem(rd, n, "\x0bSocket-Type\0\0\0\6ROUTER", 22) != NULL);
     CHECK(n <= WL_ZMTP_READY_MAX && rd[0] == 4 && rd[1] == n - 2 && !memcmp(rd + 2, "\5READY", 6));
     put(&s, rd, n);
     wl_zmtp z;
-    rec r = {0};
-    wl_zmtp_init(&z, FRAME_MAX, MESSAGE_MAX);
+    rec r = {.room_left = UINT64_MAX};
+    wl_zmtp_init(&z, 0, FRAME_MAX, MESSAGE_MAX);
     CHECK(feed(&z, &r, &s, 0) == 0 && r.readies == 1 && r.id_len == 0);
     wl_zmtp_free(&z);
     unsigned char h[WL_ZMTP_HEADER_MAX];
@@ -390,7 +447,8 @@ void wl_test_main(void)
     test_a_client_without_a_routing_id();
     test_refusals();
     test_a_frame_over_the_limit_closes_at_its_header();
-    test_messages_over_the_limits_are_dropped_and_the_next_kept();
+    test_messages_over_the_limits_or_without_room_close_the_connection();
+    test_a_subscriber();
     test_ping_and_what_is_ignored();
     test_free_in_the_middle_of_a_message();
     test_the_gates_own_bytes();
