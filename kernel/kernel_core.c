@@ -493,8 +493,55 @@ static char *reply_type(const char *type)
     return out;
 }
 
-/* One request: busy, the handler, its reply, idle. */
-static void handle_one(wl_chan *c, const wl_request *req)
+/* The requests queued on shell when an execute failed with stop_on_error, taken in before its reply goes out: a
+ * request the client sends once it has seen the error is never among them (it runs). */
+typedef struct wl_held {
+    wl_request *req;
+    size_t n, cap;
+} wl_held;
+
+static void handle_one(wl_chan *c, const wl_request *req, wl_held *held);
+
+/* A request queued behind a failed execute: an execute is answered "aborted", with its own busy and idle; another
+ * request is handled normally. Releases it. */
+static void abort_one(wl_chan *c, wl_request *q)
+{
+    if (!strcmp(q->type, "execute_request")) {
+        wl_kernel_status(c, q, "busy");
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "status", "aborted");
+        cJSON_AddNumberToObject(r, "execution_count", c->k->execution_count);
+        c->t->reply(c->t->ud, q, "execute_reply", r);
+        wl_kernel_status(c, q, "idle");
+    } else {
+        handle_one(c, q, NULL);
+    }
+    c->t->release(c->t->ud, q);
+}
+
+/* Takes every request already queued into held. Out of memory, a request that does not fit is dealt with at once
+ * (its reply then comes before the failed execute's). */
+static void hold_queue(wl_chan *c, wl_held *held)
+{
+    wl_request q;
+    while (c->t->next_queued && c->t->next_queued(c->t->ud, &q) == 1) {
+        if (held->n == held->cap) {
+            size_t cap = held->cap ? 2 * held->cap : 16;
+            wl_request *more = realloc(held->req, cap * sizeof *more);
+            if (!more) {
+                abort_one(c, &q);
+                continue;
+            }
+            held->req = more;
+            held->cap = cap;
+        }
+        held->req[held->n++] = q;
+    }
+}
+
+/* One request: busy, the handler, its reply, idle. With held (shell's own requests), an execute that fails with
+ * stop_on_error takes the queued requests into it before its reply. */
+static void handle_one(wl_chan *c, const wl_request *req, wl_held *held)
 {
     const wl_handler *h = NULL;
     for (size_t i = 0; i < sizeof HANDLERS / sizeof HANDLERS[0]; i++)
@@ -514,6 +561,7 @@ static void handle_one(wl_chan *c, const wl_request *req)
         fprintf(stderr, "wordlab kernel: %s\n", text ? text : why);
         free(text);
     }
+    if (held && c->k->aborting) hold_queue(c, held);
     if (reply && rtype)
         c->t->reply(c->t->ud, req, rtype, reply);
     else if (reply)
@@ -524,29 +572,15 @@ static void handle_one(wl_chan *c, const wl_request *req)
     if (h && h->fn == shutdown && reply) atomic_store(&c->k->shutdown, 1);
 }
 
-/* After an execute failed with stop_on_error: every execute_request already queued is answered "aborted",
- * with its own busy and idle; other queued requests are handled normally. */
-static void abort_queue(wl_chan *c)
-{
-    c->k->aborting = 0;
-    wl_request q;
-    while (c->t->next_queued && c->t->next_queued(c->t->ud, &q) == 1) {
-        if (!strcmp(q.type, "execute_request")) {
-            wl_kernel_status(c, &q, "busy");
-            cJSON *r = cJSON_CreateObject();
-            cJSON_AddStringToObject(r, "status", "aborted");
-            cJSON_AddNumberToObject(r, "execution_count", c->k->execution_count);
-            c->t->reply(c->t->ud, &q, "execute_reply", r);
-            wl_kernel_status(c, &q, "idle");
-        } else {
-            handle_one(c, &q);
-        }
-        c->t->release(c->t->ud, &q);
-    }
-}
-
 void wl_kernel_handle(wl_chan *c, const wl_request *req)
 {
-    handle_one(c, req);
-    if (c->is_shell && c->k->aborting) abort_queue(c);
+    if (!c->is_shell) {   /* control: aborting is shell's */
+        handle_one(c, req, NULL);
+        return;
+    }
+    wl_held held = {0};
+    handle_one(c, req, &held);
+    c->k->aborting = 0;
+    for (size_t i = 0; i < held.n; i++) abort_one(c, &held.req[i]);
+    free(held.req);
 }

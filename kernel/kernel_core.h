@@ -33,7 +33,7 @@ typedef struct wl_kernel {
     wl_hist *hist;
     int nhist, caphist;
     size_t hist_bytes;   /* of every kept input and output */
-    int aborting;        /* an execute failed with stop_on_error: abort the queued executes */
+    int aborting;        /* an execute failed with stop_on_error: abort the executes queued before its reply */
 } wl_kernel;
 
 /* The requests one thread serves through its transport. */

@@ -97,6 +97,30 @@ def test_stop_on_error_aborts_queue(kernel):
         ku.collect(kc, i)
 
 
+def test_a_request_sent_after_the_error_reply_is_not_aborted(kernel):
+    """The failing cell waits for input while an execute and 500 kernel_info requests are queued behind it: the
+    kernel is busy with them for a while after the error's reply. An execute sent as soon as the error's reply
+    arrives was not queued when the cell failed: it runs (the queued execute alone is aborted)."""
+    km, kc = kernel
+    first = kc.execute('x = input "n? "\nmean $x', allow_stdin=True)
+    kc.get_stdin_msg(timeout=ku.TIMEOUT)
+    queued = kc.execute('print "queued"')
+    infos = [kc.kernel_info() for _ in range(500)]
+    kc.control_channel.send(kc.session.msg("kernel_info_request", {}))
+    kc.get_control_msg(timeout=ku.TIMEOUT)
+    kc.input("not a number")
+    assert ku.shell_reply(kc, first)["content"]["status"] == "error"
+    after = kc.execute('print "after"')
+    statuses = {}
+    while after not in statuses:
+        msg = kc.get_shell_msg(timeout=ku.TIMEOUT)
+        statuses[msg["parent_header"]["msg_id"]] = msg["content"]["status"]
+    assert statuses[queued] == "aborted"
+    assert statuses[after] == "ok", statuses[after]
+    assert all(statuses[i] == "ok" for i in infos)
+    assert ku.stdout_text(ku.collect(kc, after)) == "after\n"
+
+
 def test_user_expressions(kernel):
     km, kc = kernel
     reply, _ = ku.run(kc, "x = mean 1 3", user_expressions={"a": "mean 1 3", "b": "nosuchcommand"})
