@@ -43,9 +43,10 @@ typedef struct wl_chan {
     int is_shell;
 } wl_chan;
 
-/* Handles one request: busy, the handler, its reply, idle (on every path). On shell, after an execute failed
- * with stop_on_error, it then answers every execute_request already queued with "aborted" (other queued
- * requests are handled normally); a request that comes after the error's reply was sent runs. */
+/* Handles one request: busy, the handler, its reply, idle (on every path). On shell, when an execute fails with
+ * stop_on_error, the requests already queued are taken in before its reply goes out; after its idle each
+ * execute_request among them is answered "aborted" (the others are handled normally). A request that comes after
+ * the error's reply was sent runs. */
 void wl_kernel_handle(wl_chan *c, const wl_request *req);
 
 /* One cell run through the adapter with its output published through c (the output layer). */
