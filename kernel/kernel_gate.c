@@ -160,18 +160,54 @@ static void free_ticket(void *data, void *hint)
     free(t);
 }
 
-/* Hands o to c's connection unless what waits for it is at its bound (WL_GATE_OUT_MAX bytes, or STREAM_SNDHWM - 1
- * messages: one stays free for closing it). Returns 1 when it went, 0 when it was dropped. */
-static int deliver(wl_gate_conn *c, wl_gate_out *o)
+/* Closes a connection (an empty message on a ZMQ_STREAM, which drops what still waits for it); when that cannot be
+ * sent yet, the gate ignores its bytes and tries again at its next tick. */
+static void shut(wl_gate_conn *c, const char *why)
+{
+    if (!c->closing) fprintf(stderr, "wordlab kernel: closed a connection on %s: %s\n", c->ch->name, why);
+    zmq_msg_t m;
+    zmq_msg_init(&m);
+    if (send_id(c->ch->pub, c->id, &m) == 0 || errno == EHOSTUNREACH) c->gone = 1;
+    else c->closing = 1;
+    zmq_msg_close(&m);
+}
+
+/* Room for len more bytes waiting on this port: closes the connections that hold the most while the port's total
+ * would pass WL_GATE_PORT_OUT_MAX. */
+static void make_room(wl_gate_chan *ch, size_t len)
+{
+    for (;;) {
+        size_t total = len;
+        wl_gate_conn *most = NULL;
+        for (size_t i = 0; i < ch->nconns; i++) {
+            wl_gate_conn *c = ch->conns[i];
+            size_t held = c->gone || c->closing ? 0 : atomic_load(&c->held->bytes);
+            total += held;
+            if (held && (!most || held > atomic_load(&most->held->bytes))) most = c;
+        }
+        if (total <= WL_GATE_PORT_OUT_MAX || !most) return;
+        char why[120];
+        snprintf(why, sizeof why, "a client that does not read (%zu bytes wait for it)", atomic_load(&most->held->bytes));
+        shut(most, why);   /* gone, or closing: counted out from now on */
+    }
+}
+
+/* Hands o to c's connection, unless what waits for the connection is at its bound: STREAM_SNDHWM - 1 messages (one
+ * stays free for closing it), and with bounded, WL_GATE_OUT_MAX bytes (a reply is not bounded so: it goes to a client
+ * that sent a signed request, which may read slowly); the port makes room for it (make_room). Returns 1 when it
+ * went, 0 when it was dropped. */
+static int deliver(wl_gate_conn *c, wl_gate_out *o, int bounded)
 {
     size_t held = atomic_load(&c->held->bytes);
-    if ((held && held + o->len > WL_GATE_OUT_MAX) || atomic_load(&c->held->refs) >= STREAM_SNDHWM) {
+    if ((bounded && held && held + o->len > WL_GATE_OUT_MAX) || atomic_load(&c->held->refs) >= STREAM_SNDHWM) {
         if (!c->lagging)
             fprintf(stderr, "wordlab kernel: a client on %s does not read: messages for it are dropped\n",
                     c->ch->name);
         c->lagging = 1;
         return 0;
     }
+    make_room(c->ch, o->len);
+    if (c->gone || c->closing) return 0;   /* it held the most */
     wl_gate_ticket *t = wl_xmalloc(sizeof *t);
     *t = (wl_gate_ticket){o, c->held};
     atomic_fetch_add(&o->refs, 1);
@@ -204,20 +240,8 @@ static void send_bytes(wl_gate_conn *c, const void *p, size_t n)
 {
     wl_gate_out *o = out_new(n);
     memcpy(o->data, p, n);
-    deliver(c, o);
+    deliver(c, o, 1);
     out_unref(o);
-}
-
-/* Closes a connection (an empty message on a ZMQ_STREAM, which drops what still waits for it); when that cannot be
- * sent yet, the gate ignores its bytes and tries again at its next tick. */
-static void shut(wl_gate_conn *c, const char *why)
-{
-    if (!c->closing) fprintf(stderr, "wordlab kernel: closed a connection on %s: %s\n", c->ch->name, why);
-    zmq_msg_t m;
-    zmq_msg_init(&m);
-    if (send_id(c->ch->pub, c->id, &m) == 0 || errno == EHOSTUNREACH) c->gone = 1;
-    else c->closing = 1;
-    zmq_msg_close(&m);
 }
 
 /* ---- what the decoder reports ---- */
@@ -297,7 +321,7 @@ static void echo(wl_gate_conn *c, wl_zmtp_frame *frames, int n)
         len[i] = frames[i].len;
     }
     wl_gate_out *o = encode(data, len, n);
-    if (deliver(c, o)) c->spoken = 1;
+    if (deliver(c, o, 1)) c->spoken = 1;
     out_unref(o);
     for (int i = 0; i < n; i++) free(frames[i].data);
     free(data);
@@ -443,26 +467,6 @@ static int usable(const wl_gate_conn *c)
     return c->open && !c->closing && !c->gone;
 }
 
-/* Room for len more bytes waiting on this port: closes the connections that hold the most while the port's total
- * would pass WL_GATE_PORT_OUT_MAX. */
-static void make_room(wl_gate_chan *ch, size_t len)
-{
-    for (;;) {
-        size_t total = len;
-        wl_gate_conn *most = NULL;
-        for (size_t i = 0; i < ch->nconns; i++) {
-            wl_gate_conn *c = ch->conns[i];
-            size_t held = c->gone || c->closing ? 0 : atomic_load(&c->held->bytes);
-            total += held;
-            if (held && (!most || held > atomic_load(&most->held->bytes))) most = c;
-        }
-        if (total <= WL_GATE_PORT_OUT_MAX || !most) return;
-        char why[120];
-        snprintf(why, sizeof why, "a client that does not read (%zu bytes wait for it)", atomic_load(&most->held->bytes));
-        shut(most, why);   /* gone, or closing: counted out from now on */
-    }
-}
-
 /* stdin: the connection that claims the routing id in token and connected closest in time to the shell connection
  * that token names (NULL when that one has closed, or none claims it). */
 static wl_gate_conn *stdin_of(wl_gate_chan *ch, const unsigned char *token, size_t tlen)
@@ -502,14 +506,13 @@ static void to_clients(wl_gate_chan *ch, zmq_msg_t *f, int n)
     wl_gate_out *o = encode(data, len, n - skip);
     free(data);
     free(len);
-    make_room(ch, o->len);
     if (!relayed) {
         for (size_t i = 0; i < ch->nconns; i++)
-            if (usable(ch->conns[i]) && ch->conns[i]->subscribed > 0 && deliver(ch->conns[i], o))
+            if (usable(ch->conns[i]) && ch->conns[i]->subscribed > 0 && deliver(ch->conns[i], o, 1))
                 ch->conns[i]->spoken = 1;
     } else {
         wl_gate_conn *c = ch->kind == WL_GATE_STDIN ? stdin_of(ch, token, tlen) : find(ch, token);
-        if (c && usable(c) && deliver(c, o)) c->spoken = 1;
+        if (c && usable(c) && deliver(c, o, 0)) c->spoken = 1;
         else fprintf(stderr, "wordlab kernel: a message on %s for a connection that is gone: dropped\n", ch->name);
     }
     out_unref(o);

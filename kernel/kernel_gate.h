@@ -29,10 +29,11 @@
  * message unfinished for WL_GATE_MESSAGE_MS; or with a message over the limits of kernel_wire.h. What shell, control and
  * stdin each hold of their clients' messages (being read, or not yet freed by the kernel) is at most WL_GATE_IN_MAX:
  * a message that does not fit closes its connection (its client sees the connection close rather than wait for a
- * reply). What waits to be written to one connection is at most WL_GATE_OUT_MAX bytes (or one message, when nothing
- * else waits): a message that does not fit is dropped for that connection. What waits for all the connections of one
- * port is at most WL_GATE_PORT_OUT_MAX and one message: a message that would pass it closes the connections that hold
- * the most (clients that do not read). Each port reads at most WL_GATE_BURST chunks before the others get a turn. */
+ * reply). What waits to be written to one connection on IOPub or the heartbeat, and the gate's own ZMTP commands, is
+ * at most WL_GATE_OUT_MAX bytes (or one message, when nothing else waits): a message that does not fit is dropped for
+ * that connection. A reply or an input_request is not dropped so (its client sent a signed request, and may read
+ * slowly). What waits for all the connections of one port is at most WL_GATE_PORT_OUT_MAX and one message: a message
+ * that would pass it closes the connections that hold the most (clients that do not read). Each port reads at most WL_GATE_BURST chunks before the others get a turn. */
 #define WL_GATE_CONNS_MAX 32
 #define WL_GATE_HANDSHAKE_MS 30000
 #define WL_GATE_PING_MS 10000

@@ -162,8 +162,9 @@ def heartbeat_echoes(km, payload=b"ping", timeout_ms=2000):
 class RawClient:
     """Hand-made frames on a kernel's shell socket: for signatures and malformed messages."""
 
-    def __init__(self, km, channel="shell", identity=None, monitor=False):
-        """monitor: self.monitor (a Monitor) watches the socket from before it connects, so it sees the handshake."""
+    def __init__(self, km, channel="shell", identity=None, monitor=False, options=None):
+        """monitor: self.monitor (a Monitor) watches the socket from before it connects, so it sees the handshake;
+        options: socket options set before it connects ({zmq.RCVHWM: 1})."""
         info = km if isinstance(km, dict) else km.get_connection_info()
         self.key = info["key"] if isinstance(info["key"], bytes) else info["key"].encode()
         self.ctx = zmq.Context()
@@ -171,6 +172,8 @@ class RawClient:
         self.sock.linger = 0
         if identity is not None:
             self.sock.setsockopt(zmq.IDENTITY, identity)
+        for option, value in (options or {}).items():
+            self.sock.setsockopt(option, value)
         self.monitor = Monitor(self.sock) if monitor else None
         self.sock.connect(f"{info['transport']}://{info['ip']}:{info[channel + '_port']}")
         self.session = str(uuid.uuid4())

@@ -362,6 +362,30 @@ def test_a_subscriber_that_never_reads_holds_bounded_memory(logged):
     assert "does not read" in ku.wait_for_text(log, "does not read")
 
 
+def test_a_client_that_reads_slowly_gets_every_reply(logged):
+    """A client with the key asks for 12 replies of 4 MiB at once (history of 64 cells of 64 KiB) and takes them in
+    slowly (one message held by its socket, a 4 KiB receive buffer): more than a connection's 16 MiB waits for it in
+    the kernel, and every reply still comes, in order."""
+    km, kc, log = logged
+    for i in range(64):
+        reply, _ = ku.run(kc, "# " + "h" * (64 * 1024 - 16) + f"\nmean {i} 1", timeout=FENCE)
+        assert reply["content"]["status"] == "ok"
+    with ku.RawClient(km, monitor=True, options={zmq.RCVHWM: 1, zmq.RCVBUF: 4096}) as raw:
+        raw.monitor.wait(zmq.EVENT_HANDSHAKE_SUCCEEDED)
+        ids = [raw.send("history_request", {"hist_access_type": "tail", "n": 1000, "output": False})[1]
+               for _ in range(12)]
+        answered = []
+        while len(answered) < len(ids):
+            time.sleep(0.2)                                     # a slow reader
+            got = raw.recv(timeout=FENCE)
+            assert got is not None, f"{len(ids) - len(answered)} replies did not come within {FENCE} s"
+            answered.append(raw.parent_id)
+            assert answered == ids[:len(answered)], f"reply {len(answered)} of {len(ids)} answers another request"
+            assert got[0]["msg_type"] == "history_reply" and len(got[1]["history"]) == 64
+    assert "does not read" not in open(log).read()
+    assert ku.answers(kc)
+
+
 # ---- another connection's replies ----
 
 def test_a_reply_whose_connection_closed_goes_to_no_other_connection(logged):
