@@ -574,8 +574,10 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
         if (!st->oom) sg_noise(st);
         return;
     }
-    if (start < 25) sg_bank(st, sg_chance(st, 60) ? &wl_sg_bank_mid : &wl_sg_bank_talk, 1 + sg_pick(st, 3), "");
-    else if (sg_chance(st, SG_BANK_PCT)) sg_bank(st, &wl_sg_bank_open, 1, "");
+    if (start < 25) {
+        size_t n = 1 + sg_pick(st, 3);   /* drawn before the bank: the generator's order is written out, not left */
+        sg_bank(st, sg_chance(st, 60) ? &wl_sg_bank_mid : &wl_sg_bank_talk, n, "");   /* to the compiler's */
+    } else if (sg_chance(st, SG_BANK_PCT)) sg_bank(st, &wl_sg_bank_open, 1, "");
     else {
         sg_stage(st, &wl_sg_intro);
         sg_stage(st, &wl_sg_belongs);
@@ -607,7 +609,10 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     size_t e = sg_pick(st, 100);
     if (e < 15) sg_stage(st, &wl_sg_ending);
     else if (e < 45) sg_sentence(st, &last, sg_chance(st, 40) ? "\n\n" : " ");
-    else if (e < 90) sg_bank(st, &wl_sg_bank_end, 1 + sg_chance(st, 30), sg_chance(st, 40) ? "\n\n" : " ");
+    else if (e < 90) {
+        const char *sep = sg_chance(st, 40) ? "\n\n" : " ";   /* drawn before the count, as above */
+        sg_bank(st, &wl_sg_bank_end, 1 + (size_t)sg_chance(st, 30), sep);
+    }
     if (sg_chance(st, 15)) sg_stage(st, &plot->moral);
     if (!st->oom) sg_noise(st);
     if (sg_chance(st, 4) && !st->oom) sg_cut(st);
