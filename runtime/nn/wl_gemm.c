@@ -1,4 +1,4 @@
-/* wl_gemm.c: C (+)= A B for the models' big products: a 12x32 AVX-512 kernel over packed panels of B, or OpenBLAS.
+/* wl_gemm.c: C (+)= A B for the models' products: a 12x32 AVX-512 kernel over packed panels of B, or OpenBLAS.
  *
  * Work is split by panels of 32 columns of C (or, when there are few, by rows): each part packs its panels of B
  * (KC rows at a time, 32 KiB; B may be stored transposed, the packing reads it either way) and sweeps its rows of
@@ -20,6 +20,7 @@
 #define WL_HAVE_AVX512_KERNEL 1
 #endif
 
+/* The kernel's view of a wl_gemm_op: A through its row and column strides (rsa, csa), C as the output. */
 typedef struct gemm_args {
     float *C;
     int ldc, ct;
@@ -266,40 +267,41 @@ int wl_gemm_has_kernel(void)
 
 #endif
 
-/* OpenBLAS: A as a row-major matrix (csa == 1, lda = rsa) or a transposed one (rsa == 1, lda = csa). */
-static void gemm_blas(const gemm_args *g)
+void wl_gemm_blas(const wl_gemm_op *op, float scale, int gemv)
 {
-    int a_rows = g->csa == 1;
-    int lda = (int)(a_rows ? g->rsa : g->csa);
-    float beta = g->accumulate ? 1.0f : 0.0f;
-    if (!g->accumulate && g->rbias) {   /* C starts at the row bias */
-        for (int i = 0; i < g->M; i++)
-            for (int j = 0; j < g->N; j++) g->C[g->ct ? (size_t)j * g->ldc + i : (size_t)i * g->ldc + j] = g->rbias[i];
+    const int M = op->m, N = op->n, K = op->k, lda = op->ld_a, ldb = op->ld_b, ldc = op->ld_out;
+    const int ta = op->a_t, tb = op->b_t, ct = op->out_t;
+    float *C = op->out;
+    float beta = op->accumulate ? 1.0f : 0.0f;
+    if (!op->accumulate && op->row_bias) {   /* out starts at the row bias */
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) C[ct ? (size_t)j * ldc + i : (size_t)i * ldc + j] = op->row_bias[i];
         beta = 1.0f;
     }
-    if (g->M == 1)   /* one row: c = op(B)^T a */
-        cblas_sgemv(CblasRowMajor, g->tb ? CblasNoTrans : CblasTrans, g->tb ? g->N : g->K, g->tb ? g->K : g->N, 1.0f,
-                    g->B, g->ldb, g->A, (int)g->csa, beta, g->C, g->ct ? g->ldc : 1);
-    else if (g->N == 1)   /* one column: c = A b */
-        cblas_sgemv(CblasRowMajor, a_rows ? CblasNoTrans : CblasTrans, a_rows ? g->M : g->K, a_rows ? g->K : g->M,
-                    1.0f, g->A, lda, g->B, g->tb ? 1 : g->ldb, beta, g->C, g->ct ? 1 : g->ldc);
-    else if (!g->ct)   /* C = A B */
-        cblas_sgemm(CblasRowMajor, a_rows ? CblasNoTrans : CblasTrans, g->tb ? CblasTrans : CblasNoTrans, g->M, g->N,
-                    g->K, 1.0f, g->A, lda, g->B, g->ldb, beta, g->C, g->ldc);
-    else          /* C^T = B^T A^T */
-        cblas_sgemm(CblasRowMajor, g->tb ? CblasNoTrans : CblasTrans, a_rows ? CblasTrans : CblasNoTrans, g->N, g->M,
-                    g->K, 1.0f, g->B, g->ldb, g->A, lda, beta, g->C, g->ldc);
+    if (M == 1 && (gemv & WL_GEMV_ROW))   /* one row: out = op(b)^T a */
+        cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? N : K, tb ? K : N, scale, op->b, ldb, op->a,
+                    ta ? lda : 1, beta, C, ct ? ldc : 1);
+    else if (N == 1 && (gemv & WL_GEMV_COL))   /* one column: out = op(a) b */
+        cblas_sgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, ta ? K : M, ta ? M : K, scale, op->a, lda, op->b,
+                    tb ? 1 : ldb, beta, C, ct ? 1 : ldc);
+    else if (!ct)   /* out = a b */
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, scale,
+                    op->a, lda, op->b, ldb, beta, C, ldc);
+    else   /* out^T = b^T a^T */
+        cblas_sgemm(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, ta ? CblasNoTrans : CblasTrans, N, M, K, scale,
+                    op->b, ldb, op->a, lda, beta, C, ldc);
 }
 
-void wl_gemm(const wl_par *par, float *C, int ldc, int ct, const float *A, size_t rsa, size_t csa, const float *B,
-             int ldb, int tb, const float *rbias, int accumulate, int M, int N, int K)
+void wl_gemm(const wl_par *par, const wl_gemm_op *op)
 {
-    gemm_args g = {C, ldc, ct, A, rsa, csa, B, ldb, tb, rbias, accumulate, M, N, K};
-    if (M <= 0 || N <= 0) return;
+    if (op->m <= 0 || op->n <= 0) return;
 #ifdef WL_HAVE_AVX512_KERNEL
-    if (wl_gemm_has_kernel() && M > 1 && N > 1) {
+    if (wl_gemm_has_kernel() && op->m > 1 && op->n > 1) {
+        gemm_args g = {op->out, op->ld_out, op->out_t, op->a, op->a_t ? 1 : (size_t)op->ld_a,
+                       op->a_t ? (size_t)op->ld_a : 1, op->b, op->ld_b, op->b_t, op->row_bias, op->accumulate,
+                       op->m, op->n, op->k};
         /* threads only for work worth waking them for (about 2 M multiply-adds, tens of microseconds) */
-        if (par && par->nparts > 1 && (N > NR || M > MR) && (double)M * N * K >= (double)(1 << 21))
+        if (par && par->nparts > 1 && (g.N > NR || g.M > MR) && (double)g.M * g.N * g.K >= (double)(1 << 21))
             par->run(par->ctx, gemm_part, &g);
         else
             gemm_part(&g, 0, 1);
@@ -316,5 +318,5 @@ void wl_gemm(const wl_par *par, float *C, int ldc, int ct, const float *A, size_
 #else
     (void)par;   /* only the AVX-512 kernel splits work over threads */
 #endif
-    gemm_blas(&g);
+    wl_gemm_blas(op, 1.0f, WL_GEMV_ROW | WL_GEMV_COL);
 }

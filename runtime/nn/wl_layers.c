@@ -5,7 +5,6 @@
  * has a fixed order, so both versions give the same bits. */
 #include "wl_layers.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
@@ -118,18 +117,6 @@ VEC void axpy8(float *y, float a, const float *x, int n)
     for (int i = 0; i < n; i += 8) st8(y + i, ld8(y + i) + va * ld8(x + i));
 }
 
-/* C[M,N] = alpha op(A) op(B) + beta C, row-major; a single row goes through sgemv (sgemm would pack all of B). */
-static void gemm_blas(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
-                 float beta, float *C, int ldc)
-{
-    if (M == 1)   /* c = op(B)^T a, with a the one row of op(A) */
-        cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? N : K, tb ? K : N, alpha, B, ldb, A,
-                    ta ? lda : 1, beta, C, 1);
-    else
-        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A,
-                    lda, B, ldb, beta, C, ldc);
-}
-
 /* @code embedding: token and position embeddings */
 /* X [B*T, D] = tok[ids] + pos[t]: ids [B, T], tok [V, D], pos [T, D]; pos NULL: tok[ids] alone (the mlp) */
 HOT void wl_embed_forward(float *X, const int32_t *ids, const float *tok, const float *pos, int B, int T, int D)
@@ -164,7 +151,8 @@ void wl_linear_forward(const wl_par *par, float *out, const float *inp, size_t l
 {
     if (bias)
         for (int n = 0; n < N; n++) memcpy(out + (size_t)n * OC, bias, sizeof(float) * OC);
-    wl_gemm(par, out, OC, 0, inp, ld, 1, weight, C, 1, NULL, bias != NULL, N, OC, C);
+    wl_gemm(par, &(wl_gemm_op){.m = N, .n = OC, .k = C, .out = out, .ld_out = OC, .a = inp, .ld_a = (int)ld,
+                               .b = weight, .ld_b = C, .b_t = 1, .accumulate = bias != NULL});
 }
 /* @end linear */
 
@@ -187,23 +175,29 @@ void wl_linear_backward(const wl_par *par, float *dinp, float *dweight, float *d
                         const float *inp, size_t ld, const float *weight, int N, int C, int OC)
 {
     /* out = inp weight^T + bias: dweight = dout^T inp, dinp = dout weight, dbias = sum over rows of dout */
-    wl_gemm(par, dweight, C, 0, dout, 1, (size_t)OC, inp, (int)ld, 0, NULL, 0, OC, C, N);
-    if (dinp) wl_gemm(par, dinp, (int)ld, 0, dout, (size_t)OC, 1, weight, C, 0, NULL, 0, N, C, OC);
+    wl_gemm(par, &(wl_gemm_op){.m = OC, .n = C, .k = N, .out = dweight, .ld_out = C, .a = dout, .ld_a = OC, .a_t = 1,
+                               .b = inp, .ld_b = (int)ld});
+    if (dinp)
+        wl_gemm(par, &(wl_gemm_op){.m = N, .n = C, .k = OC, .out = dinp, .ld_out = (int)ld, .a = dout, .ld_a = OC,
+                                   .b = weight, .ld_b = C});
     if (dbias) column_sums(dbias, dout, N, OC);
 }
 
 void wl_head_forward(const wl_par *par, float *outT, const float *inp, const float *weight, const float *bias, int N,
                      int C, int OC)
 {
-    wl_gemm(par, outT, N, 0, weight, (size_t)C, 1, inp, C, 1, bias, 0, OC, N, C);
+    wl_gemm(par, &(wl_gemm_op){.m = OC, .n = N, .k = C, .out = outT, .ld_out = N, .a = weight, .ld_a = C, .b = inp,
+                               .ld_b = C, .b_t = 1, .row_bias = bias});
 }
 
 void wl_head_backward(const wl_par *par, float *dinp, float *dweight, const float *doutT, const float *inp,
                       const float *weight, int N, int C, int OC)
 {
     /* outT = weight inp^T + bias: dweight = doutT inp, dinp = doutT^T weight */
-    wl_gemm(par, dweight, C, 0, doutT, (size_t)N, 1, inp, C, 0, NULL, 0, OC, C, N);
-    wl_gemm(par, dinp, C, 0, doutT, 1, (size_t)N, weight, C, 0, NULL, 0, N, C, OC);
+    wl_gemm(par, &(wl_gemm_op){.m = OC, .n = C, .k = N, .out = dweight, .ld_out = C, .a = doutT, .ld_a = N, .b = inp,
+                               .ld_b = C});
+    wl_gemm(par, &(wl_gemm_op){.m = N, .n = C, .k = OC, .out = dinp, .ld_out = C, .a = doutT, .ld_a = N, .a_t = 1,
+                               .b = weight, .ld_b = C});
 }
 
 void wl_transpose(float *out, const float *in, int rows, int cols)
@@ -351,10 +345,12 @@ void wl_attention_query_forward(float *xl, float *q, float *u, const int32_t *id
     int d = D / H;
     for (int b = 0; b < B; b++)   /* x = X[b,T-1] */
         wl_embed_forward(xl + (size_t)b * D, ids + (size_t)b * T + T - 1, tok, pos + (size_t)(T - 1) * D, 1, 1, D);
-    gemm_blas(0, 1, B, D, D, 1.0f, xl, D, wq, D, 0.0f, q, D);   /* q = x W_Q^T */
-    for (int h = 0; h < H; h++)                             /* u_h = W_K_h^T q_h / sqrt(d) */
-        gemm_blas(0, 0, B, D, d, 1.0f / sqrtf((float)d), q + h * d, D, wk + (size_t)h * d * D, D, 0.0f, u + (size_t)h * D,
-             H * D);
+    /* q = x W_Q^T */
+    wl_gemm_blas(&(wl_gemm_op){.m = B, .n = D, .k = D, .out = q, .ld_out = D, .a = xl, .ld_a = D, .b = wq, .ld_b = D,
+                               .b_t = 1}, 1.0f, WL_GEMV_ROW);
+    for (int h = 0; h < H; h++)   /* u_h = W_K_h^T q_h / sqrt(d) */
+        wl_gemm_blas(&(wl_gemm_op){.m = B, .n = D, .k = d, .out = u + (size_t)h * D, .ld_out = H * D, .a = q + h * d,
+                                   .ld_a = D, .b = wk + (size_t)h * d * D, .ld_b = D}, 1.0f / sqrtf((float)d), WL_GEMV_ROW);
 }
 
 HOT void wl_attention_weights_forward(float *a, float *mx, float *xs, const int32_t *ids, const float *tok,
@@ -382,7 +378,8 @@ void wl_attention_message_forward(float *msg, const float *mx, const float *wv, 
 {
     int d = D / H;
     for (int h = 0; h < H; h++)   /* message_h = mx_h W_V_h^T */
-        gemm_blas(0, 1, B, d, D, 1.0f, mx + (size_t)h * D, H * D, wv + (size_t)h * d * D, D, 0.0f, msg + h * d, D);
+        wl_gemm_blas(&(wl_gemm_op){.m = B, .n = d, .k = D, .out = msg + h * d, .ld_out = D, .a = mx + (size_t)h * D,
+                                   .ld_a = H * D, .b = wv + (size_t)h * d * D, .ld_b = D, .b_t = 1}, 1.0f, WL_GEMV_ROW);
 }
 /* @end final_query */
 
@@ -392,9 +389,10 @@ void wl_attention_message_backward(float *dmx, float *dwv, const float *dmsg, co
     int d = D / H;
     for (int h = 0; h < H; h++) {
         /* message_h = mx_h W_V_h^T: dW_V_h = dmsg_h^T mx_h, dmx_h = dmsg_h W_V_h */
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d, D, B, 1.0f, dmsg + h * d, D, mx + (size_t)h * D,
-                    H * D, 0.0f, dwv + (size_t)h * d * D, D);
-        gemm_blas(0, 0, B, D, d, 1.0f, dmsg + h * d, D, wv + (size_t)h * d * D, D, 0.0f, dmx + (size_t)h * D, H * D);
+        wl_gemm_blas(&(wl_gemm_op){.m = d, .n = D, .k = B, .out = dwv + (size_t)h * d * D, .ld_out = D, .a = dmsg + h * d,
+                                   .ld_a = D, .a_t = 1, .b = mx + (size_t)h * D, .ld_b = H * D}, 1.0f, 0);
+        wl_gemm_blas(&(wl_gemm_op){.m = B, .n = D, .k = d, .out = dmx + (size_t)h * D, .ld_out = H * D, .a = dmsg + h * d,
+                                   .ld_a = D, .b = wv + (size_t)h * d * D, .ld_b = D}, 1.0f, WL_GEMV_ROW);
     }
 }
 
@@ -451,13 +449,16 @@ void wl_attention_query_backward(float *dtok, float *dpos, float *dwq, float *dw
     float c = 1.0f / sqrtf((float)d);
     for (int h = 0; h < H; h++) {
         /* u_h = c W_K_h^T q_h: dq_h = c du_h W_K_h^T, dW_K_h = c q_h^T du_h */
-        gemm_blas(0, 1, B, d, D, c, du + (size_t)h * D, H * D, wk + (size_t)h * d * D, D, 0.0f, dq + h * d, D);
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d, D, B, c, q + h * d, D, du + (size_t)h * D, H * D,
-                    0.0f, dwk + (size_t)h * d * D, D);
+        wl_gemm_blas(&(wl_gemm_op){.m = B, .n = d, .k = D, .out = dq + h * d, .ld_out = D, .a = du + (size_t)h * D,
+                                   .ld_a = H * D, .b = wk + (size_t)h * d * D, .ld_b = D, .b_t = 1}, c, WL_GEMV_ROW);
+        wl_gemm_blas(&(wl_gemm_op){.m = d, .n = D, .k = B, .out = dwk + (size_t)h * d * D, .ld_out = D, .a = q + h * d,
+                                   .ld_a = D, .a_t = 1, .b = du + (size_t)h * D, .ld_b = H * D}, c, 0);
     }
     /* q = x W_Q^T: dW_Q = dq^T x, dx += dq W_Q */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, D, D, B, 1.0f, dq, D, xl, D, 0.0f, dwq, D);
-    gemm_blas(0, 0, B, D, D, 1.0f, dq, D, wq, D, 1.0f, dxl, D);
+    wl_gemm_blas(&(wl_gemm_op){.m = D, .n = D, .k = B, .out = dwq, .ld_out = D, .a = dq, .ld_a = D, .a_t = 1, .b = xl,
+                               .ld_b = D}, 1.0f, 0);
+    wl_gemm_blas(&(wl_gemm_op){.m = B, .n = D, .k = D, .out = dxl, .ld_out = D, .a = dq, .ld_a = D, .b = wq, .ld_b = D,
+                               .accumulate = 1}, 1.0f, WL_GEMV_ROW);
     for (int b = 0; b < B; b++) {   /* x = tok[ids[b,T-1]] + pos[T-1] */
         int id = ids[(size_t)b * T + T - 1];
         if (id != 0) axpy8(dtok + (size_t)id * D, 1.0f, dxl + (size_t)b * D, D);
@@ -486,7 +487,8 @@ void wl_attention_full_forward(float *Q, float *K, float *V, float *scores, floa
                 memcpy(Kh + (size_t)t * d, Kf + src, sizeof(float) * d);
                 memcpy(Vh + (size_t)t * d, Vf + src, sizeof(float) * d);
             }
-            wl_gemm(NULL, W, T, 0, Qh, (size_t)d, 1, Kh, d, 1, NULL, 0, T, T, d);   /* Q_h K_h^T */
+            wl_gemm(NULL, &(wl_gemm_op){.m = T, .n = T, .k = d, .out = W, .ld_out = T, .a = Qh, .ld_a = d, .b = Kh,
+                                        .ld_b = d, .b_t = 1});   /* Q_h K_h^T */
             for (int t = 0; t < T; t++) {
                 float *s = S + (size_t)t * T, *w = W + (size_t)t * T;
                 for (int j = 0; j < T; j++) {
@@ -497,8 +499,8 @@ void wl_attention_full_forward(float *Q, float *K, float *V, float *scores, floa
                 masked_softmax(w, keep, T);
             }
             /* messages_h = weights_h V_h, into the head's columns of messages [B,T,D] */
-            wl_gemm(NULL, messages + (size_t)b * T * D + (size_t)h * d, D, 0, W, (size_t)T, 1, Vh, d, 0, NULL, 0, T, d,
-                    T);
+            wl_gemm(NULL, &(wl_gemm_op){.m = T, .n = d, .k = T, .out = messages + (size_t)b * T * D + (size_t)h * d,
+                                        .ld_out = D, .a = W, .ld_a = T, .b = Vh, .ld_b = d});
         }
     }
 }

@@ -5,7 +5,7 @@
  * every output is overwritten. D must be a multiple of 16. Functions marked "per example" treat each example
  * on its own, so a caller may run them on disjoint batch slices in parallel (each with its own scratch and
  * accumulators); the big products go through wl_gemm (its AVX-512 kernel on the caller's threads, else
- * OpenBLAS), the attention's small per-head products through OpenBLAS. Sums run in a fixed order: the same
+ * OpenBLAS), the attention's small per-head products through wl_gemm_blas. Sums run in a fixed order: the same
  * inputs and thread count give bit-identical results. */
 #ifndef WL_LAYERS_H
 #define WL_LAYERS_H

@@ -432,7 +432,8 @@ static void forward_core(step *s, float *logitsT)
         wl_pool_run(ws->pool, body_attention, s, k);
         wl_attention_message_forward(ws->msg, ws->mx, m->wv, B, D, H);
         memcpy(ws->ctx, ws->xl, sizeof(float) * (size_t)B * D);                 /* contextual = x + msg W_O^T */
-        wl_gemm(&s->par, ws->ctx, D, 0, ws->msg, D, 1, m->wo, D, 1, NULL, 1, B, D, D);
+        wl_gemm(&s->par, &(wl_gemm_op){.m = B, .n = D, .k = D, .out = ws->ctx, .ld_out = D, .a = ws->msg, .ld_a = D,
+                                       .b = m->wo, .ld_b = D, .b_t = 1, .accumulate = 1});
         wl_linear_forward(&s->par, ws->hid, ws->ctx, D, m->hid_w, m->hid_b, B, D, F);
     }
     wl_relu_forward(ws->hid, ws->hid, (size_t)B * F);
@@ -559,11 +560,14 @@ int wl_model_details(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, int
         wl_attention_full_forward(out->Q, out->K, out->Vv, out->scores, out->weights, out->messages, Qf, Kf, Vf, ctx,
                                   B, WL_T, WL_D, m->H);
         memcpy(out->contextual, out->E, sizeof(float) * N * D);   /* contextual = E + messages W_O^T */
-        wl_gemm(&par, out->contextual, WL_D, 0, out->messages, D, 1, m->wo, WL_D, 1, NULL, 1, (int)N, WL_D, WL_D);
+        wl_gemm(&par, &(wl_gemm_op){.m = (int)N, .n = WL_D, .k = WL_D, .out = out->contextual, .ld_out = WL_D,
+                                    .a = out->messages, .ld_a = D, .b = m->wo, .ld_b = WL_D, .b_t = 1, .accumulate = 1});
         wl_linear_forward(&par, hid, out->contextual, WL_D, m->hid_w, m->hid_b, (int)N, WL_D, WL_F);
         wl_relu_forward(hid, hid, N * F);
         /* logits_all [N,V] = hid W_head^T + b_head, computed as the head's W_head hid^T stored transposed */
-        wl_gemm(&par, out->logits_all, m->V, 1, m->head_w, F, 1, hid, WL_F, 1, m->head_b, 0, m->V, (int)N, WL_F);
+        wl_gemm(&par, &(wl_gemm_op){.m = m->V, .n = (int)N, .k = WL_F, .out = out->logits_all, .ld_out = m->V,
+                                    .out_t = 1, .a = m->head_w, .ld_a = F, .b = hid, .ld_b = WL_F, .b_t = 1,
+                                    .row_bias = m->head_b});
         for (int b = 0; b < B; b++)
             memcpy(out->logits + b * V, out->logits_all + ((size_t)b * T + T - 1) * V, sizeof(float) * V);
         /* @end details */

@@ -115,7 +115,8 @@ static void test_gemm_row(void)
         for (int k = 0; k < K; k++) acc += (double)A[2 * k] * B[(size_t)j * K + k];
         W[j * ldc] = acc;
     }
-    wl_gemm(NULL, C, ldc, 1, A, 1, 2, B, K, 1, &bias, 0, 1, N, K);
+    wl_gemm(NULL, &(wl_gemm_op){.m = 1, .n = N, .k = K, .out = C, .ld_out = ldc, .out_t = 1, .a = A, .ld_a = 2, .a_t = 1,
+                                .b = B, .ld_b = K, .b_t = 1, .row_bias = &bias});
     double e = rel_err(C, W, N, 1, ldc);
     CHECK_MSG(e < 1e-5, "gemm of one row over the portable sgemv: relative error %g", e);
     free(A);

@@ -1,4 +1,5 @@
-/* test_gemm.c: the models' matrix product against a double-precision loop, in every layout, split or not. */
+/* test_gemm.c: the models' matrix product against a double-precision loop, in every layout, split or not, and on
+ * OpenBLAS alone (wl_gemm_blas: scaled, each choice of sgemv for a single row or column). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ static void fill(float *x, size_t n, wl_rng *r)
     for (size_t i = 0; i < n; i++) x[i] = (float)(wl_rng_uniform(r) * 2.0 - 1.0);
 }
 
-static void check_case(int M, int N, int K, int a_rows, int tb, int ct, int accumulate, int bias)
+static void check_case(int M, int N, int K, int a_rows, int tb, int ct, int accumulate, int bias, int gemv)
 {
     wl_rng r;
     wl_rng_seed(&r, (uint64_t)(M * 131 + N * 7 + K));
@@ -31,29 +32,42 @@ static void check_case(int M, int N, int K, int a_rows, int tb, int ct, int accu
     size_t asize = a_rows ? (size_t)M * rsa : (size_t)K * csa, csize = (size_t)(ct ? N : M) * ldc;
     float *A = malloc(sizeof(float) * asize), *B = malloc(sizeof(float) * bsize), *rb = malloc(sizeof(float) * M);
     float *C0 = malloc(sizeof(float) * csize), *C1 = malloc(sizeof(float) * csize), *C3 = malloc(sizeof(float) * csize);
+    float *Cs = malloc(sizeof(float) * csize);
     fill(A, asize, &r);
     fill(B, bsize, &r);
     fill(rb, M, &r);
     fill(C0, csize, &r);
     memcpy(C1, C0, sizeof(float) * csize);
     memcpy(C3, C0, sizeof(float) * csize);
+    memcpy(Cs, C0, sizeof(float) * csize);
     int three = 3;
     wl_par par = {&three, 3, run_backwards};
-    wl_gemm(NULL, C1, ldc, ct, A, rsa, csa, B, ldb, tb, bias ? rb : NULL, accumulate, M, N, K);
-    wl_gemm(&par, C3, ldc, ct, A, rsa, csa, B, ldb, tb, bias ? rb : NULL, accumulate, M, N, K);
-    double worst = 0, untouched = 0;
+    wl_gemm_op op = {.m = M, .n = N, .k = K, .out = C1, .ld_out = ldc, .out_t = ct, .a = A,
+                     .ld_a = (int)(a_rows ? rsa : csa), .a_t = !a_rows, .b = B, .ld_b = ldb, .b_t = tb,
+                     .row_bias = bias ? rb : NULL, .accumulate = accumulate};
+    wl_gemm(NULL, &op);
+    op.out = C3;
+    wl_gemm(&par, &op);
+    op.out = Cs;
+    wl_gemm_blas(&op, -0.5f, gemv);
+    double worst = 0, worst_blas = 0, untouched = 0;
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             size_t at = ct ? (size_t)j * ldc + i : (size_t)i * ldc + j;
-            double want = accumulate ? C0[at] : bias ? rb[i] : 0.0;
+            double start = accumulate ? C0[at] : bias ? rb[i] : 0.0, sum = 0.0;
             for (int k = 0; k < K; k++)
-                want += (double)A[i * rsa + k * csa] * B[tb ? (size_t)j * ldb + k : (size_t)k * ldb + j];
+                sum += (double)A[i * rsa + k * csa] * B[tb ? (size_t)j * ldb + k : (size_t)k * ldb + j];
+            double want = start + sum, want_blas = start - 0.5 * sum;
             worst = fmax(worst, fabs(want - C1[at]) / (1.0 + fabs(want)));
+            worst_blas = fmax(worst_blas, fabs(want_blas - Cs[at]) / (1.0 + fabs(want_blas)));
+            Cs[at] = C1[at];
             C0[at] = C1[at];
         }
-    for (size_t i = 0; i < csize; i++) untouched += C0[i] != C1[i];   /* padding stays as it was */
+    for (size_t i = 0; i < csize; i++) untouched += (C0[i] != C1[i]) + (Cs[i] != C1[i]);   /* padding stays as it was */
     CHECK_MSG(worst < 1e-5, "M=%d N=%d K=%d a_rows=%d tb=%d ct=%d acc=%d bias=%d: relative error %g", M, N, K, a_rows,
               tb, ct, accumulate, bias, worst);
+    CHECK_MSG(worst_blas < 1e-5, "M=%d N=%d K=%d a_rows=%d tb=%d ct=%d acc=%d bias=%d gemv=%d: OpenBLAS alone: relative "
+              "error %g", M, N, K, a_rows, tb, ct, accumulate, bias, gemv, worst_blas);
     CHECK_MSG(untouched == 0, "gemm wrote outside C");
     CHECK_MSG(memcmp(C1, C3, sizeof(float) * csize) == 0, "M=%d N=%d K=%d: a 3-part split changed the result", M, N, K);
     free(A);
@@ -62,6 +76,7 @@ static void check_case(int M, int N, int K, int a_rows, int tb, int ct, int accu
     free(C0);
     free(C1);
     free(C3);
+    free(Cs);
 }
 
 void wl_test_main(void)
@@ -73,6 +88,6 @@ void wl_test_main(void)
             int a_rows = mode & 1, ct = (mode >> 1) & 1, acc = (mode >> 2) & 1, bias = (mode >> 3) & 1;
             int tb = (mode >> 4) & 1;
             if (acc && bias) continue;
-            check_case(shapes[s][0], shapes[s][1], shapes[s][2], a_rows, tb, ct, acc, bias);
+            check_case(shapes[s][0], shapes[s][1], shapes[s][2], a_rows, tb, ct, acc, bias, (int)(s + mode) % 4);
         }
 }
