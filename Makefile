@@ -4,26 +4,40 @@ JOBS ?= 2
 # make notebook UI=notebook: the lessons in Notebook 7 instead of JupyterLab 4.
 UI ?= lab
 
-.PHONY: all deps build test notebook demo lite lite-serve test-lite bench fuzz valgrind soak classroom load clean
+.PHONY: all deps build build-app check test notebook demo lite lite-serve test-lite bench fuzz valgrind soak classroom load clean
 
 all: build
 
 deps:
 	@bash scripts/setup-deps.sh
 
+# The optional parts of the build (CMakeLists.txt's options): make build and make test turn them all on.
+WL_PARTS = WL_TESTS WL_PY_TESTS WL_SANITIZERS WL_XEUS WL_WASM WL_FUZZ
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWL_XEUS=ON -DWL_WASM=ON -DWL_SANITIZERS=ON
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(WL_PARTS:%=-D%=ON)
 	cmake --build $(BUILD) -j $(JOBS)
+
+# Only what serving the lessons needs: the notebook's Debian packages, the program, the Python environment and the
+# JupyterLab extension. The optional parts a build folder was not configured with are off (a build that `make test`
+# configured keeps its other parts, unbuilt here).
+build-app:
+	@bash scripts/setup-deps.sh notebook
+	@off="$$(for p in $(WL_PARTS); do grep -q "^$$p:" $(BUILD)/CMakeCache.txt 2>/dev/null || echo -D$$p=OFF; done)"; \
+	  [ -z "$$off" ] || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $$off
+	cmake --build $(BUILD) -j $(JOBS) --target wordlab labextension
+
+# The C-only loop: the unit tests and their sanitizer copies in build/check, configured without the other parts;
+# needs only the compiler and the runtime's libraries (no setup-deps run). One test: ctest --test-dir build/check -R NAME.
+CHECK_BUILD ?= build/check
+check:
+	cmake -S . -B $(CHECK_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(WL_PARTS:%=-D%=OFF) -DWL_TESTS=ON -DWL_SANITIZERS=ON
+	cmake --build $(CHECK_BUILD) -j $(JOBS) --target unit_tests
+	cd $(CHECK_BUILD) && ctest --output-on-failure -j $(JOBS) -L 'unit|asan'
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# Only what serving the lessons needs: the notebook's Debian packages, the program, the Python environment and the
-# JupyterLab extension (a build that `make test` configured keeps its other parts, unbuilt here).
-notebook:
-	@bash scripts/setup-deps.sh notebook
-	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWL_XEUS=OFF -DWL_WASM=OFF -DWL_SANITIZERS=OFF
-	cmake --build $(BUILD) -j $(JOBS) --target wordlab labextension
+notebook: build-app
 	UI=$(UI) bash scripts/notebook.sh $(BUILD)
 
 # Serves the browser demo (build/demo) on 127.0.0.1:$(DEMO_PORT); any static server of that directory works too.
@@ -54,7 +68,6 @@ clean:
 	rm -rf $(BUILD)
 
 fuzz: build
-	bash tests/fuzz/build.sh $(BUILD)/fuzz
 	bash tests/fuzz/run.sh $(BUILD)/fuzz seconds $${FUZZ_SECONDS:-60}
 
 valgrind: build

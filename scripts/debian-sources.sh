@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# debian-sources.sh: unpacks the Debian source packages of the libraries the WebAssembly build compiles in (cjson, zlib, utf8proc), at the versions of the installed -dev packages, into DIR.
-# usage: scripts/debian-sources.sh DIR
+# debian-sources.sh: unpacks the Debian source packages of the libraries the WebAssembly build compiles in, at the versions of the installed -dev packages, into DIR.
+# usage: scripts/debian-sources.sh DIR LIBRARY=DEV_PACKAGE...   (CMakeLists.txt's WL_WASM_LIBS: cjson=libcjson-dev ...)
 # The native build links these libraries; the WebAssembly build compiles the same sources with emcc. apt-get
 # fetches them from this machine's own Debian archives (its configured sources, as deb-src) with a private
 # list directory, so the system's apt configuration is left as it is.
 set -euo pipefail
-dir="${1:?usage: debian-sources.sh DIR}"
-declare -A DEV=([cjson]=libcjson-dev [zlib]=zlib1g-dev [utf8proc]=libutf8proc-dev)
+dir="${1:?usage: debian-sources.sh DIR LIBRARY=DEV_PACKAGE...}"
+shift
+[ $# -gt 0 ] || { echo "debian-sources: no libraries given (usage: debian-sources.sh DIR LIBRARY=DEV_PACKAGE...)" >&2; exit 1; }
+declare -A DEV=()
+libs=()
+for arg in "$@"; do libs+=("${arg%%=*}"); DEV[${arg%%=*}]="${arg#*=}"; done
 stamp=""
-for src in cjson zlib utf8proc; do
+for src in "${libs[@]}"; do
     ver="$(dpkg-query -W -f='${source:Version}' "${DEV[$src]}" 2>/dev/null)" ||
         { echo "debian-sources: ${DEV[$src]} is not installed (scripts/setup-deps.sh installs it)" >&2; exit 1; }
     stamp+="$src=$ver "
@@ -34,7 +38,7 @@ apt-get "${opts[@]}" update >"$tmp/update.log" 2>&1 || { cat "$tmp/update.log" >
 
 rm -rf "$dir.new"
 mkdir -p "$dir.new/include/cjson"
-for src in cjson zlib utf8proc; do
+for src in "${libs[@]}"; do
     ver="$(dpkg-query -W -f='${source:Version}' "${DEV[$src]}")"
     (cd "$dir.new" && apt-get "${opts[@]}" source "$src=$ver" >"$tmp/$src.log" 2>&1) ||
         { cat "$tmp/$src.log" >&2

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # build.sh: the WebAssembly build of the runtime with Debian's emscripten: wordlab-wasm.mjs and wordlab-wasm.wasm in OUT.
-# usage: wasm/build.sh SRC DEBIAN_SRC OBJ OUT
-#   SRC         the source tree; its runtime text, vocabulary, io and model code is compiled as it is, with the
-#               portable CBLAS subset of runtime/nn/portable in place of OpenBLAS
+# usage: wasm/build.sh DEBIAN_SRC OBJ OUT FILE...
 #   DEBIAN_SRC  what scripts/debian-sources.sh unpacked: the sources of cjson, zlib and utf8proc, the libraries
 #               that the native build links
 #   OBJ         where the objects go (the libraries' are compiled again only when their sources change)
+#   FILE...     the C files, linked in this order: CMakeLists.txt's WL_WASM_LIB_SRCS (under DEBIAN_SRC, compiled
+#               as their own builds compile them) and WL_WASM_SRCS (the project's, with its warnings as errors)
 set -euo pipefail
-src="${1:?usage: build.sh SRC DEBIAN_SRC OBJ OUT}" deb="${2:?}" obj="${3:?}" out="${4:?}"
+deb="${1:?usage: build.sh DEBIAN_SRC OBJ OUT FILE...}" obj="${2:?}" out="${3:?}"
+shift 3
+[ $# -gt 0 ] || { echo "wasm build: no files given (CMakeLists.txt passes them)" >&2; exit 1; }
 command -v emcc >/dev/null || { echo "wasm build: emcc is missing (Debian package emscripten; scripts/setup-deps.sh installs it)" >&2; exit 1; }
-[ -f "$deb/.versions" ] || { echo "wasm build: no Debian sources in $deb (scripts/setup-deps.sh runs scripts/debian-sources.sh)" >&2; exit 1; }
+[ -f "$deb/.versions" ] || { echo "wasm build: no Debian sources in $deb (scripts/debian-sources.sh unpacks them)" >&2; exit 1; }
 # Debian's emcc runs its JavaScript tools with the node modules of Debian's node-* packages (acorn).
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 
@@ -26,28 +28,26 @@ compile() {
     emcc "${common[@]}" "$@" -c "$c" -o "$o.tmp" && mv "$o.tmp" "$o"
 }
 
-objs=()
-# The libraries, as their own builds compile them (warnings are theirs, not errors here).
-for f in cJSON; do compile "$deb/cjson/$f.c" "cjson_$f" -I"$deb/cjson"; objs+=("$obj/cjson_$f.o"); done
-compile "$deb/utf8proc/utf8proc.c" utf8proc -I"$deb/utf8proc" -DUTF8PROC_STATIC
-objs+=("$obj/utf8proc.o")
-for f in adler32 crc32 deflate inffast inflate inftrees trees zutil; do
-    compile "$deb/zlib/$f.c" "zlib_$f" -I"$deb/zlib" -DHAVE_UNISTD_H -DHAVE_STDARG_H
-    objs+=("$obj/zlib_$f.o")
+# The project's include path: the libraries' headers and the folder of every project file (runtime/nn/portable's
+# cblas.h is the only one there is).
+inc=(-I"$deb/include" -I"$deb/cjson" -I"$deb/utf8proc" -I"$deb/zlib")
+for f in "$@"; do
+    case "$f" in "$deb"/*) ;; *) d="-I$(dirname "$f")"; [[ " ${inc[*]} " == *" $d "* ]] || inc+=("$d") ;; esac
 done
-
-# The runtime, with the project's warnings as errors. Project headers always count as changed: recompile all.
-inc=(-I"$src/runtime/nn/portable" -I"$deb/include" -I"$deb/cjson" -I"$deb/utf8proc" -I"$deb/zlib")
-for m in core text corpus io nn; do inc+=(-I"$src/runtime/$m"); done
 flags=(-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -DUTF8PROC_STATIC "${inc[@]}")
-for f in core/wl_core core/wl_buf core/wl_utf8 text/wl_text corpus/wl_vocab corpus/wl_context io/wl_npz io/wl_zip nn/wl_model nn/wl_layers \
-         nn/wl_gemm nn/wl_rng nn/wl_pool nn/wl_generate nn/wl_checkpoint nn/portable/wl_cblas; do
-    name="${f//\//_}"
-    WL_WASM_FULL=1 compile "$src/runtime/$f.c" "$name" "${flags[@]}"
+objs=()
+for f in "$@"; do
+    name="$(basename "$(dirname "$f")")_$(basename "$f" .c)"
+    case "$f" in
+        "$deb"/cjson/*) compile "$f" "$name" -I"$deb/cjson" ;;
+        "$deb"/utf8proc/*) compile "$f" "$name" -I"$deb/utf8proc" -DUTF8PROC_STATIC ;;
+        "$deb"/zlib/*) compile "$f" "$name" -I"$deb/zlib" -DHAVE_UNISTD_H -DHAVE_STDARG_H ;;
+        "$deb"/*) echo "wasm build: no flags for the library file $f" >&2; exit 1 ;;
+        # Project headers always count as changed: its files are compiled every time.
+        *) WL_WASM_FULL=1 compile "$f" "$name" "${flags[@]}" ;;
+    esac
     objs+=("$obj/$name.o")
 done
-WL_WASM_FULL=1 compile "$src/wasm/wl_wasm.c" wl_wasm "${flags[@]}"
-objs+=("$obj/wl_wasm.o")
 
 emcc "${common[@]}" "${objs[@]}" -o "$out/wordlab-wasm.mjs" \
     -sMODULARIZE=1 -sEXPORT_ES6=1 -sENVIRONMENT=web -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=33554432 \

@@ -1,11 +1,10 @@
 /* fuzz_json.c: libFuzzer target for the JSON file readers: the kernel's connection file (wl_conn_read),
  * vocab.json (wl_vocab_load) and comparison.json (the `results` command, read and rendered).
- * Every input is given to all three as a file in a private temporary folder. Built by tests/fuzz/build.sh.
+ * Every input is given to all three as a file in a private temporary folder. Built by CMake (WL_FUZZ).
  * Seeds: tests/fuzz/corpus/json (valid files of each kind and near misses).
  * Checks: a failure says why; a connection file read gives tcp:// or ipc:// endpoints and a key of the
  * stated length; a vocabulary starts with the four specials and maps every token back to its id;
  * a comparison renders as text. */
-// wl-fuzz-extra: kernel/kernel_conn.c
 #include "kernel_conn.h"
 #include "wl_corpus.h"
 #include "wl_lang.h"

@@ -1,5 +1,5 @@
 /* fuzz_lang.c: libFuzzer target for the command language: the parser, the evaluator, every command, completion,
- * inspect and is_complete, on any bytes, with file commands disabled. Built by tests/fuzz/build.sh.
+ * inspect and is_complete, on any bytes, with file commands disabled. Built by CMake (WL_FUZZ).
  * Seeds: tests/fuzz/corpus/lang (every help example, error cases, nesting, escapes).
  * Checks: evaluation succeeds or fails with a named error and a traceback whose first line names the
  * position; a result has text/plain and valid JSON; is_complete answers one of its three words and says

@@ -1,5 +1,5 @@
 /* fuzz_npz.c: libFuzzer target for the .npz reader: any input must fail cleanly or read back
- * identically after writing it out again. Built by tests/fuzz/build.sh, or alone with the line below.
+ * identically after writing it out again. Built by CMake (WL_FUZZ), or alone with the line below.
  * Seeds: tests/fuzz/corpus/npz (files from wordlab and numpy.savez/savez_compressed, stored and deflated,
  * with data descriptors, and one with ZIP64 extras, ZIP64 end records and a format 2.0 header). */
 // clang -fsanitize=fuzzer,address,undefined -Iruntime/core -Iruntime/io tests/fuzz/fuzz_npz.c runtime/io/*.c runtime/core/*.c -lz -lm

@@ -1,5 +1,5 @@
 /* fuzz_text.c: libFuzzer target for normalize, tokenize and detokenize: any bytes fail cleanly or give
- * consistent tokens. Built by tests/fuzz/build.sh. Seeds: tests/fuzz/corpus/text (stories, compatibility
+ * consistent tokens. Built by CMake (WL_FUZZ). Seeds: tests/fuzz/corpus/text (stories, compatibility
  * and case-folding characters, Unicode spaces, apostrophes, invalid UTF-8).
  * Checks: normalize fails exactly on invalid UTF-8 (at the same offset the checker reports); its output is
  * valid UTF-8 without a leading, trailing or double space; tokenize == tokenize_normalized(normalize);

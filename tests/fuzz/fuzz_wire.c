@@ -1,14 +1,12 @@
 /* fuzz_wire.c: libFuzzer target for the kernel's message decoder (frames, HMAC check, replay check, JSON parts)
  * and its signed replies, over a real in-process ZeroMQ ROUTER as the kernel's shell socket has.
- * Built by tests/fuzz/build.sh. Seeds: tests/fuzz/corpus/wire.
+ * Built by CMake (WL_FUZZ). Seeds: tests/fuzz/corpus/wire.
  * Input: one flag byte, then frames separated by "\n--\n". Flags: bit 0 signs the message correctly with
  * the key (the frame after "<IDS|MSG>" is replaced by the right HMAC, so the fuzzer gets past the check),
  * bit 1 runs without a key, bit 2 sends the message a second time (a replay).
  * Checks: a message is accepted only with a right signature (or no key), has object parts and a msg_type;
  * a replay is dropped when there is a key; the reply to an accepted message is routed back to the sender,
  * signed, and carries the request's header bytes as its parent_header; wl_utf8_clean gives valid UTF-8. */
-// wl-fuzz-extra: kernel/kernel_wire.c kernel/kernel_json.c
-// wl-fuzz-libs: -lzmq -lsodium -lssl -lcrypto
 #include "kernel_json.h"
 #include "kernel_wire.h"
 #include "wl_text.h"

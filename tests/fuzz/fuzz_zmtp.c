@@ -1,11 +1,10 @@
 /* fuzz_zmtp.c: libFuzzer target for the transport's ZMTP 3 decoder (kernel_zmtp.c), the first code that reads the
- * bytes a peer sends to any of the kernel's ports. Built by tests/fuzz/build.sh. Seeds: tests/fuzz/corpus/zmtp.
+ * bytes a peer sends to any of the kernel's ports. Built by the fuzz build (WL_FUZZ). Seeds: tests/fuzz/corpus/zmtp.
  * Input: one byte of settings (bit 0: the decoder is a PUB, as on IOPub; bits 1-3: the room the sink grants, in
  * steps of 64 bytes, 0 for all), one byte for the size of the pieces the rest is fed in (0: whole), then the bytes.
  * Checks: every message keeps the limits (frames, bytes, frame count), a READY's routing id is at most 255 bytes and
  * comes once, a PING's context at most 16 bytes, nothing is reported before the handshake; and fed whole or in
  * pieces, the decoder reports the same events and the same outcome. */
-// wl-fuzz-extra: kernel/kernel_zmtp.c
 #include "kernel_zmtp.h"
 
 #include <stdint.h>
