@@ -3,6 +3,8 @@
 // Every method turns the adapter's results (through the C core's shared helpers) into xeus's messages; xeus does
 // busy/idle, execute_input, the execution count and stop_on_error on its own. History is the C core's: xeus 2.4's
 // in-memory history lists every cell as line 1, with an output field jupyter_kernel_test's schema refuses.
+// It builds against Debian 12's xeus 2.4 (which holds the zmq server) and Debian 13's xeus 5 with xeus-zmq 3 (the
+// server, its context, and an execute_request that replies through a callback).
 #include <pthread.h>
 #include <signal.h>
 
@@ -11,13 +13,19 @@
 #include <string>
 #include <thread>
 
-#include <xeus/xhelper.hpp>   // extract_filename
+#include <xeus/xeus.hpp>       // XEUS_VERSION_MAJOR
+#include <xeus/xhelper.hpp>     // extract_filename
 #include <xeus/xinput.hpp>
 #include <xeus/xinterpreter.hpp>
 #include <xeus/xkernel.hpp>
 #include <xeus/xkernel_configuration.hpp>
+#if XEUS_VERSION_MAJOR >= 5
+#include <xeus-zmq/xserver_zmq.hpp>
+#include <xeus-zmq/xzmq_context.hpp>
+#else
 #include <xeus/xserver_zmq.hpp>
 #include <zmq.hpp>
+#endif
 
 #include "kernel.h"
 #include "kernel_core.h"
@@ -123,8 +131,24 @@ namespace
 
         void configure_impl() override {}
 
+#if XEUS_VERSION_MAJOR >= 5
+        void execute_request_impl(send_reply_callback cb, int execution_counter, const std::string& code,
+                                  xeus::execute_request_config config, nl::json user_expressions) override
+        {
+            cb(execute(execution_counter, code, config.silent, config.store_history, user_expressions,
+                       config.allow_stdin));
+        }
+#else
         nl::json execute_request_impl(int execution_counter, const std::string& code, bool silent, bool store_history,
                                       nl::json user_expressions, bool allow_stdin) override
+        {
+            return execute(execution_counter, code, silent, store_history, user_expressions, allow_stdin);
+        }
+#endif
+
+        // One cell through the C core: its outputs published, its reply returned.
+        nl::json execute(int execution_counter, const std::string& code, bool silent, bool store_history,
+                         const nl::json& user_expressions, bool allow_stdin)
         {
             m_core.adapter.interrupt(m_core.adapter.self, 0);
             wl_request req{"execute_request", nullptr, nullptr, 0, nullptr};
@@ -217,9 +241,15 @@ int wl_kernel_xeus_main(int argc, char** argv, const wl_interp_opts* opts)
     }
     {
         xeus::xconfiguration config = xeus::load_configuration(file);
+#if XEUS_VERSION_MAJOR >= 5
+        auto context = xeus::make_zmq_context();
+        auto server = xeus::make_xserver_default;
+#else
         auto context = xeus::make_context<zmq::context_t>();
+        auto server = xeus::make_xserver_zmq;
+#endif
         xeus::xkernel kernel(config, xeus::get_user_name(), std::move(context),
-                             std::make_unique<wordlab_interpreter>(core), xeus::make_xserver_zmq,
+                             std::make_unique<wordlab_interpreter>(core), server,
                              std::make_unique<wordlab_history>(core));
         kernel.start();
     }
