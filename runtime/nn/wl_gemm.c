@@ -20,16 +20,10 @@
 #define WL_HAVE_AVX512_KERNEL 1
 #endif
 
-/* The kernel's view of a wl_gemm_op: A through its row and column strides (rsa, csa), C as the output. */
+/* The kernel's view of a product: the op, with a(i,k) = a[i*rsa + k*csa]. */
 typedef struct gemm_args {
-    float *C;
-    int ldc, ct;
-    const float *A;
+    wl_gemm_op op;
     size_t rsa, csa;
-    const float *B;
-    int ldb, tb;
-    const float *rbias;
-    int accumulate, M, N, K;
 } gemm_args;
 
 #ifdef WL_HAVE_AVX512_KERNEL
@@ -39,27 +33,27 @@ __attribute__((target("avx512f"))) static void kernel(const gemm_args *g, const 
                                                         int nr, int k0, int kc)
 {
     __m512 c[MR][2];
-    const int first = k0 == 0 && !g->accumulate;
+    const int first = k0 == 0 && !g->op.accumulate;
     const __mmask16 m0 = nr >= 16 ? 0xFFFF : (__mmask16)((1u << nr) - 1);
     const __mmask16 m1 = nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (__mmask16)((1u << (nr - 16)) - 1);
     /* transposed C: element (i, j0+l) lives at C[(j0+l)*ldc + i] */
     const __m512i step = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                            _mm512_set1_epi32(g->ldc));
+                                            _mm512_set1_epi32(g->op.ld_out));
     for (int r = 0; r < mr; r++) {
         int i = i0 + r;
         if (first) {
-            c[r][0] = c[r][1] = _mm512_set1_ps(g->rbias ? g->rbias[i] : 0.0f);
-        } else if (!g->ct) {
-            const float *cr = g->C + (size_t)i * g->ldc + j0;
+            c[r][0] = c[r][1] = _mm512_set1_ps(g->op.row_bias ? g->op.row_bias[i] : 0.0f);
+        } else if (!g->op.out_t) {
+            const float *cr = g->op.out + (size_t)i * g->op.ld_out + j0;
             c[r][0] = _mm512_maskz_loadu_ps(m0, cr);
             c[r][1] = _mm512_maskz_loadu_ps(m1, cr + 16);
         } else {
-            const float *cc = g->C + (size_t)j0 * g->ldc + i;
+            const float *cc = g->op.out + (size_t)j0 * g->op.ld_out + i;
             c[r][0] = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m0, step, cc, 4);
-            c[r][1] = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m1, step, cc + (size_t)16 * g->ldc, 4);
+            c[r][1] = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m1, step, cc + (size_t)16 * g->op.ld_out, 4);
         }
     }
-    const float *a = g->A + (size_t)i0 * g->rsa + (size_t)k0 * g->csa;
+    const float *a = g->op.a + (size_t)i0 * g->rsa + (size_t)k0 * g->csa;
     const size_t rsa = g->rsa, csa = g->csa;
     if (mr == MR) {
         for (int k = 0; k < kc; k++) {
@@ -88,14 +82,14 @@ __attribute__((target("avx512f"))) static void kernel(const gemm_args *g, const 
     }
     for (int r = 0; r < mr; r++) {
         int i = i0 + r;
-        if (!g->ct) {
-            float *cr = g->C + (size_t)i * g->ldc + j0;
+        if (!g->op.out_t) {
+            float *cr = g->op.out + (size_t)i * g->op.ld_out + j0;
             _mm512_mask_storeu_ps(cr, m0, c[r][0]);
             _mm512_mask_storeu_ps(cr + 16, m1, c[r][1]);
         } else {
-            float *cc = g->C + (size_t)j0 * g->ldc + i;
+            float *cc = g->op.out + (size_t)j0 * g->op.ld_out + i;
             _mm512_mask_i32scatter_ps(cc, m0, step, c[r][0], 4);
-            _mm512_mask_i32scatter_ps(cc + (size_t)16 * g->ldc, m1, step, c[r][1], 4);
+            _mm512_mask_i32scatter_ps(cc + (size_t)16 * g->op.ld_out, m1, step, c[r][1], 4);
         }
     }
 }
@@ -105,17 +99,17 @@ __attribute__((target("avx512f"))) static void pack(const gemm_args *g, float *b
 {
     const __mmask16 m0 = nr >= 16 ? 0xFFFF : (__mmask16)((1u << nr) - 1);
     const __mmask16 m1 = nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (__mmask16)((1u << (nr - 16)) - 1);
-    if (g->tb) {   /* B(k,j) = B[j*ldb + k]: read along each row j */
+    if (g->op.b_t) {   /* B(k,j) = B[j*ldb + k]: read along each row j */
         for (int j = nr; j < NR; j++)
             for (int k = 0; k < kc; k++) bp[(size_t)k * NR + j] = 0.0f;
         for (int j = 0; j < nr; j++) {
-            const float *src = g->B + (size_t)(j0 + j) * g->ldb + k0;
+            const float *src = g->op.b + (size_t)(j0 + j) * g->op.ld_b + k0;
             for (int k = 0; k < kc; k++) bp[(size_t)k * NR + j] = src[k];
         }
         return;
     }
     for (int k = 0; k < kc; k++) {
-        const float *src = g->B + (size_t)(k0 + k) * g->ldb + j0;
+        const float *src = g->op.b + (size_t)(k0 + k) * g->op.ld_b + j0;
         _mm512_store_ps(bp + (size_t)k * NR, _mm512_maskz_loadu_ps(m0, src));
         _mm512_store_ps(bp + (size_t)k * NR + 16, _mm512_maskz_loadu_ps(m1, src + 16));
     }
@@ -124,9 +118,9 @@ __attribute__((target("avx512f"))) static void pack(const gemm_args *g, float *b
 /* Prefetches into L2 rows k0..k1-1 of B's panel at column j0, B read by rows (its one or two lines per row). */
 static void prefetch_rows(const gemm_args *g, int k0, int k1, int j0)
 {
-    int two = g->N - j0 > 16;
+    int two = g->op.n - j0 > 16;
     for (int k = k0; k < k1; k++) {
-        const float *src = g->B + (size_t)k * g->ldb + j0;
+        const float *src = g->op.b + (size_t)k * g->op.ld_b + j0;
         __builtin_prefetch(src, 0, 2);
         if (two) __builtin_prefetch(src + 16, 0, 2);
     }
@@ -141,29 +135,29 @@ __attribute__((target("avx512f"))) static void gemm_part(void *arg, int part, in
 {
     const gemm_args *g = arg;
     float bp[KC * NR] __attribute__((aligned(64)));
-    int npanels = (g->N + NR - 1) / NR, by_rows = npanels < 2 * nparts;
-    int nblocks = (g->M + MR - 1) / MR;
+    int npanels = (g->op.n + NR - 1) / NR, by_rows = npanels < 2 * nparts;
+    int nblocks = (g->op.m + MR - 1) / MR;
     int b0 = by_rows ? (int)((long)nblocks * part / nparts) : 0;
     int b1 = by_rows ? (int)((long)nblocks * (part + 1) / nparts) : nblocks;
     int p0 = by_rows ? 0 : part, dp = by_rows ? 1 : nparts, mine = (npanels - p0 + dp - 1) / dp;
     float *kept = NULL;
     if (b1 - b0 > MCB && mine > 1) kept = aligned_alloc(64, sizeof(float) * KC * NR * (size_t)mine);
-    for (int k0 = 0; k0 < g->K; k0 += KC) {
-        int kc = g->K - k0 < KC ? g->K - k0 : KC;
+    for (int k0 = 0; k0 < g->op.k; k0 += KC) {
+        int kc = g->op.k - k0 < KC ? g->op.k - k0 : KC;
         for (int c0 = b0; c0 < b1; c0 += MCB) {
             int c1 = b1 - c0 < MCB ? b1 : c0 + MCB;
             for (int q = 0; q < mine; q++) {
-                int j0 = (p0 + q * dp) * NR, nr = g->N - j0 < NR ? g->N - j0 : NR;
+                int j0 = (p0 + q * dp) * NR, nr = g->op.n - j0 < NR ? g->op.n - j0 : NR;
                 float *panel = kept ? kept + (size_t)q * KC * NR : bp;
                 int packs = !kept || c0 == b0;
                 if (packs) pack(g, panel, k0, kc, j0, nr);
                 /* the next panel's rows of B, when it is packed next and read by rows: in L2 by then */
-                int jn = j0 + dp * NR, pf = packs && !g->tb && q + 1 < mine;
+                int jn = j0 + dp * NR, pf = packs && !g->op.b_t && q + 1 < mine;
                 for (int blk = c0; blk < c1; blk++) {
                     int i0 = blk * MR;
                     if (pf) prefetch_rows(g, k0 + (int)((long)kc * (blk - c0) / (c1 - c0)),
                                           k0 + (int)((long)kc * (blk - c0 + 1) / (c1 - c0)), jn);
-                    kernel(g, panel, i0, g->M - i0 < MR ? g->M - i0 : MR, j0, nr, k0, kc);
+                    kernel(g, panel, i0, g->op.m - i0 < MR ? g->op.m - i0 : MR, j0, nr, k0, kc);
                 }
             }
         }
@@ -297,11 +291,9 @@ void wl_gemm(const wl_par *par, const wl_gemm_op *op)
     if (op->m <= 0 || op->n <= 0) return;
 #ifdef WL_HAVE_AVX512_KERNEL
     if (wl_gemm_has_kernel() && op->m > 1 && op->n > 1) {
-        gemm_args g = {op->out, op->ld_out, op->out_t, op->a, op->a_t ? 1 : (size_t)op->ld_a,
-                       op->a_t ? (size_t)op->ld_a : 1, op->b, op->ld_b, op->b_t, op->row_bias, op->accumulate,
-                       op->m, op->n, op->k};
+        gemm_args g = {*op, op->a_t ? 1 : (size_t)op->ld_a, op->a_t ? (size_t)op->ld_a : 1};
         /* threads only for work worth waking them for (about 2 M multiply-adds, tens of microseconds) */
-        if (par && par->nparts > 1 && (g.N > NR || g.M > MR) && (double)g.M * g.N * g.K >= (double)(1 << 21))
+        if (par && par->nparts > 1 && (op->n > NR || op->m > MR) && (double)op->m * op->n * op->k >= (double)(1 << 21))
             par->run(par->ctx, gemm_part, &g);
         else
             gemm_part(&g, 0, 1);

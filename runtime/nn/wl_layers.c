@@ -350,7 +350,8 @@ void wl_attention_query_forward(float *xl, float *q, float *u, const int32_t *id
                                .b_t = 1}, 1.0f, WL_GEMV_ROW);
     for (int h = 0; h < H; h++)   /* u_h = W_K_h^T q_h / sqrt(d) */
         wl_gemm_blas(&(wl_gemm_op){.m = B, .n = D, .k = d, .out = u + (size_t)h * D, .ld_out = H * D, .a = q + h * d,
-                                   .ld_a = D, .b = wk + (size_t)h * d * D, .ld_b = D}, 1.0f / sqrtf((float)d), WL_GEMV_ROW);
+                                   .ld_a = D, .b = wk + (size_t)h * d * D, .ld_b = D},
+                     1.0f / sqrtf((float)d), WL_GEMV_ROW);
 }
 
 HOT void wl_attention_weights_forward(float *a, float *mx, float *xs, const int32_t *ids, const float *tok,
@@ -389,10 +390,12 @@ void wl_attention_message_backward(float *dmx, float *dwv, const float *dmsg, co
     int d = D / H;
     for (int h = 0; h < H; h++) {
         /* message_h = mx_h W_V_h^T: dW_V_h = dmsg_h^T mx_h, dmx_h = dmsg_h W_V_h */
-        wl_gemm_blas(&(wl_gemm_op){.m = d, .n = D, .k = B, .out = dwv + (size_t)h * d * D, .ld_out = D, .a = dmsg + h * d,
-                                   .ld_a = D, .a_t = 1, .b = mx + (size_t)h * D, .ld_b = H * D}, 1.0f, 0);
-        wl_gemm_blas(&(wl_gemm_op){.m = B, .n = D, .k = d, .out = dmx + (size_t)h * D, .ld_out = H * D, .a = dmsg + h * d,
-                                   .ld_a = D, .b = wv + (size_t)h * d * D, .ld_b = D}, 1.0f, WL_GEMV_ROW);
+        wl_gemm_blas(&(wl_gemm_op){.m = d, .n = D, .k = B, .out = dwv + (size_t)h * d * D, .ld_out = D,
+                                   .a = dmsg + h * d, .ld_a = D, .a_t = 1, .b = mx + (size_t)h * D, .ld_b = H * D},
+                     1.0f, 0);
+        wl_gemm_blas(&(wl_gemm_op){.m = B, .n = D, .k = d, .out = dmx + (size_t)h * D, .ld_out = H * D,
+                                   .a = dmsg + h * d, .ld_a = D, .b = wv + (size_t)h * d * D, .ld_b = D},
+                     1.0f, WL_GEMV_ROW);
     }
 }
 

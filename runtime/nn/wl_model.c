@@ -561,7 +561,8 @@ int wl_model_details(const wl_model *m, wl_model_ws *ws, const int32_t *ctx, int
                                   B, WL_T, WL_D, m->H);
         memcpy(out->contextual, out->E, sizeof(float) * N * D);   /* contextual = E + messages W_O^T */
         wl_gemm(&par, &(wl_gemm_op){.m = (int)N, .n = WL_D, .k = WL_D, .out = out->contextual, .ld_out = WL_D,
-                                    .a = out->messages, .ld_a = D, .b = m->wo, .ld_b = WL_D, .b_t = 1, .accumulate = 1});
+                                    .a = out->messages, .ld_a = D, .b = m->wo, .ld_b = WL_D, .b_t = 1,
+                                    .accumulate = 1});
         wl_linear_forward(&par, hid, out->contextual, WL_D, m->hid_w, m->hid_b, (int)N, WL_D, WL_F);
         wl_relu_forward(hid, hid, N * F);
         /* logits_all [N,V] = hid W_head^T + b_head, computed as the head's W_head hid^T stored transposed */
