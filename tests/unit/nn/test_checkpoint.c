@@ -111,27 +111,26 @@ static void rename_wq(wl_npz *z)
     a->name = strdup("state__W_Q.bias");
 }
 
-static void add_extra(wl_npz *z)
+/* Adds a copy of the hidden bias under a name the model does not have. */
+static void add_copy(wl_npz *z, const char *name)
 {
-    /* Reuse a copy of the hidden bias under a name the model does not have. */
     wl_npy *src = find(z, "state__hidden_layer.bias");
     wl_npy extra = *src;
-    extra.name = strdup("state__W_Q.bias");
+    extra.name = strdup(name);
     extra.data = malloc(src->nbytes);
     memcpy(extra.data, src->data, src->nbytes);
     z->arrays = realloc(z->arrays, (z->n + 1) * sizeof(wl_npy));
     z->arrays[z->n++] = extra;
 }
 
+static void add_extra(wl_npz *z)
+{
+    add_copy(z, "state__W_Q.bias");
+}
+
 static void add_stray(wl_npz *z)
 {
-    wl_npy *src = find(z, "state__hidden_layer.bias");
-    wl_npy extra = *src;
-    extra.name = strdup("optimizer_m");
-    extra.data = malloc(src->nbytes);
-    memcpy(extra.data, src->data, src->nbytes);
-    z->arrays = realloc(z->arrays, (z->n + 1) * sizeof(wl_npy));
-    z->arrays[z->n++] = extra;
+    add_copy(z, "optimizer_m");
 }
 
 static void reshape_hidden(wl_npz *z)
@@ -225,23 +224,32 @@ static void inf_in_bias(wl_npz *z)
 
 static void test_errors(void)
 {
-    expect_error("meta seed", meta_huge_seed, 0, "metadata_json", "\"seed\" must be a whole number");
-    expect_error("nan", nan_in_wq, 0, "array 'state__W_Q.weight' holds NaN at index [2, 5]", "finite");
-    expect_error("inf", inf_in_bias, 0, "array 'state__vocab_head.bias' holds infinity at index [7]", NULL);
-    expect_error("missing", drop_wq, 0, "state__W_Q.weight", "missing");
-    expect_error("renamed", rename_wq, 0, "state__W_Q.bias", "unexpected");
-    expect_error("extra", add_extra, 0, "state__W_Q.bias", "unexpected");
-    expect_error("stray", add_stray, 0, "optimizer_m", "unexpected");
-    expect_error("shape", reshape_hidden, 0, "state__hidden_layer.weight", "shape");
-    expect_error("ndim", flatten_wo, 0, "state__W_O.weight", "shape");
-    expect_error("dtype", double_pos, 0, "state__position_embedding.weight", "<f8");
-    expect_error("vocab", NULL, 4000, "state__token_embedding.weight", "4000");
-    expect_error("meta vocab", meta_wrong_vocab, 0, "state__token_embedding.weight", "vocab_size 4000");
-    expect_error("no meta", drop_meta, 0, "metadata_json", NULL);
-    expect_error("meta kind", meta_bad_kind, 0, "metadata_json", "kind");
-    expect_error("meta heads", meta_bad_heads, 0, "metadata_json", "heads=3");
-    expect_error("meta text", meta_not_json, 0, "metadata_json", "JSON");
-    expect_error("meta dtype", meta_as_float, 0, "metadata_json", "<f4");
+    static const struct {
+        const char *what;
+        edit_fn edit;
+        int vocab;
+        const char *want, *want2;
+    } cases[] = {
+        {"meta seed", meta_huge_seed, 0, "metadata_json", "\"seed\" must be a whole number"},
+        {"nan", nan_in_wq, 0, "array 'state__W_Q.weight' holds NaN at index [2, 5]", "finite"},
+        {"inf", inf_in_bias, 0, "array 'state__vocab_head.bias' holds infinity at index [7]", NULL},
+        {"missing", drop_wq, 0, "state__W_Q.weight", "missing"},
+        {"renamed", rename_wq, 0, "state__W_Q.bias", "unexpected"},
+        {"extra", add_extra, 0, "state__W_Q.bias", "unexpected"},
+        {"stray", add_stray, 0, "optimizer_m", "unexpected"},
+        {"shape", reshape_hidden, 0, "state__hidden_layer.weight", "shape"},
+        {"ndim", flatten_wo, 0, "state__W_O.weight", "shape"},
+        {"dtype", double_pos, 0, "state__position_embedding.weight", "<f8"},
+        {"vocab", NULL, 4000, "state__token_embedding.weight", "4000"},
+        {"meta vocab", meta_wrong_vocab, 0, "state__token_embedding.weight", "vocab_size 4000"},
+        {"no meta", drop_meta, 0, "metadata_json", NULL},
+        {"meta kind", meta_bad_kind, 0, "metadata_json", "kind"},
+        {"meta heads", meta_bad_heads, 0, "metadata_json", "heads=3"},
+        {"meta text", meta_not_json, 0, "metadata_json", "JSON"},
+        {"meta dtype", meta_as_float, 0, "metadata_json", "<f4"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_error(cases[i].what, cases[i].edit, cases[i].vocab, cases[i].want, cases[i].want2);
 }
 
 /* Damaged files: the reader's message (with the byte offset where it has one) comes through. */

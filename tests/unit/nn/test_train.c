@@ -170,6 +170,15 @@ static void on_progress(void *ud, const wl_train_progress *p)
     if (w->stop_at && p->step == w->stop_at && !again) *w->flag = 1;
 }
 
+/* The selected step is the trace's lowest validation loss. */
+static void check_selected(const wl_train_result *r)
+{
+    int arg = 0;
+    for (int i = 1; i < r->ntrace; i++)
+        if (r->trace[i].validation_loss < r->trace[arg].validation_loss) arg = i;
+    CHECK(r->selected_step == r->trace[arg].step);
+}
+
 static void test_train_runs(const char *kind, int heads)
 {
     wl_err err = {{0}};
@@ -202,10 +211,7 @@ static void test_train_runs(const char *kind, int heads)
         CHECK(isfinite(ra.trace[i].train_batch_loss) && isfinite(ra.trace[i].validation_loss));
     }
     /* The selected step is the trace's lowest validation loss, and the model holds those parameters. */
-    int arg = 0;
-    for (int i = 1; i < ra.ntrace; i++)
-        if (ra.trace[i].validation_loss < ra.trace[arg].validation_loss) arg = i;
-    CHECK(ra.selected_step == ra.trace[arg].step);
+    check_selected(&ra);
     wl_window_set sel = vav;
     sel.n = c.selection_windows;
     double l, ppl;
@@ -262,10 +268,7 @@ static void test_interrupt(void)
     /* the trace: steps 1, 2, 4, 6 and 7, where it stopped */
     CHECK(r.ntrace == 5 && r.trace[4].step == 7 && w.last_step == 7 && w.last_validation == r.trace[4].validation_loss);
     CHECK(isnan(r.test_loss) && isnan(r.validation_loss));
-    int arg = 0;
-    for (int i = 1; i < r.ntrace; i++)
-        if (r.trace[i].validation_loss < r.trace[arg].validation_loss) arg = i;
-    CHECK(r.selected_step == r.trace[arg].step);
+    check_selected(&r);
     wl_window_set sel = vav;
     sel.n = c.selection_windows;
     double l;
