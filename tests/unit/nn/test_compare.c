@@ -182,6 +182,24 @@ static void check_same_results(const cJSON *got, const cJSON *ref)
     }
 }
 
+/* Runs the comparison in DIR again to its end, counting what it keeps and starts. */
+static counter run_again(const wl_corpus *c, const char *dir, const wl_compare_config *cfg,
+                         volatile sig_atomic_t *flag, wl_compare_status *st)
+{
+    counter cnt = {.stop_run = -1, .kill_run = -1};
+    wl_err err = {{0}};
+    CHECK_MSG(wl_compare_run(c, dir, cfg, on_progress, &cnt, flag, st, &err) == 0, "%s", err.msg);
+    return cnt;
+}
+
+/* The results in DIR/interrupted are those of the uninterrupted reference run. */
+static void check_interrupted_same(const cJSON *ref)
+{
+    cJSON *j = read_json("interrupted");
+    check_same_results(j, ref);
+    cJSON_Delete(j);
+}
+
 static void test_resume_after_interrupt(const wl_corpus *c, const cJSON *ref)
 {
     wl_compare_config cfg;
@@ -199,26 +217,19 @@ static void test_resume_after_interrupt(const wl_corpus *c, const cJSON *ref)
     cJSON_Delete(j);
 
     flag = 0;
-    counter again = {.stop_run = -1, .kill_run = -1};
-    CHECK_MSG(wl_compare_run(c, dir, &cfg, on_progress, &again, &flag, &st, &err) == 0, "%s", err.msg);
+    counter again = run_again(c, dir, &cfg, &flag, &st);
     CHECK(st.kept == 4 && st.done == 6 && !st.interrupted && again.kept == 4 && again.started == 2);
-    j = read_json("interrupted");
-    check_same_results(j, ref);
-    cJSON_Delete(j);
+    check_interrupted_same(ref);
 
     /* A deleted checkpoint: that run is redone, the others kept. */
     CHECK(unlink(path_in("interrupted", "attention_seed11.npz")) == 0);
-    counter third = {.stop_run = -1, .kill_run = -1};
-    CHECK(wl_compare_run(c, dir, &cfg, on_progress, &third, NULL, &st, &err) == 0);
+    counter third = run_again(c, dir, &cfg, NULL, &st);
     CHECK(st.kept == 5 && third.started == 1 && access(path_in("interrupted", "attention_seed11.npz"), F_OK) == 0);
-    j = read_json("interrupted");
-    check_same_results(j, ref);
-    cJSON_Delete(j);
+    check_interrupted_same(ref);
 
     /* A deleted comparison.json: everything is run again. */
     CHECK(unlink(path_in("interrupted", "comparison.json")) == 0);
-    counter fourth = {.stop_run = -1, .kill_run = -1};
-    CHECK(wl_compare_run(c, dir, &cfg, on_progress, &fourth, NULL, &st, &err) == 0);
+    counter fourth = run_again(c, dir, &cfg, NULL, &st);
     CHECK(st.kept == 0 && fourth.started == 6);
 
     /* A different protocol in the same directory is refused, and the file is left alone. */
