@@ -103,6 +103,16 @@ static void on_progress(void *ud, const wl_compare_progress *p)
     }
 }
 
+/* Runs the comparison in DIR to its end, counting what it keeps and starts. */
+static counter run_to_end(const wl_corpus *c, const char *dir, const wl_compare_config *cfg,
+                          volatile sig_atomic_t *flag, wl_compare_status *st)
+{
+    counter cnt = {.stop_run = -1, .kill_run = -1};
+    wl_err err = {{0}};
+    CHECK_MSG(wl_compare_run(c, dir, cfg, on_progress, &cnt, flag, st, &err) == 0, "%s", err.msg);
+    return cnt;
+}
+
 static void test_full_run(const wl_corpus *c, cJSON **reference)
 {
     wl_compare_config cfg;
@@ -111,8 +121,7 @@ static void test_full_run(const wl_corpus *c, cJSON **reference)
     wl_err err = {{0}};
     char dir[512];
     snprintf(dir, sizeof dir, "%s/full", root);
-    counter cnt = {.stop_run = -1, .kill_run = -1};
-    CHECK_MSG(wl_compare_run(c, dir, &cfg, on_progress, &cnt, NULL, &st, &err) == 0, "%s", err.msg);
+    counter cnt = run_to_end(c, dir, &cfg, NULL, &st);
     CHECK(st.nruns == 6 && st.done == 6 && st.kept == 0 && !st.interrupted);
     CHECK(cnt.started == 6 && cnt.done == 6 && cnt.steps == 18);
 
@@ -182,16 +191,6 @@ static void check_same_results(const cJSON *got, const cJSON *ref)
     }
 }
 
-/* Runs the comparison in DIR again to its end, counting what it keeps and starts. */
-static counter run_again(const wl_corpus *c, const char *dir, const wl_compare_config *cfg,
-                         volatile sig_atomic_t *flag, wl_compare_status *st)
-{
-    counter cnt = {.stop_run = -1, .kill_run = -1};
-    wl_err err = {{0}};
-    CHECK_MSG(wl_compare_run(c, dir, cfg, on_progress, &cnt, flag, st, &err) == 0, "%s", err.msg);
-    return cnt;
-}
-
 /* The results in DIR/interrupted are those of the uninterrupted reference run. */
 static void check_interrupted_same(const cJSON *ref)
 {
@@ -217,19 +216,19 @@ static void test_resume_after_interrupt(const wl_corpus *c, const cJSON *ref)
     cJSON_Delete(j);
 
     flag = 0;
-    counter again = run_again(c, dir, &cfg, &flag, &st);
+    counter again = run_to_end(c, dir, &cfg, &flag, &st);
     CHECK(st.kept == 4 && st.done == 6 && !st.interrupted && again.kept == 4 && again.started == 2);
     check_interrupted_same(ref);
 
     /* A deleted checkpoint: that run is redone, the others kept. */
     CHECK(unlink(path_in("interrupted", "attention_seed11.npz")) == 0);
-    counter third = run_again(c, dir, &cfg, NULL, &st);
+    counter third = run_to_end(c, dir, &cfg, NULL, &st);
     CHECK(st.kept == 5 && third.started == 1 && access(path_in("interrupted", "attention_seed11.npz"), F_OK) == 0);
     check_interrupted_same(ref);
 
     /* A deleted comparison.json: everything is run again. */
     CHECK(unlink(path_in("interrupted", "comparison.json")) == 0);
-    counter fourth = run_again(c, dir, &cfg, NULL, &st);
+    counter fourth = run_to_end(c, dir, &cfg, NULL, &st);
     CHECK(st.kept == 0 && fourth.started == 6);
 
     /* A different protocol in the same directory is refused, and the file is left alone. */
