@@ -192,27 +192,27 @@ static inline wl_v4 ld4(const float *p)
 
 static inline float *at(const gemm_args *g, int i, int j)
 {
-    return g->ct ? g->C + (size_t)j * g->ldc + i : g->C + (size_t)i * g->ldc + j;
+    return g->op.out_t ? g->op.out + (size_t)j * g->op.ld_out + i : g->op.out + (size_t)i * g->op.ld_out + j;
 }
 
 /* Columns [j0, j0+nr) of C over B packed bp [K][WC]: rows WR at a time, their 2 WR accumulators in registers. */
 static void panel(const gemm_args *g, const float *bp, int j0, int nr)
 {
-    for (int i0 = 0; i0 < g->M; i0 += WR) {
-        int mr = g->M - i0 < WR ? g->M - i0 : WR;
+    for (int i0 = 0; i0 < g->op.m; i0 += WR) {
+        int mr = g->op.m - i0 < WR ? g->op.m - i0 : WR;
         float init[WR][WC];   /* rows past M repeat the last one (computed, not stored) */
         const float *a[WR];
         for (int r = 0; r < WR; r++) {
             int i = i0 + (r < mr ? r : mr - 1);
-            a[r] = g->A + (size_t)i * g->rsa;
+            a[r] = g->op.a + (size_t)i * g->rsa;
             for (int l = 0; l < WC; l++)
-                init[r][l] = l >= nr ? 0.0f : g->accumulate ? *at(g, i, j0 + l) : g->rbias ? g->rbias[i] : 0.0f;
+                init[r][l] = l >= nr ? 0.0f : g->op.accumulate ? *at(g, i, j0 + l) : g->op.row_bias ? g->op.row_bias[i] : 0.0f;
         }
         wl_v4 c00 = ld4(init[0]), c01 = ld4(init[0] + 4), c10 = ld4(init[1]), c11 = ld4(init[1] + 4);
         wl_v4 c20 = ld4(init[2]), c21 = ld4(init[2] + 4), c30 = ld4(init[3]), c31 = ld4(init[3] + 4);
         const float *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3];
         const size_t csa = g->csa;
-        for (int k = 0; k < g->K; k++) {
+        for (int k = 0; k < g->op.k; k++) {
             wl_v4 b0 = ld4(bp + (size_t)k * WC), b1 = ld4(bp + (size_t)k * WC + 4);
             size_t o = (size_t)k * csa;
             wl_v4 x0 = {a0[o], a0[o], a0[o], a0[o]}, x1 = {a1[o], a1[o], a1[o], a1[o]};
@@ -236,13 +236,13 @@ static void panel(const gemm_args *g, const float *bp, int j0, int nr)
 /* Every panel of C, B packed into bp [K][WC]. */
 static void gemm_wasm(const gemm_args *g, float *bp)
 {
-    for (int j0 = 0; j0 < g->N; j0 += WC) {
-        int nr = g->N - j0 < WC ? g->N - j0 : WC;
-        for (int k = 0; k < g->K; k++)
+    for (int j0 = 0; j0 < g->op.n; j0 += WC) {
+        int nr = g->op.n - j0 < WC ? g->op.n - j0 : WC;
+        for (int k = 0; k < g->op.k; k++)
             for (int l = 0; l < WC; l++)
                 bp[(size_t)k * WC + l] = l >= nr  ? 0.0f
-                                         : g->tb ? g->B[(size_t)(j0 + l) * g->ldb + k]
-                                                 : g->B[(size_t)k * g->ldb + j0 + l];
+                                         : g->op.b_t ? g->op.b[(size_t)(j0 + l) * g->op.ld_b + k]
+                                                 : g->op.b[(size_t)k * g->op.ld_b + j0 + l];
         panel(g, bp, j0, nr);
     }
 }
@@ -301,8 +301,9 @@ void wl_gemm(const wl_par *par, const wl_gemm_op *op)
     }
 #elif defined(__wasm_relaxed_simd__)
     (void)par;   /* one thread in the browser */
-    float *bp = M > 1 && N > 1 ? malloc(sizeof(float) * WC * (size_t)K) : NULL;
+    float *bp = op->m > 1 && op->n > 1 ? malloc(sizeof(float) * WC * (size_t)op->k) : NULL;
     if (bp) {
+        gemm_args g = {*op, op->a_t ? 1 : (size_t)op->ld_a, op->a_t ? (size_t)op->ld_a : 1};
         gemm_wasm(&g, bp);
         free(bp);
         return;
