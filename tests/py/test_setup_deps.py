@@ -16,7 +16,7 @@ RELEASES = {
     '13': (['libclang-rt-19-dev', 'xeus-dev', 'xeus-zmq-dev'], ['libclang-rt-14-dev']),
 }
 # What only the tests, the demo and the classroom need: make notebook installs none of it.
-TEST_ONLY = ['clang', 'python3-torch', 'chromium', 'emscripten', 'xeus-dev', 'jupyterhub', 'valgrind']
+TEST_ONLY = ['clang', 'python3-torch', 'chromium', 'emscripten', 'xeus-dev', 'valgrind']
 
 
 def chosen(version, *args):
