@@ -575,8 +575,9 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
         return;
     }
     if (start < 25) {
-        size_t n = 1 + sg_pick(st, 3);   /* drawn before the bank: the generator's order is written out, not left */
-        sg_bank(st, sg_chance(st, 60) ? &wl_sg_bank_mid : &wl_sg_bank_talk, n, "");   /* to the compiler's */
+        /* the count is drawn before the bank: C leaves the order of a call's arguments to the compiler */
+        size_t n = 1 + sg_pick(st, 3);
+        sg_bank(st, sg_chance(st, 60) ? &wl_sg_bank_mid : &wl_sg_bank_talk, n, "");
     } else if (sg_chance(st, SG_BANK_PCT)) sg_bank(st, &wl_sg_bank_open, 1, "");
     else {
         sg_stage(st, &wl_sg_intro);

@@ -67,8 +67,9 @@ def mean_std(cell):
 
 def test_bundled_tables_match_comparison_json(comparison):
     runs, agg = comparison['runs'], comparison['aggregate']
-    assert any(p == 'README.md' for p, _ in bundled_rows()), 'the README has no table of the bundled models'
-    for path, row in bundled_rows():
+    rows = bundled_rows()
+    assert any(p == 'README.md' for p, _ in rows), 'the README has no table of the bundled models'
+    for path, row in rows:
         kind = KINDS.get(row['model'])
         assert kind, f'{path}: unknown model row {row["model"]!r}'
         params = {r['parameters'] for r in runs[kind]}
