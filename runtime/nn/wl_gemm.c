@@ -1,4 +1,5 @@
-/* wl_gemm.c: C (+)= A B for the models' products: a 12x32 AVX-512 kernel over packed panels of B, or OpenBLAS.
+/* wl_gemm.c: C (+)= A B for the models' products: a 12x32 AVX-512 kernel over packed panels of B (a 16-wide one for a
+ * single row or column), the WebAssembly kernel with the same arithmetic, or OpenBLAS where neither runs.
  *
  * Work is split by panels of 32 columns of C (or, when there are few, by rows): each part packs its panels of B
  * (KC rows at a time, 32 KiB; B may be stored transposed, the packing reads it either way) and sweeps its rows of
@@ -15,7 +16,8 @@
 #define KC 256   /* rows of B per packed block */
 #define MCB 44   /* row blocks per chunk: A's chunk [528, KC] is 528 KiB, within a 1 MiB L2 */
 
-#if defined(__x86_64__) && defined(__GNUC__)
+/* WL_GEMM_NO_KERNEL: OpenBLAS alone (the portable CBLAS's native test builds this file so) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(WL_GEMM_NO_KERNEL)
 #include <immintrin.h>
 #define WL_HAVE_AVX512_KERNEL 1
 #endif
@@ -25,6 +27,32 @@ typedef struct gemm_args {
     wl_gemm_op op;
     size_t rsa, csa;
 } gemm_args;
+
+#if defined(WL_HAVE_AVX512_KERNEL) || defined(__wasm_relaxed_simd__)
+/* A product of one row or one column as J sums over k in increasing order, each one fused multiply-add chain:
+ * out[j*so] = init_j + sum_k x[k*sx] y[k*syk + j*syj], init_j = out[j*so] (accumulate), bias[j*sbias] or 0. */
+typedef struct thin_args {
+    int J, K;
+    float *out;
+    size_t so;
+    const float *x, *y, *bias;
+    size_t sx, syk, syj, sbias;
+    int accumulate;
+} thin_args;
+
+/* The op with m = 1 (j runs over out's columns) or n = 1 (over its rows) as a thin_args. */
+static thin_args thin_of(const wl_gemm_op *op)
+{
+    const size_t la = (size_t)op->ld_a, lb = (size_t)op->ld_b, lo = (size_t)op->ld_out;
+    const float *bias = op->accumulate ? NULL : op->row_bias;
+    if (op->m == 1)   /* x = a(0,:), y(k,j) = b(k,j) */
+        return (thin_args){op->n, op->k, op->out, op->out_t ? lo : 1, op->a, op->b, bias, op->a_t ? la : 1,
+                           op->b_t ? 1 : lb, op->b_t ? lb : 1, 0, op->accumulate};
+    /* x = b(:,0), y(k,j) = a(j,k): a(i,k) b(k,0) and b(k,0) a(i,k) round alike in a fused multiply-add */
+    return (thin_args){op->m, op->k, op->out, op->out_t ? 1 : lo, op->b, op->a, bias, op->b_t ? 1 : lb,
+                       op->a_t ? la : 1, op->a_t ? 1 : la, 1, op->accumulate};
+}
+#endif
 
 #ifdef WL_HAVE_AVX512_KERNEL
 
@@ -165,6 +193,76 @@ __attribute__((target("avx512f"))) static void gemm_part(void *arg, int part, in
     free(kept);
 }
 
+/* r [16][16] transposed in place: r[k] lane l becomes r[l] lane k. */
+__attribute__((target("avx512f"))) static inline void transpose16(__m512 r[16])
+{
+    __m512 t[16];
+    for (int i = 0; i < 16; i += 2) {   /* pairs of rows interleaved */
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {   /* 4x4 blocks within each 128-bit lane */
+        r[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int h = 0; h < 16; h += 8)   /* then the 128-bit lanes themselves, in two steps */
+        for (int i = 0; i < 4; i++) {
+            t[h + i] = _mm512_shuffle_f32x4(r[h + i], r[h + i + 4], 0x88);
+            t[h + i + 4] = _mm512_shuffle_f32x4(r[h + i], r[h + i + 4], 0xdd);
+        }
+    for (int i = 0; i < 8; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+        r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+    }
+}
+
+/* One part's share of a single row or column, 16 sums at a time: y read by rows of k (syj = 1) or, where each sum's
+ * y is a row (syk = 1, as thin_of gives whenever syj > 1), 16 of those rows 16 k at a time, transposed in registers;
+ * the next 16 rows are prefetched meanwhile. */
+__attribute__((target("avx512f"))) static void thin_part(void *arg, int part, int nparts)
+{
+    const thin_args *t = arg;
+    const __m512i oi = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                          _mm512_set1_epi32((int)t->so));
+    const int nblocks = (t->J + 15) / 16;   /* this part's share: blocks [b0, b1) of 16 sums */
+    const int b0 = (int)((long)nblocks * part / nparts), b1 = (int)((long)nblocks * (part + 1) / nparts);
+    for (int j0 = b0 * 16; j0 < b1 * 16; j0 += 16) {
+        const int nr = t->J - j0 < 16 ? t->J - j0 : 16;
+        const __mmask16 m = nr == 16 ? 0xFFFF : (__mmask16)((1u << nr) - 1);
+        float *out = t->out + (size_t)j0 * t->so;
+        const float *y = t->y + (size_t)j0 * t->syj;
+        __m512 c = _mm512_setzero_ps();
+        if (t->accumulate)
+            c = t->so == 1 ? _mm512_maskz_loadu_ps(m, out) : _mm512_mask_i32gather_ps(c, m, oi, out, 4);
+        else if (t->bias)
+            c = t->sbias ? _mm512_maskz_loadu_ps(m, t->bias + j0) : _mm512_set1_ps(t->bias[0]);
+        if (t->syj == 1) {
+            for (int k = 0; k < t->K; k++)
+                c = _mm512_fmadd_ps(_mm512_set1_ps(t->x[(size_t)k * t->sx]),
+                                    _mm512_maskz_loadu_ps(m, y + (size_t)k * t->syk), c);
+        } else {
+            for (int k0 = 0; k0 < t->K; k0 += 16) {
+                const int kr = t->K - k0 < 16 ? t->K - k0 : 16;
+                const __mmask16 mk = kr == 16 ? 0xFFFF : (__mmask16)((1u << kr) - 1);
+                __m512 r[16];
+                for (int l = 0; l < 16; l++) {
+                    r[l] = l < nr ? _mm512_maskz_loadu_ps(mk, y + (size_t)l * t->syj + k0) : _mm512_setzero_ps();
+                    if (j0 + 16 + l < t->J) __builtin_prefetch(y + (size_t)(16 + l) * t->syj + k0, 0, 3);
+                }
+                transpose16(r);
+                for (int k = 0; k < kr; k++)
+                    c = _mm512_fmadd_ps(_mm512_set1_ps(t->x[(size_t)(k0 + k) * t->sx]), r[k], c);
+            }
+        }
+        if (t->so == 1)
+            _mm512_mask_storeu_ps(out, m, c);
+        else
+            _mm512_mask_i32scatter_ps(out, m, oi, c, 4);
+    }
+}
+
 int wl_gemm_has_kernel(void)
 {
     return __builtin_cpu_supports("avx512f") ? 1 : 0;
@@ -233,6 +331,30 @@ static void panel(const gemm_args *g, const float *bp, int j0, int nr)
     }
 }
 
+/* A single row or column, 4 sums at a time. */
+static void thin(const thin_args *t)
+{
+    for (int j0 = 0; j0 < t->J; j0 += 4) {
+        const int nr = t->J - j0 < 4 ? t->J - j0 : 4;
+        float init[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int l = 0; l < nr; l++)
+            init[l] = t->accumulate ? t->out[(size_t)(j0 + l) * t->so]
+                      : t->bias     ? t->bias[(size_t)(j0 + l) * t->sbias]
+                                    : 0.0f;
+        wl_v4 c = ld4(init);
+        const float *y = t->y + (size_t)j0 * t->syj;
+        size_t o[4];   /* a short last step repeats its last sum (computed, not stored) */
+        for (int l = 0; l < 4; l++) o[l] = (size_t)(l < nr ? l : nr - 1) * t->syj;
+        for (int k = 0; k < t->K; k++) {
+            const float *yk = y + (size_t)k * t->syk, xk = t->x[(size_t)k * t->sx];
+            wl_v4 yv = {yk[o[0]], yk[o[1]], yk[o[2]], yk[o[3]]}, xv = {xk, xk, xk, xk};
+            c = __builtin_wasm_fma_f32x4(xv, yv, c);
+        }
+        memcpy(init, &c, sizeof init);
+        for (int l = 0; l < nr; l++) t->out[(size_t)(j0 + l) * t->so] = init[l];
+    }
+}
+
 /* Every panel of C, B packed into bp [K][WC]. */
 static void gemm_wasm(const gemm_args *g, float *bp)
 {
@@ -261,7 +383,9 @@ int wl_gemm_has_kernel(void)
 
 #endif
 
-void wl_gemm_blas(const wl_gemm_op *op, float scale, int gemv)
+/* The product on OpenBLAS (the portable CBLAS subset in the browser's build without relaxed SIMD): sgemv for a
+ * single row or column, else sgemm. */
+static void gemm_blas(const wl_gemm_op *op)
 {
     const int M = op->m, N = op->n, K = op->k, lda = op->ld_a, ldb = op->ld_b, ldc = op->ld_out;
     const int ta = op->a_t, tb = op->b_t, ct = op->out_t;
@@ -272,17 +396,17 @@ void wl_gemm_blas(const wl_gemm_op *op, float scale, int gemv)
             for (int j = 0; j < N; j++) C[ct ? (size_t)j * ldc + i : (size_t)i * ldc + j] = op->row_bias[i];
         beta = 1.0f;
     }
-    if (M == 1 && (gemv & WL_GEMV_ROW))   /* one row: out = op(b)^T a */
-        cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? N : K, tb ? K : N, scale, op->b, ldb, op->a,
+    if (M == 1)   /* one row: out = op(b)^T a */
+        cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, tb ? N : K, tb ? K : N, 1.0f, op->b, ldb, op->a,
                     ta ? lda : 1, beta, C, ct ? ldc : 1);
-    else if (N == 1 && (gemv & WL_GEMV_COL))   /* one column: out = op(a) b */
-        cblas_sgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, ta ? K : M, ta ? M : K, scale, op->a, lda, op->b,
+    else if (N == 1)   /* one column: out = op(a) b */
+        cblas_sgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, ta ? K : M, ta ? M : K, 1.0f, op->a, lda, op->b,
                     tb ? 1 : ldb, beta, C, ct ? 1 : ldc);
     else if (!ct)   /* out = a b */
-        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, scale,
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, 1.0f,
                     op->a, lda, op->b, ldb, beta, C, ldc);
     else   /* out^T = b^T a^T */
-        cblas_sgemm(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, ta ? CblasNoTrans : CblasTrans, N, M, K, scale,
+        cblas_sgemm(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, ta ? CblasNoTrans : CblasTrans, N, M, K, 1.0f,
                     op->b, ldb, op->a, lda, beta, C, ldc);
 }
 
@@ -290,10 +414,18 @@ void wl_gemm(const wl_par *par, const wl_gemm_op *op)
 {
     if (op->m <= 0 || op->n <= 0) return;
 #ifdef WL_HAVE_AVX512_KERNEL
-    if (wl_gemm_has_kernel() && op->m > 1 && op->n > 1) {
+    if (wl_gemm_has_kernel()) {
         gemm_args g = {*op, op->a_t ? 1 : (size_t)op->ld_a, op->a_t ? (size_t)op->ld_a : 1};
-        /* threads only for work worth waking them for (about 2 M multiply-adds, tens of microseconds) */
-        if (par && par->nparts > 1 && (op->n > NR || op->m > MR) && (double)op->m * op->n * op->k >= (double)(1 << 21))
+        if (op->m == 1 || op->n == 1) {
+            thin_args t = thin_of(op);
+            /* a single row or column reads each element of its matrix once: threads from 2^18 multiply-adds */
+            if (par && par->nparts > 1 && t.J > 16 && (double)t.J * t.K >= (double)(1 << 18))
+                par->run(par->ctx, thin_part, &t);
+            else
+                thin_part(&t, 0, 1);
+        } else if (par && par->nparts > 1 && (op->n > NR || op->m > MR) &&
+                   (double)op->m * op->n * op->k >= (double)(1 << 21))
+            /* threads only for work worth waking them for (about 2 M multiply-adds, tens of microseconds) */
             par->run(par->ctx, gemm_part, &g);
         else
             gemm_part(&g, 0, 1);
@@ -301,7 +433,12 @@ void wl_gemm(const wl_par *par, const wl_gemm_op *op)
     }
 #elif defined(__wasm_relaxed_simd__)
     (void)par;   /* one thread in the browser */
-    float *bp = op->m > 1 && op->n > 1 ? malloc(sizeof(float) * WC * (size_t)op->k) : NULL;
+    if (op->m == 1 || op->n == 1) {
+        thin_args t = thin_of(op);
+        thin(&t);
+        return;
+    }
+    float *bp = malloc(sizeof(float) * WC * (size_t)op->k);
     if (bp) {
         gemm_args g = {*op, op->a_t ? 1 : (size_t)op->ld_a, op->a_t ? (size_t)op->ld_a : 1};
         gemm_wasm(&g, bp);
@@ -311,5 +448,5 @@ void wl_gemm(const wl_par *par, const wl_gemm_op *op)
 #else
     (void)par;   /* only the AVX-512 kernel splits work over threads */
 #endif
-    wl_gemm_blas(op, 1.0f, WL_GEMV_ROW | WL_GEMV_COL);
+    gemm_blas(op);
 }

@@ -1,4 +1,4 @@
-/* wl_layers.c: the models' layers: embeddings, Linear (wl_gemm), ReLU, softmax cross-entropy, attention.
+/* wl_layers.c: the models' layers: embeddings, Linear, ReLU, softmax cross-entropy, attention (products: wl_gemm).
  *
  * The per-example loops use 8-wide GCC vector types; the hot ones are compiled twice (x86-64-v3 and baseline)
  * and picked at load time. Multiplies and adds stay separate (no FMA contraction in C11 mode), and every sum
@@ -115,6 +115,12 @@ VEC void axpy8(float *y, float a, const float *x, int n)
 {
     v8 va = splat(a);
     for (int i = 0; i < n; i += 8) st8(y + i, ld8(y + i) + va * ld8(x + i));
+}
+
+/* x[n] *= c */
+static void scale(float *x, size_t n, float c)
+{
+    for (size_t i = 0; i < n; i++) x[i] *= c;
 }
 
 /* @code embedding: token and position embeddings */
@@ -346,12 +352,12 @@ void wl_attention_query_forward(float *xl, float *q, float *u, const int32_t *id
     for (int b = 0; b < B; b++)   /* x = X[b,T-1] */
         wl_embed_forward(xl + (size_t)b * D, ids + (size_t)b * T + T - 1, tok, pos + (size_t)(T - 1) * D, 1, 1, D);
     /* q = x W_Q^T */
-    wl_gemm_blas(&(wl_gemm_op){.m = B, .n = D, .k = D, .out = q, .ld_out = D, .a = xl, .ld_a = D, .b = wq, .ld_b = D,
-                               .b_t = 1}, 1.0f, WL_GEMV_ROW);
-    for (int h = 0; h < H; h++)   /* u_h = W_K_h^T q_h / sqrt(d) */
-        wl_gemm_blas(&(wl_gemm_op){.m = B, .n = D, .k = d, .out = u + (size_t)h * D, .ld_out = H * D, .a = q + h * d,
-                                   .ld_a = D, .b = wk + (size_t)h * d * D, .ld_b = D},
-                     1.0f / sqrtf((float)d), WL_GEMV_ROW);
+    wl_gemm(NULL, &(wl_gemm_op){.m = B, .n = D, .k = D, .out = q, .ld_out = D, .a = xl, .ld_a = D, .b = wq, .ld_b = D,
+                                .b_t = 1});
+    for (int h = 0; h < H; h++)   /* u_h = W_K_h^T q_h, then / sqrt(d) */
+        wl_gemm(NULL, &(wl_gemm_op){.m = B, .n = D, .k = d, .out = u + (size_t)h * D, .ld_out = H * D, .a = q + h * d,
+                                    .ld_a = D, .b = wk + (size_t)h * d * D, .ld_b = D});
+    scale(u, (size_t)B * H * D, 1.0f / sqrtf((float)d));
 }
 
 HOT void wl_attention_weights_forward(float *a, float *mx, float *xs, const int32_t *ids, const float *tok,
@@ -379,8 +385,8 @@ void wl_attention_message_forward(float *msg, const float *mx, const float *wv, 
 {
     int d = D / H;
     for (int h = 0; h < H; h++)   /* message_h = mx_h W_V_h^T */
-        wl_gemm_blas(&(wl_gemm_op){.m = B, .n = d, .k = D, .out = msg + h * d, .ld_out = D, .a = mx + (size_t)h * D,
-                                   .ld_a = H * D, .b = wv + (size_t)h * d * D, .ld_b = D, .b_t = 1}, 1.0f, WL_GEMV_ROW);
+        wl_gemm(NULL, &(wl_gemm_op){.m = B, .n = d, .k = D, .out = msg + h * d, .ld_out = D, .a = mx + (size_t)h * D,
+                                    .ld_a = H * D, .b = wv + (size_t)h * d * D, .ld_b = D, .b_t = 1});
 }
 /* @end final_query */
 
@@ -390,12 +396,10 @@ void wl_attention_message_backward(float *dmx, float *dwv, const float *dmsg, co
     int d = D / H;
     for (int h = 0; h < H; h++) {
         /* message_h = mx_h W_V_h^T: dW_V_h = dmsg_h^T mx_h, dmx_h = dmsg_h W_V_h */
-        wl_gemm_blas(&(wl_gemm_op){.m = d, .n = D, .k = B, .out = dwv + (size_t)h * d * D, .ld_out = D,
-                                   .a = dmsg + h * d, .ld_a = D, .a_t = 1, .b = mx + (size_t)h * D, .ld_b = H * D},
-                     1.0f, 0);
-        wl_gemm_blas(&(wl_gemm_op){.m = B, .n = D, .k = d, .out = dmx + (size_t)h * D, .ld_out = H * D,
-                                   .a = dmsg + h * d, .ld_a = D, .b = wv + (size_t)h * d * D, .ld_b = D},
-                     1.0f, WL_GEMV_ROW);
+        wl_gemm(NULL, &(wl_gemm_op){.m = d, .n = D, .k = B, .out = dwv + (size_t)h * d * D, .ld_out = D,
+                                    .a = dmsg + h * d, .ld_a = D, .a_t = 1, .b = mx + (size_t)h * D, .ld_b = H * D});
+        wl_gemm(NULL, &(wl_gemm_op){.m = B, .n = D, .k = d, .out = dmx + (size_t)h * D, .ld_out = H * D,
+                                    .a = dmsg + h * d, .ld_a = D, .b = wv + (size_t)h * d * D, .ld_b = D});
     }
 }
 
@@ -451,17 +455,19 @@ void wl_attention_query_backward(float *dtok, float *dpos, float *dwq, float *dw
     int d = D / H;
     float c = 1.0f / sqrtf((float)d);
     for (int h = 0; h < H; h++) {
-        /* u_h = c W_K_h^T q_h: dq_h = c du_h W_K_h^T, dW_K_h = c q_h^T du_h */
-        wl_gemm_blas(&(wl_gemm_op){.m = B, .n = d, .k = D, .out = dq + h * d, .ld_out = D, .a = du + (size_t)h * D,
-                                   .ld_a = H * D, .b = wk + (size_t)h * d * D, .ld_b = D, .b_t = 1}, c, WL_GEMV_ROW);
-        wl_gemm_blas(&(wl_gemm_op){.m = d, .n = D, .k = B, .out = dwk + (size_t)h * d * D, .ld_out = D, .a = q + h * d,
-                                   .ld_a = D, .a_t = 1, .b = du + (size_t)h * D, .ld_b = H * D}, c, 0);
+        /* u_h = c W_K_h^T q_h: dq_h = c du_h W_K_h^T, dW_K_h = c q_h^T du_h (c applied after the products) */
+        wl_gemm(NULL, &(wl_gemm_op){.m = B, .n = d, .k = D, .out = dq + h * d, .ld_out = D, .a = du + (size_t)h * D,
+                                    .ld_a = H * D, .b = wk + (size_t)h * d * D, .ld_b = D, .b_t = 1});
+        wl_gemm(NULL, &(wl_gemm_op){.m = d, .n = D, .k = B, .out = dwk + (size_t)h * d * D, .ld_out = D,
+                                    .a = q + h * d, .ld_a = D, .a_t = 1, .b = du + (size_t)h * D, .ld_b = H * D});
     }
+    scale(dq, (size_t)B * D, c);
+    scale(dwk, (size_t)D * D, c);
     /* q = x W_Q^T: dW_Q = dq^T x, dx += dq W_Q */
-    wl_gemm_blas(&(wl_gemm_op){.m = D, .n = D, .k = B, .out = dwq, .ld_out = D, .a = dq, .ld_a = D, .a_t = 1, .b = xl,
-                               .ld_b = D}, 1.0f, 0);
-    wl_gemm_blas(&(wl_gemm_op){.m = B, .n = D, .k = D, .out = dxl, .ld_out = D, .a = dq, .ld_a = D, .b = wq, .ld_b = D,
-                               .accumulate = 1}, 1.0f, WL_GEMV_ROW);
+    wl_gemm(NULL, &(wl_gemm_op){.m = D, .n = D, .k = B, .out = dwq, .ld_out = D, .a = dq, .ld_a = D, .a_t = 1,
+                                .b = xl, .ld_b = D});
+    wl_gemm(NULL, &(wl_gemm_op){.m = B, .n = D, .k = D, .out = dxl, .ld_out = D, .a = dq, .ld_a = D, .b = wq,
+                                .ld_b = D, .accumulate = 1});
     for (int b = 0; b < B; b++) {   /* x = tok[ids[b,T-1]] + pos[T-1] */
         int id = ids[(size_t)b * T + T - 1];
         if (id != 0) axpy8(dtok + (size_t)id * D, 1.0f, dxl + (size_t)b * D, D);

@@ -4,9 +4,9 @@
  * Matrices are row-major; a Linear weight is [OC, C] as in PyTorch. Unless a comment says "accumulates",
  * every output is overwritten. D must be a multiple of 16. Functions marked "per example" treat each example
  * on its own, so a caller may run them on disjoint batch slices in parallel (each with its own scratch and
- * accumulators); the big products go through wl_gemm (its AVX-512 kernel on the caller's threads, else
- * OpenBLAS), the attention's small per-head products through wl_gemm_blas. Sums run in a fixed order: the same
- * inputs and thread count give bit-identical results. */
+ * accumulators); every matrix product goes through wl_gemm (the big ones split over the caller's threads, the
+ * attention's small per-head ones on the calling thread). Sums run in a fixed order: the same inputs and thread
+ * count give bit-identical results. */
 #ifndef WL_LAYERS_H
 #define WL_LAYERS_H
 

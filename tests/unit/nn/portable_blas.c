@@ -1,6 +1,7 @@
 /* portable_blas.c: the portable CBLAS subset (runtime/nn/portable, the WebAssembly build's) against a
  * double-precision loop: sgemm and sgemv, every transpose, leading dimensions and strides, alpha and beta, and
- * wl_gemm() of one row on top of it. Built natively without OpenBLAS (CMakeLists.txt). */
+ * wl_gemm()'s BLAS fallback on top of it. Built natively without OpenBLAS and without wl_gemm's kernel
+ * (CMakeLists.txt). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -101,8 +102,8 @@ static void test_sgemv(void)
     CHECK(openblas_get_num_threads() == 1);
 }
 
-/* wl_gemm() of one row goes to the portable sgemv (larger products may take the AVX-512 kernel): A read with a
- * stride, B stored transposed, C stored transposed (a strided y), a row bias. */
+/* wl_gemm() of one row goes to the portable sgemv: A read with a stride, B stored transposed, C stored transposed
+ * (a strided y), a row bias. */
 static void test_gemm_row(void)
 {
     unsigned s = 3;
