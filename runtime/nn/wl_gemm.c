@@ -331,7 +331,8 @@ static void panel(const gemm_args *g, const float *bp, int j0, int nr)
     }
 }
 
-/* A single row or column, 4 sums at a time. */
+/* A single row or column, 4 sums at a time: y read by rows of k (syj = 1) or, where each sum's y is a row (syk = 1,
+ * as thin_of gives whenever syj > 1), 4 of those rows 4 k at a time, transposed in registers. */
 static void thin(const thin_args *t)
 {
     for (int j0 = 0; j0 < t->J; j0 += 4) {
@@ -345,9 +346,29 @@ static void thin(const thin_args *t)
         const float *y = t->y + (size_t)j0 * t->syj;
         size_t o[4];   /* a short last step repeats its last sum (computed, not stored) */
         for (int l = 0; l < 4; l++) o[l] = (size_t)(l < nr ? l : nr - 1) * t->syj;
-        for (int k = 0; k < t->K; k++) {
+        const int rows = t->syj == 1 && nr == 4;   /* y(k, j0..j0+3) is one vector */
+        int k = 0;
+        if (t->syj != 1)
+            for (; k + 4 <= t->K; k += 4) {
+                wl_v4 r0 = ld4(y + o[0] + k), r1 = ld4(y + o[1] + k), r2 = ld4(y + o[2] + k), r3 = ld4(y + o[3] + k);
+                wl_v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);   /* rows 0 and 1 interleaved, k0 and k1 */
+                wl_v4 t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+                wl_v4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
+                wl_v4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+                wl_v4 y0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);   /* y(k, j0..j0+3) */
+                wl_v4 y1 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+                wl_v4 y2 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+                wl_v4 y3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+                const float *xk = t->x + (size_t)k * t->sx;
+                const float x0 = xk[0], x1 = xk[t->sx], x2 = xk[2 * t->sx], x3 = xk[3 * t->sx];
+                c = __builtin_wasm_fma_f32x4((wl_v4){x0, x0, x0, x0}, y0, c);
+                c = __builtin_wasm_fma_f32x4((wl_v4){x1, x1, x1, x1}, y1, c);
+                c = __builtin_wasm_fma_f32x4((wl_v4){x2, x2, x2, x2}, y2, c);
+                c = __builtin_wasm_fma_f32x4((wl_v4){x3, x3, x3, x3}, y3, c);
+            }
+        for (; k < t->K; k++) {
             const float *yk = y + (size_t)k * t->syk, xk = t->x[(size_t)k * t->sx];
-            wl_v4 yv = {yk[o[0]], yk[o[1]], yk[o[2]], yk[o[3]]}, xv = {xk, xk, xk, xk};
+            wl_v4 yv = rows ? ld4(yk) : (wl_v4){yk[o[0]], yk[o[1]], yk[o[2]], yk[o[3]]}, xv = {xk, xk, xk, xk};
             c = __builtin_wasm_fma_f32x4(xv, yv, c);
         }
         memcpy(init, &c, sizeof init);
