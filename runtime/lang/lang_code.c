@@ -183,7 +183,6 @@ static void code_free(void *d)
     lang_code *c = d;
     lang_code_regions_free(c->r, c->n);
     free(c->r);
-    free(c);
 }
 
 /* {"type":"code","regions":[{name, file, first_line, last_line, title, and text unless c is the listing}]} */

@@ -23,7 +23,6 @@ static void results_free(void *p)
     free(r->path);
     free(r->kinds);
     free(r->runs);
-    free(r);
 }
 
 static double stat(const cJSON *kind, const char *field, const char *which)
@@ -190,7 +189,7 @@ int lang_comparison_load(wl_call *c, const char *where, int word, wl_value **out
     r->path = lang_path_shown(c->in, path);
     free(path);
     if (index_results(c, r, agg, runs)) {
-        results_free(r);
+        wl_obj_free(&RESULTS_T, r);
         return -1;
     }
     *out = wl_obj(&RESULTS_T, r);

@@ -14,7 +14,6 @@ static void corpus_free(void *d)
         else wl_cache_release(&lc->win_entry[s]);
     wl_cache_release(&lc->entry);
     free(lc->cache_name);
-    free(lc);
 }
 
 static int corpus_render(const void *d, wl_mime *out, wl_err *err)

@@ -10,8 +10,6 @@ static void details_free(void *p)
 {
     lang_details *ld = p;
     wl_details_free(&ld->d);
-    wl_unref(ld->vocab);
-    free(ld);
 }
 
 typedef struct tensor_ref {
@@ -103,8 +101,6 @@ static wl_value *details_tensor(wl_value *self, const char *name, wl_err *err)
     if (t && !strncmp(name, "logits", 6)) lang_tensor_words(t, ld->vocab);
     return t;
 }
-static wl_value *details_kind(wl_value *self, wl_err *err) { (void)err; return wl_str(((const lang_details *)self->data)->kind); }
-static wl_value *details_real(wl_value *self, wl_err *err) { (void)err; return wl_int(((const lang_details *)self->data)->nreal); }
 static int details_attention(const void *d) { return ((const lang_details *)d)->d.E != NULL; }
 static wl_value *details_ids(wl_value *self, wl_err *err)
 {
@@ -138,13 +134,14 @@ static const wl_field DETAILS_FIELDS[] = {
     {.name = "logits_all", .get = details_logits_all, .has = details_attention, .no_json = 1},
     {.name = "logits", .get = details_logits, .no_json = 1},
     {.name = "ids", .get = details_ids, .no_json = 1},
-    {.name = "kind", .get = details_kind, .about = "the model's"},
-    {.name = "real", .get = details_real, .about = "real ids, after the padding"},
+    {WL_FIELD_CHARS("kind", lang_details, kind), .about = "the model's"},
+    {WL_FIELD_MEMBER("real", lang_details, nreal), .about = "real ids, after the padding"},
     {0},
 };
+static const wl_owned DETAILS_OWNS[] = {WL_OWNS(lang_details, vocab), {0}};
 
 const wl_objtype lang_details_type = {.name = "forward_details", .fields = DETAILS_FIELDS, .free = details_free,
-                                      .render = details_render, .json_only = "shapes"};
+                                      .owns = DETAILS_OWNS, .render = details_render, .json_only = "shapes"};
 
 wl_value *lang_details_value(const wl_model *m, const lang_ids *li, wl_value *vocab, wl_err *err)
 {
@@ -192,8 +189,6 @@ static void heads_free(void *p)
 {
     lang_heads *h = p;
     free_labels(h->labels, h->n);
-    free(h->w);
-    free(h);
 }
 
 static int heads_render(const void *p, wl_mime *out, wl_err *err)
@@ -248,7 +243,9 @@ static const wl_field HEADS_FIELDS[] = {
     {0},
 };
 
-const wl_objtype lang_heads_type = {.name = "head table", .fields = HEADS_FIELDS, .free = heads_free, .render = heads_render};
+static const wl_owned HEADS_OWNS[] = {WL_OWNS(lang_heads, w), {0}};
+const wl_objtype lang_heads_type = {.name = "head table", .fields = HEADS_FIELDS, .free = heads_free, .owns = HEADS_OWNS,
+                                    .render = heads_render};
 
 /* weights[0, head, row, key] */
 static double weight_at(const lang_details *ld, int head, int row, int key)
@@ -282,8 +279,6 @@ static void attn_free(void *p)
 {
     lang_attn *a = p;
     free_labels(a->labels, a->n);
-    free(a->w);
-    free(a);
 }
 
 static wl_heatmap attn_map(const lang_attn *a, int k, char *title, size_t cap)
@@ -344,7 +339,8 @@ static int attn_render(const void *p, wl_mime *out, wl_err *err)
     return 0;
 }
 
-static const wl_objtype ATTN_T = {.name = "attention map", .free = attn_free, .render = attn_render};
+static const wl_owned ATTN_OWNS[] = {WL_OWNS(lang_attn, w), {0}};
+static const wl_objtype ATTN_T = {.name = "attention map", .free = attn_free, .owns = ATTN_OWNS, .render = attn_render};
 
 wl_value *lang_attention_value(const lang_details *ld, int first_head, int nheads, int pad, int width)
 {

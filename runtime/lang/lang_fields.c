@@ -6,6 +6,26 @@
 
 static int has_field(const wl_field *f, const void *data) { return !data || !f->has || f->has(data); }
 
+/* Field f of v: its get, or the member of v's data it names. */
+static wl_value *field_get(const wl_field *f, wl_value *v, wl_err *err)
+{
+    if (f->get) return f->get(v, err);
+    const char *at = (const char *)v->data + f->at;
+    switch (f->member) {
+    case WL_MEMBER_INT: return wl_int(*(const int *)at);
+    case WL_MEMBER_LONG: return wl_int(*(const long *)at);
+    case WL_MEMBER_ULONG: return wl_int((long long)*(const unsigned long *)at);
+    case WL_MEMBER_ULLONG: return wl_int((long long)*(const unsigned long long *)at);
+    case WL_MEMBER_DOUBLE: return wl_num(*(const double *)at);
+    case WL_MEMBER_STR: return wl_str(*(const char *const *)at);
+    case WL_MEMBER_CHARS: return wl_str(at);
+    case WL_MEMBER_VALUE: return wl_ref(*(wl_value *const *)at);
+    default:   /* a table entry with neither get nor a member to read */
+        wl_fail(err, "the field .%s of %s cannot be read", f->name, v->otype->name);
+        return NULL;
+    }
+}
+
 int wl_fields_names(const wl_objtype *t, const void *data, const char **names, int max)
 {
     int n = 0;
@@ -62,7 +82,7 @@ wl_value *wl_value_field(wl_value *v, const char *name, wl_err *err)
     if (v->otype->item && item_index(name, &i)) return v->otype->item(v, i, err);
     const wl_field *f = v->otype->fields;
     while (f && f->name && strcmp(f->name, name)) f++;
-    if (f && f->name && has_field(f, v->data)) return f->get(v, err);
+    if (f && f->name && has_field(f, v->data)) return field_get(f, v, err);
     wl_buf b = {0};
     wl_buf_printf(&b, "%s has no field .%s", wl_value_kind(v), name);
     if (f && f->name && f->when) wl_buf_printf(&b, " (only %s)", f->when);   /* a field that only some values have */
@@ -89,7 +109,7 @@ void wl_fields_json(wl_buf *b, wl_value *v, wl_err *err)
     wl_buf_json_str(b, v->otype->name);
     for (const wl_field *f = v->otype->fields; f && f->name; f++) {
         if (f->no_json || !has_field(f, v->data)) continue;
-        wl_value *x = f->get(v, err);   /* null when it cannot be had (a tensor too large for a list) */
+        wl_value *x = field_get(f, v, err);   /* null when it cannot be had (a tensor too large for a list) */
         wl_buf_printf(b, ",\"%s\":", f->name);
         if (x) wl_value_json(b, x, err);
         else wl_buf_puts(b, "null");

@@ -1,26 +1,15 @@
 /* lang_generation.c: the generation value: prompt, continuation, its tokens, why it stopped and the time per model call. */
 #include "lang_objs.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct lang_gen {
     char *prompt, *continuation;
     wl_value *tokens;      /* list of the new tokens */
     int n_new, calls;
-    char stop[16];
+    const char *stop;      /* why it stopped: wl_gen_stop_name's static string */
     double seconds, ms_per_call, warmup_ms;
 } lang_gen;
-
-static void gen_free(void *p)
-{
-    lang_gen *g = p;
-    free(g->prompt);
-    free(g->continuation);
-    wl_unref(g->tokens);
-    free(g);
-}
 
 static int gen_render(const void *p, wl_mime *out, wl_err *err)
 {
@@ -42,31 +31,21 @@ static int gen_render(const void *p, wl_mime *out, wl_err *err)
     return 0;
 }
 
-static const lang_gen *G(const wl_value *v) { return v->data; }
-static wl_value *gen_prompt(wl_value *v, wl_err *err) { (void)err; return wl_str(G(v)->prompt); }
-static wl_value *gen_text(wl_value *v, wl_err *err) { (void)err; return wl_str(G(v)->continuation); }
-static wl_value *gen_tokens(wl_value *v, wl_err *err) { (void)err; return wl_ref(G(v)->tokens); }
-static wl_value *gen_count(wl_value *v, wl_err *err) { (void)err; return wl_int(G(v)->n_new); }
-static wl_value *gen_calls(wl_value *v, wl_err *err) { (void)err; return wl_int(G(v)->calls); }
-static wl_value *gen_stop(wl_value *v, wl_err *err) { (void)err; return wl_str(G(v)->stop); }
-static wl_value *gen_seconds(wl_value *v, wl_err *err) { (void)err; return wl_num(G(v)->seconds); }
-static wl_value *gen_ms_per_call(wl_value *v, wl_err *err) { (void)err; return wl_num(G(v)->ms_per_call); }
-static wl_value *gen_warmup_ms(wl_value *v, wl_err *err) { (void)err; return wl_num(G(v)->warmup_ms); }
-
 static const wl_field GEN_FIELDS[] = {
-    {.name = "prompt", .get = gen_prompt},
-    {.name = "text", .get = gen_text},
-    {.name = "tokens", .get = gen_tokens},
-    {.name = "count", .get = gen_count},
-    {.name = "calls", .get = gen_calls},
-    {.name = "stop", .get = gen_stop},
-    {.name = "seconds", .get = gen_seconds},
-    {.name = "ms_per_call", .get = gen_ms_per_call},
-    {.name = "warmup_ms", .get = gen_warmup_ms},
+    {WL_FIELD_MEMBER("prompt", lang_gen, prompt)},
+    {WL_FIELD_MEMBER("text", lang_gen, continuation)},
+    {WL_FIELD_MEMBER("tokens", lang_gen, tokens)},
+    {WL_FIELD_MEMBER("count", lang_gen, n_new)},
+    {WL_FIELD_MEMBER("calls", lang_gen, calls)},
+    {WL_FIELD_MEMBER("stop", lang_gen, stop)},
+    {WL_FIELD_MEMBER("seconds", lang_gen, seconds)},
+    {WL_FIELD_MEMBER("ms_per_call", lang_gen, ms_per_call)},
+    {WL_FIELD_MEMBER("warmup_ms", lang_gen, warmup_ms)},
     {0},
 };
+static const wl_owned GEN_OWNS[] = {WL_OWNS(lang_gen, prompt), WL_OWNS(lang_gen, continuation), WL_OWNS(lang_gen, tokens), {0}};
 
-const wl_objtype lang_generation_type = {.name = "generation", .fields = GEN_FIELDS, .free = gen_free, .render = gen_render};
+const wl_objtype lang_generation_type = {.name = "generation", .fields = GEN_FIELDS, .owns = GEN_OWNS, .render = gen_render};
 
 wl_value *lang_generation_value(const wl_vocab *v, const wl_tokens *prompt, const wl_gen_result *res, wl_err *err)
 {
@@ -74,7 +53,7 @@ wl_value *lang_generation_value(const wl_vocab *v, const wl_tokens *prompt, cons
     /* [prompt->n + n_new] the prompt's tokens, then the new ones: the continuation closes the prompt's quotes */
     const char **words = malloc(sizeof(char *) * (prompt->n + (size_t)res->n_new + 1));
     if (!words) {
-        gen_free(g);
+        wl_obj_free(&lang_generation_type, g);
         wl_fail(err, "out of memory for the text of %zu tokens", prompt->n + (size_t)res->n_new);
         return NULL;
     }
@@ -88,12 +67,12 @@ wl_value *lang_generation_value(const wl_vocab *v, const wl_tokens *prompt, cons
              wl_text_readable(words, prompt->n + (size_t)res->n_new, prompt->n, &g->continuation, err);
     free(words);
     if (rc) {
-        gen_free(g);
+        wl_obj_free(&lang_generation_type, g);
         return NULL;
     }
     g->n_new = res->n_new;
     g->calls = res->calls;
-    snprintf(g->stop, sizeof g->stop, "%s", wl_gen_stop_name(res->stop));
+    g->stop = wl_gen_stop_name(res->stop);
     g->seconds = res->seconds;
     g->ms_per_call = res->ms_per_call;
     g->warmup_ms = res->warmup_ms;

@@ -25,7 +25,6 @@ static void hm_free(void *d)
     free(h->rlab);
     free(h->clab);
     free(h->v);
-    free(h);
 }
 
 static int hm_render(const void *d, wl_mime *out, wl_err *err)

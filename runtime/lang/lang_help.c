@@ -11,14 +11,6 @@ typedef struct help_page {
     char *html;           /* malloc'd, owned */
 } help_page;
 
-static void help_free(void *d)
-{
-    help_page *h = d;
-    free(h->text);
-    free(h->html);
-    free(h);
-}
-
 static int help_render(const void *d, wl_mime *out, wl_err *err)
 {
     (void)err;
@@ -28,7 +20,8 @@ static int help_render(const void *d, wl_mime *out, wl_err *err)
     return 0;
 }
 
-static const wl_objtype HELP_T = {.name = "help page", .free = help_free, .render = help_render};
+static const wl_owned HELP_OWNS[] = {WL_OWNS(help_page, text), WL_OWNS(help_page, html), {0}};
+static const wl_objtype HELP_T = {.name = "help page", .owns = HELP_OWNS, .render = help_render};
 
 /* ---- text as HTML that reflows ---- */
 

@@ -6,14 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void ids_free(void *d)
-{
-    lang_ids *li = d;
-    free(li->ids);
-    wl_unref(li->vocab);
-    free(li);
-}
-
 static int ids_render(const void *d, wl_mime *out, wl_err *err)
 {
     (void)err;
@@ -71,7 +63,6 @@ static wl_value *ids_tokens(wl_value *v, wl_err *err)
     for (int i = li->T - li->nreal; i < li->T; i++) wl_list_push(l, wl_str(lang_token(lang_vocab_get(li->vocab), li->ids[i])));
     return l;
 }
-static wl_value *ids_count(wl_value *v, wl_err *err) { (void)err; return wl_int(I(v)->nreal); }
 static wl_value *ids_shape(wl_value *v, wl_err *err)
 {
     (void)err;
@@ -81,20 +72,20 @@ static wl_value *ids_shape(wl_value *v, wl_err *err)
     return l;
 }
 static wl_value *ids_padding(wl_value *v, wl_err *err) { (void)err; return wl_int(I(v)->T - I(v)->nreal); }
-static wl_value *ids_cropped(wl_value *v, wl_err *err) { (void)err; return wl_int(I(v)->cropped); }
 
 static const wl_field IDS_FIELDS[] = {
     {.name = "ids", .get = ids_ids, .about = "all slots"},
     {.name = "real", .get = ids_real, .about = "after the padding"},
     {.name = "tokens", .get = ids_tokens, .has = ids_have_vocab},
-    {.name = "count", .get = ids_count},
+    {WL_FIELD_MEMBER("count", lang_ids, nreal)},
     {.name = "shape", .get = ids_shape},
     {.name = "padding", .get = ids_padding},
-    {.name = "cropped", .get = ids_cropped},
+    {WL_FIELD_MEMBER("cropped", lang_ids, cropped)},
     {0},
 };
 
-const wl_objtype lang_ids_type = {.name = "ids", .fields = IDS_FIELDS, .free = ids_free, .render = ids_render};
+static const wl_owned IDS_OWNS[] = {WL_OWNS(lang_ids, ids), WL_OWNS(lang_ids, vocab), {0}};
+const wl_objtype lang_ids_type = {.name = "ids", .fields = IDS_FIELDS, .owns = IDS_OWNS, .render = ids_render};
 
 wl_value *lang_ids_value(const int32_t *history, int nhistory, int T, wl_value *vocab)
 {

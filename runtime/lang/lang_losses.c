@@ -23,11 +23,6 @@ static void losses_free(void *d)
 {
     lang_losses *l = d;
     for (int i = 0; i < l->n; i++) free(l->tokens[i]);
-    free(l->tokens);
-    free(l->unknown);
-    free(l->p);
-    free(l->loss);
-    free(l);
 }
 
 #define LOSS_TOP 8.0   /* the loss that gets the darkest shade (p = 0.00034) */
@@ -91,16 +86,17 @@ static wl_value *losses_tokens(wl_value *v, wl_err *err)
 }
 static wl_value *losses_p(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(L(v)->p, L(v)->n); }
 static wl_value *losses_losses(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(L(v)->loss, L(v)->n); }
-static wl_value *losses_loss(wl_value *v, wl_err *err) { (void)err; return wl_num(L(v)->mean); }
-static wl_value *losses_ppl(wl_value *v, wl_err *err) { (void)err; return wl_num(L(v)->ppl); }
-static wl_value *losses_count(wl_value *v, wl_err *err) { (void)err; return wl_int(L(v)->n); }
 
 static const wl_field LOSSES_FIELDS[] = {
-    {.name = "tokens", .get = losses_tokens}, {.name = "probabilities", .get = losses_p}, {.name = "losses", .get = losses_losses}, {.name = "loss", .get = losses_loss},
-    {.name = "perplexity", .get = losses_ppl}, {.name = "count", .get = losses_count}, {0},
+    {.name = "tokens", .get = losses_tokens}, {.name = "probabilities", .get = losses_p}, {.name = "losses", .get = losses_losses},
+    {WL_FIELD_MEMBER("loss", lang_losses, mean)}, {WL_FIELD_MEMBER("perplexity", lang_losses, ppl)},
+    {WL_FIELD_MEMBER("count", lang_losses, n)}, {0},
 };
+static const wl_owned LOSSES_OWNS[] = {WL_OWNS(lang_losses, tokens), WL_OWNS(lang_losses, unknown), WL_OWNS(lang_losses, p),
+                                       WL_OWNS(lang_losses, loss), {0}};
 
-const wl_objtype lang_losses_type = {.name = "losses", .fields = LOSSES_FIELDS, .free = losses_free, .render = losses_render};
+const wl_objtype lang_losses_type = {.name = "losses", .fields = LOSSES_FIELDS, .free = losses_free, .owns = LOSSES_OWNS,
+                                     .render = losses_render};
 
 /* Scores the targets hist[1..n] into l: target k from the last WL_CONTEXT of the k ids before it, one at a time: a
  * forward pass of one context, as `next` runs it, so that both give a target the same probability to the last bit
@@ -163,7 +159,7 @@ int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int
         rc = score_story(c, lm, hist, n, l);
     }
     if (rc) {
-        losses_free(l);
+        wl_obj_free(&lang_losses_type, l);
         return -1;
     }
     *out = wl_obj(&lang_losses_type, l);

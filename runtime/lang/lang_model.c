@@ -11,9 +11,6 @@ static void model_free(void *d)
     lang_model *lm = d;
     wl_model_free(&lm->m);
     wl_cache_release(&lm->params);   /* after the model that points into it */
-    wl_unref(lm->vocab);
-    free(lm->source);
-    free(lm);
 }
 
 static int model_render(const void *d, wl_mime *out, wl_err *err)
@@ -77,13 +74,6 @@ static int model_render(const void *d, wl_mime *out, wl_err *err)
 }
 
 static const lang_model *M(const wl_value *v) { return v->data; }
-static wl_value *model_kind(wl_value *v, wl_err *err) { (void)err; return wl_str(M(v)->m.kind_name); }
-static wl_value *model_heads(wl_value *v, wl_err *err) { (void)err; return wl_int(M(v)->m.H); }
-static wl_value *model_vocab_size(wl_value *v, wl_err *err) { (void)err; return wl_int(M(v)->m.V); }
-static wl_value *model_parameters(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)M(v)->m.nparams); }
-static wl_value *model_seed(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)M(v)->seed); }
-static wl_value *model_selected_step(wl_value *v, wl_err *err) { (void)err; return wl_int(M(v)->selected_step); }
-static wl_value *model_test_loss(wl_value *v, wl_err *err) { (void)err; return wl_num(M(v)->test_loss); }
 static wl_value *model_vocab(wl_value *v, wl_err *err)
 {
     if (M(v)->vocab) return wl_ref(M(v)->vocab);
@@ -92,19 +82,21 @@ static wl_value *model_vocab(wl_value *v, wl_err *err)
 }
 
 static const wl_field MODEL_FIELDS[] = {
-    {.name = "kind", .get = model_kind},
-    {.name = "heads", .get = model_heads},
-    {.name = "vocab_size", .get = model_vocab_size},
-    {.name = "parameters", .get = model_parameters},
-    {.name = "seed", .get = model_seed},
-    {.name = "selected_step", .get = model_selected_step},
-    {.name = "test_loss", .get = model_test_loss},
+    {WL_FIELD_CHARS("kind", lang_model, m.kind_name)},
+    {WL_FIELD_MEMBER("heads", lang_model, m.H)},
+    {WL_FIELD_MEMBER("vocab_size", lang_model, m.V)},
+    {WL_FIELD_MEMBER("parameters", lang_model, m.nparams)},
+    {WL_FIELD_MEMBER("seed", lang_model, seed)},
+    {WL_FIELD_MEMBER("selected_step", lang_model, selected_step)},
+    {WL_FIELD_MEMBER("test_loss", lang_model, test_loss)},
     {.name = "vocab", .get = model_vocab, .no_json = 1},
     {0},
 };
 
-const wl_objtype lang_model_type = {.name = "model", .fields = MODEL_FIELDS, .free = model_free, .render = model_render,
-                                    .json_only = "shapes"};
+static const wl_owned MODEL_OWNS[] = {WL_OWNS(lang_model, vocab), WL_OWNS(lang_model, source), {0}};
+
+const wl_objtype lang_model_type = {.name = "model", .fields = MODEL_FIELDS, .free = model_free, .owns = MODEL_OWNS,
+                                    .render = model_render, .json_only = "shapes"};
 
 lang_model *lang_model_new(void)
 {

@@ -21,16 +21,6 @@ typedef struct lang_next {
     int cropped;         /* ids cropped from the left to fit the context */
 } lang_next;
 
-static void next_free(void *d)
-{
-    lang_next *n = d;
-    free(n->p);
-    free(n->order);
-    wl_unref(n->vocab);
-    free(n->context);
-    free(n);
-}
-
 static const char *tok(const lang_next *n, int id) { return lang_token(lang_vocab_get(n->vocab), id); }
 
 static int rank_of(const lang_next *n, int id)
@@ -122,11 +112,7 @@ static wl_value *next_probabilities(wl_value *v, wl_err *err)
     for (int r = 0; r < N(v)->top; r++) wl_list_push(l, wl_num(N(v)->p[N(v)->order[r]]));
     return l;
 }
-static wl_value *next_rest(wl_value *v, wl_err *err) { (void)err; return wl_num(N(v)->rest); }
 static wl_value *next_all(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(N(v)->p, N(v)->V); }
-static wl_value *next_kind(wl_value *v, wl_err *err) { (void)err; return wl_str(N(v)->kind); }
-static wl_value *next_context(wl_value *v, wl_err *err) { (void)err; return wl_str(N(v)->context); }
-static wl_value *next_vocab_size(wl_value *v, wl_err *err) { (void)err; return wl_int(N(v)->V); }
 static wl_value *next_target(wl_value *v, wl_err *err) { (void)err; return wl_str(tok(N(v), N(v)->target)); }
 static wl_value *next_p(wl_value *v, wl_err *err) { (void)err; return wl_num(N(v)->p[N(v)->target]); }
 static wl_value *next_loss(wl_value *v, wl_err *err) { (void)err; return wl_num(-log(N(v)->p[N(v)->target])); }
@@ -135,11 +121,11 @@ static wl_value *next_rank(wl_value *v, wl_err *err) { (void)err; return wl_int(
 static const wl_field NEXT_FIELDS[] = {
     {.name = "tokens", .get = next_tokens},
     {.name = "probabilities", .get = next_probabilities, .about = "the top ones"},
-    {.name = "rest", .get = next_rest},
+    {WL_FIELD_MEMBER("rest", lang_next, rest)},
     {.name = "all", .get = next_all, .about = "every word, by id", .no_json = 1},
-    {.name = "kind", .get = next_kind, .about = "the model's"},
-    {.name = "context", .get = next_context},
-    {.name = "vocab_size", .get = next_vocab_size},
+    {WL_FIELD_CHARS("kind", lang_next, kind), .about = "the model's"},
+    {WL_FIELD_MEMBER("context", lang_next, context)},
+    {WL_FIELD_MEMBER("vocab_size", lang_next, V)},
     {.name = "target", .get = next_target, .has = next_has_target, .when = "with target="},
     {.name = "p", .get = next_p, .has = next_has_target, .when = "with target="},
     {.name = "loss", .get = next_loss, .has = next_has_target, .when = "with target="},
@@ -147,7 +133,9 @@ static const wl_field NEXT_FIELDS[] = {
     {0},
 };
 
-const wl_objtype lang_next_type = {.name = "next-token distribution", .fields = NEXT_FIELDS, .free = next_free,
+static const wl_owned NEXT_OWNS[] = {WL_OWNS(lang_next, p), WL_OWNS(lang_next, order), WL_OWNS(lang_next, vocab),
+                                     WL_OWNS(lang_next, context), {0}};
+const wl_objtype lang_next_type = {.name = "next-token distribution", .fields = NEXT_FIELDS, .owns = NEXT_OWNS,
                                    .render = next_render};
 
 typedef struct ranked {
@@ -205,7 +193,7 @@ int lang_next_value(wl_call *c, const lang_model *lm, wl_value *vocab, const cha
         n->vocab = wl_ref(vocab);
         *out = wl_obj(&lang_next_type, n);
     } else {
-        next_free(n);
+        wl_obj_free(&lang_next_type, n);
     }
     wl_model_ws_free(ws);
     free(logits);

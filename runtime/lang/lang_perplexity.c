@@ -12,14 +12,6 @@ typedef struct ppl {
     int summary;          /* perplexity: the mean and its exp follow the table; nll: the table alone */
 } ppl;
 
-static void ppl_free(void *d)
-{
-    ppl *q = d;
-    free(q->p);
-    free(q->loss);
-    free(q);
-}
-
 static int ppl_render(const void *d, wl_mime *out, wl_err *err)
 {
     (void)err;
@@ -66,17 +58,18 @@ static void nll_numbers(const void *d, const double **x, int *n)
 static const ppl *Q(const wl_value *v) { return v->data; }
 static wl_value *ppl_p(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(Q(v)->p, Q(v)->n); }
 static wl_value *ppl_losses(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(Q(v)->loss, Q(v)->n); }
-static wl_value *ppl_ce(wl_value *v, wl_err *err) { (void)err; return wl_num(Q(v)->ce); }
-static wl_value *ppl_ppl(wl_value *v, wl_err *err) { (void)err; return wl_num(Q(v)->ppl); }
-static wl_value *ppl_count(wl_value *v, wl_err *err) { (void)err; return wl_int(Q(v)->n); }
 
 static const wl_field PPL_FIELDS[] = {
-    {.name = "probabilities", .get = ppl_p}, {.name = "losses", .get = ppl_losses}, {.name = "cross_entropy", .get = ppl_ce}, {.name = "perplexity", .get = ppl_ppl}, {0},
+    {.name = "probabilities", .get = ppl_p}, {.name = "losses", .get = ppl_losses},
+    {WL_FIELD_MEMBER("cross_entropy", ppl, ce)}, {WL_FIELD_MEMBER("perplexity", ppl, ppl)}, {0},
 };
-static const wl_field NLL_FIELDS[] = {{.name = "probabilities", .get = ppl_p}, {.name = "losses", .get = ppl_losses}, {.name = "count", .get = ppl_count}, {0}};
+static const wl_field NLL_FIELDS[] = {
+    {.name = "probabilities", .get = ppl_p}, {.name = "losses", .get = ppl_losses}, {WL_FIELD_MEMBER("count", ppl, n)}, {0},
+};
+static const wl_owned PPL_OWNS[] = {WL_OWNS(ppl, p), WL_OWNS(ppl, loss), {0}};
 
-const wl_objtype lang_perplexity_type = {.name = "perplexity", .fields = PPL_FIELDS, .free = ppl_free, .render = ppl_render};
-const wl_objtype lang_nll_type = {.name = "list of losses", .fields = NLL_FIELDS, .free = ppl_free, .render = ppl_render,
+const wl_objtype lang_perplexity_type = {.name = "perplexity", .fields = PPL_FIELDS, .owns = PPL_OWNS, .render = ppl_render};
+const wl_objtype lang_nll_type = {.name = "list of losses", .fields = NLL_FIELDS, .owns = PPL_OWNS, .render = ppl_render,
                                   .numbers = nll_numbers};
 
 /* The value over p [n] (moved in): with its summary (perplexity) or without (nll). */
@@ -88,7 +81,7 @@ static int probs_value(wl_call *c, double *p, int n, int summary, wl_value **out
     q->n = n;
     q->loss = malloc(sizeof(double) * (size_t)n);
     if (!q->loss) {
-        ppl_free(q);
+        wl_obj_free(&lang_nll_type, q);
         return wl_call_fail(c, "RuntimeError", -1, "`%s`: out of memory for %d losses", c->cmd->name, n);
     }
     for (int i = 0; i < n; i++) q->loss[i] = 0.0 - log(p[i]);   /* 0, not -0, for p = 1 */

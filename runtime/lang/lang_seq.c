@@ -16,7 +16,6 @@ static void tables_free(void *d)
 {
     seq_tables *t = d;
     wl_seq_lesson_free(&t->l);
-    free(t);
 }
 
 /* Appends ,"key":[x0,...] (x [n]). */
@@ -248,7 +247,7 @@ static const wl_field NET_FIELDS[] = {
     {0},
 };
 
-const wl_objtype lang_seq_net_type = {.name = "sequence net", .fields = NET_FIELDS, .free = free, .render = net_render};
+const wl_objtype lang_seq_net_type = {.name = "sequence net", .fields = NET_FIELDS, .render = net_render};
 
 wl_value *lang_seq_net_value(lang_seq_net *n) { return wl_obj(&lang_seq_net_type, n); }
 
@@ -271,7 +270,7 @@ static int plot_render(const void *d, wl_mime *out, wl_err *err)
     return 0;
 }
 
-const wl_objtype lang_seq_weights_type = {.name = "sequence weight plot", .fields = NET_FIELDS, .free = free,
+const wl_objtype lang_seq_weights_type = {.name = "sequence weight plot", .fields = NET_FIELDS,
                                           .render = plot_render};
 
 wl_value *lang_seq_weights_value(lang_seq_net *n) { return wl_obj(&lang_seq_weights_type, n); }
@@ -346,7 +345,7 @@ static int params_render(const void *d, wl_mime *out, wl_err *err)
     return 0;
 }
 
-const wl_objtype lang_seq_params_type = {.name = "sequence net parameters", .fields = NET_FIELDS, .free = free,
+const wl_objtype lang_seq_params_type = {.name = "sequence net parameters", .fields = NET_FIELDS,
                                          .render = params_render};
 
 wl_value *lang_seq_params_value(lang_seq_net *n) { return wl_obj(&lang_seq_params_type, n); }

@@ -6,14 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void tensor_free(void *d)
-{
-    lang_tensor *t = d;
-    wl_unref(t->vocab);
-    free(t->data);
-    free(t);
-}
-
 void lang_shape_text(wl_buf *b, const int *shape, int ndim)
 {
     wl_buf_put(b, "[", 1);
@@ -59,7 +51,6 @@ static int tensor_render(const void *d, wl_mime *out, wl_err *err)
 }
 
 static const lang_tensor *T(const wl_value *v) { return v->data; }
-static wl_value *tensor_name(wl_value *v, wl_err *err) { (void)err; return wl_str(T(v)->name); }
 static wl_value *tensor_shape(wl_value *v, wl_err *err)
 {
     (void)err;
@@ -103,9 +94,12 @@ void lang_tensor_words(wl_value *t, wl_value *vocab)
     lt->vocab = vocab ? wl_ref(vocab) : NULL;
 }
 
-static const wl_field TENSOR_FIELDS[] = {{.name = "name", .get = tensor_name}, {.name = "shape", .get = tensor_shape}, {.name = "values", .get = tensor_values}, {0}};
+static const wl_field TENSOR_FIELDS[] = {
+    {WL_FIELD_CHARS("name", lang_tensor, name)}, {.name = "shape", .get = tensor_shape}, {.name = "values", .get = tensor_values}, {0},
+};
+static const wl_owned TENSOR_OWNS[] = {WL_OWNS(lang_tensor, data), WL_OWNS(lang_tensor, vocab), {0}};
 
-const wl_objtype lang_tensor_type = {.name = "tensor", .fields = TENSOR_FIELDS, .free = tensor_free, .render = tensor_render,
+const wl_objtype lang_tensor_type = {.name = "tensor", .fields = TENSOR_FIELDS, .owns = TENSOR_OWNS, .render = tensor_render,
                                      .item = tensor_item};
 
 wl_value *lang_tensor_value(const char *name, const float *data, int ndim, const int *shape, wl_err *err)

@@ -19,7 +19,6 @@ static void run_free(void *p)
 {
     lang_run *run = p;
     wl_train_result_free(&run->r);
-    free(run);
 }
 
 char *lang_trace_chart(const wl_trace_row *rows, int n, const double *xs, const double *ys, int nlive, char **vegalite)
@@ -122,34 +121,19 @@ static int run_render(const void *p, wl_mime *out, wl_err *err)
     return 0;
 }
 
-static const wl_train_result *R(const wl_value *v) { return &((const lang_run *)v->data)->r; }
-static wl_value *run_kind(wl_value *v, wl_err *err) { (void)err; return wl_str(((const lang_run *)v->data)->kind); }
-static wl_value *run_steps(wl_value *v, wl_err *err) { (void)err; return wl_int(R(v)->steps_done); }
-static wl_value *run_selected_step(wl_value *v, wl_err *err) { (void)err; return wl_int(R(v)->selected_step); }
-static wl_value *run_validation_loss(wl_value *v, wl_err *err) { (void)err; return wl_num(R(v)->validation_loss); }
-static wl_value *run_validation_ppl(wl_value *v, wl_err *err) { (void)err; return wl_num(R(v)->validation_perplexity); }
-static wl_value *run_test_loss(wl_value *v, wl_err *err) { (void)err; return wl_num(R(v)->test_loss); }
-static wl_value *run_test_ppl(wl_value *v, wl_err *err) { (void)err; return wl_num(R(v)->test_perplexity); }
-static wl_value *run_seconds(wl_value *v, wl_err *err) { (void)err; return wl_num(R(v)->runtime_seconds); }
-static const lang_run *RS(const wl_value *v) { return v->data; }
-static wl_value *run_steps_asked(wl_value *v, wl_err *err) { (void)err; return wl_int(RS(v)->steps); }
-static wl_value *run_batch_size(wl_value *v, wl_err *err) { (void)err; return wl_int(RS(v)->batch); }
-static wl_value *run_learning_rate(wl_value *v, wl_err *err) { (void)err; return wl_num(RS(v)->lr); }
-static wl_value *run_weight_decay(wl_value *v, wl_err *err) { (void)err; return wl_num(RS(v)->wd); }
-
 static const wl_field RUN_FIELDS[] = {
-    {.name = "kind", .get = run_kind},
-    {.name = "steps", .get = run_steps, .about = "the steps run"},
-    {.name = "steps_asked", .get = run_steps_asked},
-    {.name = "batch_size", .get = run_batch_size},
-    {.name = "learning_rate", .get = run_learning_rate},
-    {.name = "weight_decay", .get = run_weight_decay},
-    {.name = "selected_step", .get = run_selected_step},
-    {.name = "validation_loss", .get = run_validation_loss},
-    {.name = "validation_perplexity", .get = run_validation_ppl},
-    {.name = "test_loss", .get = run_test_loss},
-    {.name = "test_perplexity", .get = run_test_ppl},
-    {.name = "seconds", .get = run_seconds},
+    {WL_FIELD_CHARS("kind", lang_run, kind)},
+    {WL_FIELD_MEMBER("steps", lang_run, r.steps_done), .about = "the steps run"},
+    {WL_FIELD_MEMBER("steps_asked", lang_run, steps)},
+    {WL_FIELD_MEMBER("batch_size", lang_run, batch)},
+    {WL_FIELD_MEMBER("learning_rate", lang_run, lr)},
+    {WL_FIELD_MEMBER("weight_decay", lang_run, wd)},
+    {WL_FIELD_MEMBER("selected_step", lang_run, r.selected_step)},
+    {WL_FIELD_MEMBER("validation_loss", lang_run, r.validation_loss)},
+    {WL_FIELD_MEMBER("validation_perplexity", lang_run, r.validation_perplexity)},
+    {WL_FIELD_MEMBER("test_loss", lang_run, r.test_loss)},
+    {WL_FIELD_MEMBER("test_perplexity", lang_run, r.test_perplexity)},
+    {WL_FIELD_MEMBER("seconds", lang_run, r.runtime_seconds)},
     {0},
 };
 
@@ -189,17 +173,12 @@ static int eval_render(const void *p, wl_mime *out, wl_err *err)
     return 0;
 }
 
-static const lang_eval *E(const wl_value *v) { return v->data; }
-static wl_value *eval_loss(wl_value *v, wl_err *err) { (void)err; return wl_num(E(v)->loss); }
-static wl_value *eval_ppl(wl_value *v, wl_err *err) { (void)err; return wl_num(E(v)->ppl); }
-static wl_value *eval_targets(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)E(v)->targets); }
-static wl_value *eval_split(wl_value *v, wl_err *err) { (void)err; return wl_str(E(v)->split); }
-
 static const wl_field EVAL_FIELDS[] = {
-    {.name = "loss", .get = eval_loss}, {.name = "perplexity", .get = eval_ppl}, {.name = "targets", .get = eval_targets}, {.name = "split", .get = eval_split}, {0},
+    {WL_FIELD_MEMBER("loss", lang_eval, loss)}, {WL_FIELD_MEMBER("perplexity", lang_eval, ppl)},
+    {WL_FIELD_MEMBER("targets", lang_eval, targets)}, {WL_FIELD_CHARS("split", lang_eval, split)}, {0},
 };
 
-const wl_objtype lang_evaluation_type = {.name = "evaluation", .fields = EVAL_FIELDS, .free = free, .render = eval_render};
+const wl_objtype lang_evaluation_type = {.name = "evaluation", .fields = EVAL_FIELDS, .render = eval_render};
 
 wl_value *lang_evaluation_value(wl_split split, size_t targets, double loss, double ppl)
 {

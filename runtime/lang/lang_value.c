@@ -106,6 +106,18 @@ wl_value *wl_ref(wl_value *v)
     return v;
 }
 
+void wl_obj_free(const wl_objtype *t, void *data)
+{
+    if (!data) return;
+    if (t->free) t->free(data);
+    for (const wl_owned *o = t->owns; o && o->member != WL_MEMBER_NONE; o++) {
+        void *member = *(void **)((char *)data + o->at);
+        if (o->member == WL_MEMBER_VALUE) wl_unref(member);
+        else free(member);
+    }
+    free(data);
+}
+
 void wl_unref(wl_value *v)
 {
     if (!v || --v->refs > 0) return;
@@ -115,7 +127,7 @@ void wl_unref(wl_value *v)
         free(v->items);
         break;
     case WL_V_OBJ:
-        if (v->otype->free) v->otype->free(v->data);
+        wl_obj_free(v->otype, v->data);
         break;
     default:
         break;

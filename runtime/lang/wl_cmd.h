@@ -18,7 +18,7 @@
  *
  * Values are reference counted: a handler owns what it creates and returns one reference in *out
  * (or leaves *out NULL: "no value"). Arguments are borrowed. Objects (models, corpora,
- * tensors, tables...) are a wl_objtype (name, fields, render, free) plus a data pointer. */
+ * tensors, tables...) are a wl_objtype (name, fields, the members its data owns, render) plus a data pointer. */
 #ifndef WL_CMD_H
 #define WL_CMD_H
 
@@ -35,12 +35,51 @@ typedef enum wl_vtype { WL_V_NUM, WL_V_STR, WL_V_LIST, WL_V_OBJ } wl_vtype;
 
 typedef struct wl_value wl_value;
 
+/* The C types a member of a value's data may have, to be read as a field (WL_FIELD_MEMBER) or freed with the value
+ * (WL_OWNS). */
+typedef enum wl_member {
+    WL_MEMBER_NONE,
+    WL_MEMBER_INT,           /* int */
+    WL_MEMBER_LONG,          /* long */
+    WL_MEMBER_ULONG,         /* unsigned long (size_t, and uint64_t on 64-bit Linux) */
+    WL_MEMBER_ULLONG,        /* unsigned long long (uint64_t elsewhere) */
+    WL_MEMBER_DOUBLE,        /* double */
+    WL_MEMBER_STR,           /* char * or const char *: a NUL-terminated string; owned: freed with free */
+    WL_MEMBER_CHARS,         /* char [N]: a NUL-terminated string in the data (WL_FIELD_CHARS) */
+    WL_MEMBER_VALUE,         /* wl_value *: a value; owned: freed with wl_unref */
+    WL_MEMBER_MEMORY,        /* owned only: any other pointer to memory from malloc, freed with free */
+} wl_member;
+
+/* The wl_member of a field's lvalue (WL_MEMBER_OF) or of an owned one (WL_OWNED_OF); a type not listed fails to
+ * compile. */
+#define WL_MEMBER_OF(lvalue)                                                                                           \
+    _Generic(&(lvalue), int *: WL_MEMBER_INT, long *: WL_MEMBER_LONG, unsigned long *: WL_MEMBER_ULONG,               \
+             unsigned long long *: WL_MEMBER_ULLONG, double *: WL_MEMBER_DOUBLE, char **: WL_MEMBER_STR,               \
+             const char **: WL_MEMBER_STR, wl_value **: WL_MEMBER_VALUE)
+#define WL_OWNED_OF(lvalue)                                                                                            \
+    _Generic(&(lvalue), char **: WL_MEMBER_STR, wl_value **: WL_MEMBER_VALUE, double **: WL_MEMBER_MEMORY,            \
+             float **: WL_MEMBER_MEMORY, int **: WL_MEMBER_MEMORY, char ***: WL_MEMBER_MEMORY)
+
+/* The designators of a field that is member `member_` of the data (a `type`) as it is, in braces with any others:
+ * {WL_FIELD_MEMBER("count", lang_gen, n_new)}. Whole numbers and doubles are numbers, strings strings, a
+ * wl_value * a new reference to the value. */
+#define WL_FIELD_MEMBER(name_, type, member_)                                                                          \
+    .name = (name_), .member = WL_MEMBER_OF(((type *)0)->member_), .at = offsetof(type, member_)
+
+/* The same for a member that is a char array holding a NUL-terminated string. */
+#define WL_FIELD_CHARS(name_, type, member_)                                                                           \
+    .name = (name_), .member = _Generic(&(((type *)0)->member_)[0], char *: WL_MEMBER_CHARS),                         \
+    .at = offsetof(type, member_)
+
 /* One field of a value type, $x.NAME. A type's table of them is the one place its fields are declared: it drives
  * field access, the list that errors, completion and help show, and the value's JSON (lang_fields.c). */
 typedef struct wl_field {
     const char *name;
-    /* A new reference to the field of self, or NULL with err filled (it cannot be had: too large, no vocabulary). */
+    /* A new reference to the field of self, or NULL with err filled (it cannot be had: too large, no vocabulary).
+     * NULL: the field is the member of self's data that `member` and `at` name (WL_FIELD_MEMBER). */
     wl_value *(*get)(wl_value *self, wl_err *err);
+    wl_member member;        /* with get NULL: the member's type */
+    size_t at;               /* with get NULL: the member's offset in the data */
     /* Whether self has the field (an mlp's forward_details has no .Q); NULL: every value of the type has it. */
     int (*has)(const void *data);
     const char *about;       /* what help adds after .NAME ("document counts"), or NULL */
@@ -48,10 +87,20 @@ typedef struct wl_field {
     int no_json;             /* left out of the JSON: too long to send with every display (.all: every word's p) */
 } wl_field;
 
+/* A member of a type's data that the value owns and frees with it: a string or memory (free) or a value (wl_unref). */
+typedef struct wl_owned {
+    wl_member member;        /* WL_MEMBER_STR, WL_MEMBER_MEMORY or WL_MEMBER_VALUE; WL_MEMBER_NONE ends a list */
+    size_t at;               /* the member's offset in the data */
+} wl_owned;
+#define WL_OWNS(type, member_) {.member = WL_OWNED_OF(((type *)0)->member_), .at = offsetof(type, member_)}
+
 typedef struct wl_objtype {
     const char *name;        /* "model", "tensor" ...: used in type errors and `help` */
     const wl_field *fields;  /* its fields, ending with {0}; NULL: none */
+    /* The data is freed (wl_obj_free) by free, when there is one (what the members below cannot say: a model, labels),
+     * then each member in owns (ending with {0}), then the data itself. */
     void (*free)(void *data);
+    const wl_owned *owns;
     /* Fills out->text_plain (required) and any of text_html, image_svg, app_json. Without app_json, the JSON is
      * {"type": name, then every field the value has, by name}. Returns 0 / -1. */
     int (*render)(const void *data, wl_mime *out, wl_err *err);
@@ -88,6 +137,9 @@ wl_value *wl_list_nums(const double *x, int n);     /* a list of the numbers x [
 wl_value *wl_obj(const wl_objtype *t, void *data);   /* takes ownership of data */
 wl_value *wl_ref(wl_value *v);
 void wl_unref(wl_value *v);
+/* Frees data of type t (the type's free, its owned members, the data): what wl_unref does for an object's last
+ * reference, and what a constructor does with data it made but gives no value. */
+void wl_obj_free(const wl_objtype *t, void *data);
 /* The object's data if v is an object of type t, else NULL. */
 void *wl_obj_data(const wl_value *v, const wl_objtype *t);
 

@@ -115,7 +115,7 @@ static void check_json(const wl_value *v, const char *var, const char *const *na
             }
             const cJSON *item = cJSON_GetObjectItemCaseSensitive(j, f->name);
             CHECK_MSG(item != NULL, "$%s: field .%s is not in its JSON %.200s", var, f->name, m.app_json);
-            wl_value *x = f->get((wl_value *)v, &err);
+            wl_value *x = wl_value_field((wl_value *)v, f->name, &err);
             CHECK_MSG(x != NULL, "$%s.%s: %s", var, f->name, err.msg);
             wl_buf b = {0};
             if (x) wl_value_json(&b, x, &err);
