@@ -47,10 +47,8 @@ static int cmd_tokenize(wl_call *c, wl_value **out)
 {
     wl_tokens t;
     if (tokens_of(c, 0, &t)) return -1;
-    wl_value *l = wl_list();
-    for (size_t i = 0; i < t.n; i++) wl_list_push(l, wl_str(t.tok[i]));
+    *out = wl_list_strs(t.tok, t.n);
     wl_tokens_free(&t);
-    *out = l;
     return 0;
 }
 

@@ -220,13 +220,7 @@ static int heads_render(const void *p, wl_mime *out, wl_err *err)
 
 static const lang_heads *H(const wl_value *v) { return v->data; }
 static wl_value *heads_query(wl_value *v, wl_err *err) { (void)err; return wl_int(H(v)->query + 1); }
-static wl_value *heads_tokens(wl_value *v, wl_err *err)
-{
-    (void)err;
-    wl_value *l = wl_list();
-    for (int i = 0; i < H(v)->n; i++) wl_list_push(l, wl_str(H(v)->labels[i]));
-    return l;
-}
+static wl_value *heads_tokens(wl_value *v, wl_err *err) { (void)err; return wl_list_strs(H(v)->labels, (size_t)H(v)->n); }
 static wl_value *heads_weights(wl_value *v, wl_err *err)
 {
     (void)err;

@@ -77,13 +77,7 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
 }
 
 static const lang_losses *L(const wl_value *v) { return v->data; }
-static wl_value *losses_tokens(wl_value *v, wl_err *err)
-{
-    (void)err;
-    wl_value *l = wl_list();
-    for (int i = 0; i < L(v)->n; i++) wl_list_push(l, wl_str(L(v)->tokens[i]));
-    return l;
-}
+static wl_value *losses_tokens(wl_value *v, wl_err *err) { (void)err; return wl_list_strs(L(v)->tokens, (size_t)L(v)->n); }
 static wl_value *losses_p(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(L(v)->p, L(v)->n); }
 static wl_value *losses_losses(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(L(v)->loss, L(v)->n); }
 

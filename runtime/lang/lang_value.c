@@ -92,6 +92,13 @@ wl_value *wl_list_nums(const double *x, int n)
     return l;
 }
 
+wl_value *wl_list_strs(char *const *s, size_t n)
+{
+    wl_value *l = wl_list();
+    for (size_t i = 0; i < n; i++) wl_list_push(l, wl_str(s[i]));
+    return l;
+}
+
 wl_value *wl_obj(const wl_objtype *t, void *data)
 {
     wl_value *v = new_value(WL_V_OBJ);

@@ -14,7 +14,6 @@ static void vocab_free(void *d)
     lang_vocab *lv = d;
     if (lv->owner) wl_unref(lv->owner);
     else wl_vocab_free(&lv->own);
-    free(lv);
 }
 
 #define VOCAB_SHOW 48
@@ -58,10 +57,7 @@ static wl_value *vocab_profile(wl_value *self, wl_err *err) { (void)err; return 
 static wl_value *vocab_itos(wl_value *self, wl_err *err)
 {
     (void)err;
-    const wl_vocab *v = lang_vocab_get(self);
-    wl_value *l = wl_list();
-    for (size_t i = 0; i < v->n; i++) wl_list_push(l, wl_str(v->itos[i]));
-    return l;
+    return wl_list_strs(lang_vocab_get(self)->itos, lang_vocab_get(self)->n);
 }
 
 static const wl_field VOCAB_FIELDS[] = {{.name = "size", .get = vocab_size}, {.name = "profile", .get = vocab_profile}, {.name = "itos", .get = vocab_itos}, {0}};

@@ -134,6 +134,7 @@ wl_value *wl_strn(const char *s, size_t n);
 wl_value *wl_list(void);
 void wl_list_push(wl_value *list, wl_value *item);   /* takes the reference to item */
 wl_value *wl_list_nums(const double *x, int n);     /* a list of the numbers x [n] */
+wl_value *wl_list_strs(char *const *s, size_t n);   /* a list of the strings s [n] */
 wl_value *wl_obj(const wl_objtype *t, void *data);   /* takes ownership of data */
 wl_value *wl_ref(wl_value *v);
 void wl_unref(wl_value *v);
