@@ -3,10 +3,7 @@
 # Sets: here src build wordlab tmp port token; browser_server PID is stopped and $tmp removed on exit;
 # browser_drive runs a test script against the server.
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-src="$(cd "$here/../.." && pwd)"
-build="${WL_BUILD_DIR:-$src/build}"
-wordlab="${WORDLAB:-$build/wordlab}"
+source "$(dirname "${BASH_SOURCE[0]}")/paths.sh"
 
 # Every tool must be there: a missing one fails the test, it is never skipped.
 for tool in node npm /usr/bin/python3; do

@@ -2,11 +2,8 @@
 # demo.sh: the browser demo test: serves the built page (build/demo) on 127.0.0.1 and drives Debian's chromium through playwright-core (demo.mjs).
 # usage: tests/browser/demo.sh DEMO_DIR   (env: WORDLAB = the native program, WL_BUILD_DIR = where the screenshot goes)
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-src="$(cd "$here/../.." && pwd)"
+source "$(dirname "$0")/paths.sh"
 demo="${1:?usage: demo.sh DEMO_DIR}"
-build="${WL_BUILD_DIR:-$src/build}"
-wordlab="${WORDLAB:-$build/wordlab}"
 shot="$build/demo-page.png"
 
 # Every tool must be there: a missing one fails the test, it is never skipped.

@@ -7,12 +7,10 @@
 #          and an interrupt) and lesson 02 on the build for engines without relaxed SIMD (its exact fma emulation);
 #          about a minute, in `make test`; full: every lesson (`make test-lite`, `make bench`)
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-src="$(cd "$here/../.." && pwd)"
+source "$(dirname "$0")/paths.sh"
 site="${1:?usage: lite.sh SITE_DIR quick|full [RESULT.json]}"
 mode="${2:?usage: lite.sh SITE_DIR quick|full [RESULT.json]}"
-build="${WL_BUILD_DIR:-$src/build}"
-export WORDLAB="${WORDLAB:-$build/wordlab}"
+export WORDLAB="$wordlab"
 [ -x "$WORDLAB" ] || { echo "lite test: $WORDLAB is not built" >&2; exit 1; }
 [ -f "$site/build.stamp" ] || { echo "lite test: $site is not built (make lite)" >&2; exit 1; }
 [ -x /usr/bin/chromium ] || { echo "lite test: /usr/bin/chromium is missing (Debian package chromium)" >&2; exit 1; }
