@@ -354,6 +354,15 @@ def test_many_quick_executes_keep_order(kernel):
     assert alive(kc)
 
 
+def expect_exit(km, kc):
+    """After a shutdown reply: the kernel's process exits by itself, with status 0; the client and manager close."""
+    proc = km.provisioner.process
+    proc.wait(timeout=ku.TIMEOUT)
+    assert proc.returncode == 0
+    kc.stop_channels()
+    km.cleanup_resources()
+
+
 def test_shutdown_and_restart_on_same_ports():
     km, kc = ku.start()
     try:
@@ -377,11 +386,7 @@ def test_shutdown_and_restart_on_same_ports():
     kc.control_channel.send(msg)
     reply = kc.get_control_msg(timeout=ku.TIMEOUT)
     assert reply["msg_type"] == "shutdown_reply" and reply["content"] == {"status": "ok", "restart": False}
-    proc = km.provisioner.process
-    proc.wait(timeout=ku.TIMEOUT)
-    assert proc.returncode == 0
-    kc.stop_channels()
-    km.cleanup_resources()
+    expect_exit(km, kc)
 
 
 def test_shutdown_on_shell():
@@ -390,11 +395,7 @@ def test_shutdown_on_shell():
     kc.shell_channel.send(msg)
     reply = ku.shell_reply(kc, msg["header"]["msg_id"])
     assert reply["content"] == {"status": "ok", "restart": True}
-    proc = km.provisioner.process
-    proc.wait(timeout=ku.TIMEOUT)
-    assert proc.returncode == 0
-    kc.stop_channels()
-    km.cleanup_resources()
+    expect_exit(km, kc)
 
 
 def test_kernel_info_waits_for_an_iopub_subscriber():
