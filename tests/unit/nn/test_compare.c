@@ -51,6 +51,14 @@ static void tiny_config(wl_compare_config *cfg)
     cfg->nseeds = 2;   /* 11, 29 */
 }
 
+/* The tiny protocol in cfg and the directory of its run, root/NAME, in dir [DIR_MAX]. */
+enum { DIR_MAX = 512 };
+static void tiny_run(wl_compare_config *cfg, char *dir, const char *name)
+{
+    tiny_config(cfg);
+    snprintf(dir, DIR_MAX, "%s/%s", root, name);
+}
+
 static const char *path_in(const char *dir, const char *name)
 {
     static char buf[512];
@@ -116,11 +124,10 @@ static counter run_to_end(const wl_corpus *c, const char *dir, const wl_compare_
 static void test_full_run(const wl_corpus *c, cJSON **reference)
 {
     wl_compare_config cfg;
-    tiny_config(&cfg);
+    char dir[DIR_MAX];
+    tiny_run(&cfg, dir, "full");
     wl_compare_status st;
     wl_err err = {{0}};
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s/full", root);
     counter cnt = run_to_end(c, dir, &cfg, NULL, &st);
     CHECK(st.nruns == 6 && st.done == 6 && st.kept == 0 && !st.interrupted);
     CHECK(cnt.started == 6 && cnt.done == 6 && cnt.steps == 18);
@@ -202,11 +209,10 @@ static void check_interrupted_same(const cJSON *ref)
 static void test_resume_after_interrupt(const wl_corpus *c, const cJSON *ref)
 {
     wl_compare_config cfg;
-    tiny_config(&cfg);
+    char dir[DIR_MAX];
+    tiny_run(&cfg, dir, "interrupted");
     wl_compare_status st;
     wl_err err = {{0}};
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s/interrupted", root);
     volatile sig_atomic_t flag = 0;
     counter cnt = {.stop_run = 4, .stop_step = 2, .kill_run = -1, .flag = &flag};   /* attention, seed 29 */
     CHECK(wl_compare_run(c, dir, &cfg, on_progress, &cnt, &flag, &st, &err) == 0);
@@ -268,9 +274,8 @@ static void test_resume_after_interrupt(const wl_corpus *c, const cJSON *ref)
 static void test_kill9(const wl_corpus *c, const cJSON *ref)
 {
     wl_compare_config cfg;
-    tiny_config(&cfg);
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s/killed", root);
+    char dir[DIR_MAX];
+    tiny_run(&cfg, dir, "killed");
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
