@@ -61,12 +61,7 @@ static int corpus_render(const void *d, wl_mime *out, wl_err *err)
 }
 
 static const lang_corpus *C(const wl_value *v) { return v->data; }
-static wl_value *corpus_source(wl_value *v, wl_err *err) { (void)err; return wl_str(C(v)->c.source); }
-static wl_value *corpus_profile(wl_value *v, wl_err *err) { (void)err; return wl_str(C(v)->c.profile.name); }
 static wl_value *corpus_vocab(wl_value *v, wl_err *err) { (void)err; return lang_vocab_value(v, &C(v)->c.vocab); }
-static wl_value *corpus_train(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)C(v)->c.n[WL_TRAIN]); }
-static wl_value *corpus_validation(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)C(v)->c.n[WL_VALIDATION]); }
-static wl_value *corpus_test(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)C(v)->c.n[WL_TEST]); }
 static wl_value *corpus_audit(wl_value *v, wl_err *err)
 {
     char *a = wl_corpus_audit_text(&C(v)->c);
@@ -88,13 +83,13 @@ static wl_value *corpus_story(wl_value *v, wl_err *err)
 /* The JSON gives the audit as its table's numbers, and leaves out the vocabulary and the story. */
 static const wl_field CORPUS_FIELDS[] = {
     {.name = "vocab", .get = corpus_vocab, .no_json = 1},
-    {.name = "train", .get = corpus_train},
-    {.name = "validation", .get = corpus_validation},
-    {.name = "test", .get = corpus_test, .about = "document counts"},
+    {WL_FIELD_MEMBER("train", lang_corpus, c.n[WL_TRAIN])},
+    {WL_FIELD_MEMBER("validation", lang_corpus, c.n[WL_VALIDATION])},
+    {WL_FIELD_MEMBER("test", lang_corpus, c.n[WL_TEST]), .about = "document counts"},
     {.name = "audit", .get = corpus_audit},
     {.name = "story", .get = corpus_story, .no_json = 1},
-    {.name = "source", .get = corpus_source},
-    {.name = "profile", .get = corpus_profile},
+    {WL_FIELD_MEMBER("source", lang_corpus, c.source)},
+    {WL_FIELD_MEMBER("profile", lang_corpus, c.profile.name)},
     {0},
 };
 

@@ -78,10 +78,6 @@ static int tables_render(const void *d, wl_mime *out, wl_err *err)
 static const wl_seq_lesson *SL(const wl_value *v) { return &((const seq_tables *)v->data)->l; }
 static int tables_have_heads(const void *d) { return ((const seq_tables *)d)->l.heads != NULL; }
 static int tables_have_order(const void *d) { return ((const seq_tables *)d)->l.order_pos != 0; }
-static wl_value *tables_seed(wl_value *v, wl_err *err) { (void)err; return wl_int((long long)SL(v)->opts.seed); }
-static wl_value *tables_train_rate(wl_value *v, wl_err *err) { (void)err; return wl_num(SL(v)->summary.train_rate); }
-static wl_value *tables_test_rate(wl_value *v, wl_err *err) { (void)err; return wl_num(SL(v)->summary.test_rate); }
-static wl_value *tables_baseline(wl_value *v, wl_err *err) { (void)err; return wl_num(SL(v)->summary.baseline); }
 static wl_value *tables_example(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(SL(v)->summary.example, WL_SEQ_T); }
 /* Per head count: each run's accuracy (means 0) or their mean (means 1). */
 static wl_value *tables_accuracy(const wl_seq_lesson *l, int means)
@@ -114,10 +110,10 @@ static wl_value *tables_order_largest(wl_value *v, wl_err *err) { (void)err; ret
 #define FROM_ORDER "from seq_order or seq_lesson"
 /* The JSON gives the runs as "nets" (each with its accuracy, separation and centers) rather than by field. */
 static const wl_field TABLES_FIELDS[] = {
-    {.name = "seed", .get = tables_seed},
-    {.name = "train_rate", .get = tables_train_rate},
-    {.name = "test_rate", .get = tables_test_rate},
-    {.name = "baseline", .get = tables_baseline},
+    {WL_FIELD_MEMBER("seed", seq_tables, l.opts.seed)},
+    {WL_FIELD_MEMBER("train_rate", seq_tables, l.summary.train_rate)},
+    {WL_FIELD_MEMBER("test_rate", seq_tables, l.summary.test_rate)},
+    {WL_FIELD_MEMBER("baseline", seq_tables, l.summary.baseline)},
     {.name = "example", .get = tables_example},
     {.name = "accuracies", .get = tables_accuracies, .has = tables_have_heads, .about = "per head count, per run",
      .when = FROM_HEADS, .no_json = 1},
@@ -219,13 +215,8 @@ static int net_render(const void *d, wl_mime *out, wl_err *err)
 }
 
 static const lang_seq_net *SN(const wl_value *v) { return v->data; }
-static wl_value *net_accuracy(wl_value *v, wl_err *err) { (void)err; return wl_num(SN(v)->r.acc); }
 static wl_value *net_centers(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(SN(v)->r.center, SN(v)->r.H); }
-static wl_value *net_separation(wl_value *v, wl_err *err) { (void)err; return wl_num(SN(v)->r.separation); }
 static wl_value *net_params(wl_value *v, wl_err *err) { (void)err; return wl_list_nums(SN(v)->r.net.p, WL_SEQ_NPARAMS); }
-static wl_value *net_heads(wl_value *v, wl_err *err) { (void)err; return wl_int(SN(v)->r.H); }
-static wl_value *net_run(wl_value *v, wl_err *err) { (void)err; return wl_int(SN(v)->r.run); }
-static wl_value *net_positions(wl_value *v, wl_err *err) { (void)err; return wl_int(SN(v)->r.positions); }
 static wl_value *net_weights(wl_value *v, wl_err *err)
 {
     (void)err;
@@ -236,14 +227,14 @@ static wl_value *net_weights(wl_value *v, wl_err *err)
 
 /* The net, its plot and its parameters: three views with the same fields. */
 static const wl_field NET_FIELDS[] = {
-    {.name = "accuracy", .get = net_accuracy},
+    {WL_FIELD_MEMBER("accuracy", lang_seq_net, r.acc)},
     {.name = "centers", .get = net_centers},
-    {.name = "separation", .get = net_separation},
+    {WL_FIELD_MEMBER("separation", lang_seq_net, r.separation)},
     {.name = "weights", .get = net_weights, .about = "per head, per step"},
     {.name = "params", .get = net_params},
-    {.name = "heads", .get = net_heads},
-    {.name = "run", .get = net_run},
-    {.name = "positions", .get = net_positions},
+    {WL_FIELD_MEMBER("heads", lang_seq_net, r.H)},
+    {WL_FIELD_MEMBER("run", lang_seq_net, r.run)},
+    {WL_FIELD_MEMBER("positions", lang_seq_net, r.positions)},
     {0},
 };
 
