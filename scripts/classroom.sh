@@ -63,7 +63,8 @@ for dir in "$prefix" "$homes" "$cache"; do reachable "$dir"; done
 install -m 755 "$build/wordlab" "$prefix/bin/wordlab.new" && mv -f "$prefix/bin/wordlab.new" "$prefix/bin/wordlab"
 rm -rf "$prefix/bin/lab" && mkdir -p "$prefix/bin/lab" && cp -r "$build/lab/labextension" "$prefix/bin/lab/"
 mkdir -p "$prefix/scripts"
-install -m 755 "$src/scripts/lab-singleuser.sh" "$src/scripts/kernel-dir.sh" "$src/scripts/lessons-copy.sh" "$prefix/scripts/"
+install -m 755 "$src/scripts/lab-singleuser.sh" "$src/scripts/kernel-dir.sh" "$src/scripts/lessons-copy.sh" \
+    "$src/share/classroom/singleuser.py" "$prefix/scripts/"
 rm -rf "$prefix/artifacts" && cp -r "$src/share/artifacts" "$prefix/artifacts"
 rm -rf "$prefix/lessons" "$prefix/notebooks" && mkdir "$prefix/lessons" "$prefix/notebooks"
 for wlab in "$src"/lessons/*.wlab; do

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # lab-singleuser.sh: one student's server under the classroom's JupyterHub, run as the student: the lessons copied
 # into the home (lessons-copy.sh, beside this script: new and updated lessons, signed for the student), then
-# jupyterhub-singleuser of the environment VENV (JupyterLab 4 and Notebook 7 with the wordlab extension), its kernels
-# on ipc in a directory only the student may open (kernel-dir.sh, beside this script).
+# jupyterhub-singleuser of the environment VENV (JupyterLab 4 and Notebook 7 with the wordlab extension; started by
+# singleuser.py, beside this script, without the modules it never uses), its kernels on ipc in a directory only the
+# student may open (kernel-dir.sh, beside this script).
 # usage (the hub's Spawner.cmd): lab-singleuser.sh VENV [jupyterhub-singleuser arguments...]
 set -euo pipefail
 here="$(dirname "$0")"
@@ -12,4 +13,4 @@ shift
 bash "$here/lessons-copy.sh" "$HOME" "$venv"
 JUPYTER_RUNTIME_DIR="$(bash "$here/kernel-dir.sh" "$venv")"
 export JUPYTER_RUNTIME_DIR
-exec "$venv/bin/jupyterhub-singleuser" "$@"
+exec "$venv/bin/python" "$here/singleuser.py" "$@"

@@ -112,9 +112,12 @@ c.Spawner.http_timeout = 300
 # kernels find the bundled checkpoints in the prefix, and read the shared cache of computed results (generated
 # corpora, their windows, the bundled checkpoints' weights and scores), computed once for the class and mapped by
 # every kernel; what it lacks a student's kernel computes for itself without storing it.
+# MALLOC_ARENA_MAX=2: glibc's malloc keeps an arena per thread up to 8 per core; two are enough for a student's server
+# (tornado and zmq threads) and kernels, and each arena more holds freed memory of its own.
 c.Spawner.environment = {
     "WORDLAB_ARTIFACTS": os.path.join(prefix, "artifacts"),
     "WORDLAB_CACHE": env("WORDLAB_CLASSROOM_CACHE", "/var/cache/wordlab-classroom"),
+    "MALLOC_ARENA_MAX": "2",
 }
 # The environment's jupyterhub-singleuser, with the kernels on ipc (the environment's setting) in a folder only the
 # student may open: no other user of the machine can connect to them (TCP on localhost is open to every local user).
@@ -122,6 +125,12 @@ c.Spawner.environment = {
 c.Spawner.cmd = ["nice", "-n", "5",
                  "bash", os.path.join(prefix, "scripts", "lab-singleuser.sh"), os.path.join(prefix, "venv")]
 c.Spawner.default_url = "/lab" if ui == "lab" else "/tree"
+# The server loads only what the lessons use: JupyterLab (and Notebook 7 for UI=notebook). Off: terminals (a shell on
+# this machine, which the lessons do not need), the language servers' bridge (jupyter_lsp), the classic notebook's
+# shim, and Notebook 7 under JupyterLab. Each extension loaded is memory and start-up CPU paid once per student.
+# REAL DEPLOYMENT: turn terminals back on (remove jupyter_server_terminals here) if students should have a shell.
+UNUSED_EXTENSIONS = ["jupyter_lsp", "jupyter_server_terminals", "notebook_shim"] + (["notebook"] if ui == "lab" else [])
+c.Spawner.args = ["--ServerApp.jpserver_extensions=%r" % {name: False for name in UNUSED_EXTENSIONS}]
 
 
 ACCOUNTS = asyncio.Lock()  # one useradd at a time: two at once fail on the lock of /etc/passwd (status 1)

@@ -5,7 +5,7 @@ and shared cache in a temporary folder and what the students run in a prefix und
 start_classroom). Checked: no login without the real password, the admin's included (a wrong one, an empty one, the
 other role's); each student's server and kernels run as a Unix user of their own, never root; homes lie outside the
 build and the source tree, each the student's only; a student gets JupyterLab 4 with the wordlab kernel and the four
-lessons, signed for them; the port is the classroom's own; Ctrl-C stops the hub and every student's server. Every
+lessons, signed for them, from a server without terminals or the hub's encryption module; the port is the classroom's own; Ctrl-C stops the hub and every student's server. Every
 account the classroom made is removed. As a user other than root, the classroom must refuse to start.
 """
 import os
@@ -167,7 +167,12 @@ def test_each_student_a_unix_user_of_their_own_with_the_lessons(classroom):
         assert pw.pw_uid != 0
         procs = hub_children(account)
         cmds = [" ".join(p.cmdline()) for p in procs]
-        assert any("jupyterhub-singleuser" in c for c in cmds) and any("wordlab kernel" in c for c in cmds), cmds
+        assert any("singleuser.py" in c for c in cmds) and any("wordlab kernel" in c for c in cmds), cmds
+        # The server loads only what the lessons use (jupyterhub_config.py, singleuser.py): no terminals, and not
+        # the hub's encryption (cryptography's compiled module), which it never uses.
+        assert s.get(classroom.base + "/user/%s/api/terminals" % account, timeout=60).status_code == 404
+        server = next(p for p in procs if "singleuser.py" in " ".join(p.cmdline()))
+        assert "/cryptography/" not in Path("/proc/%d/maps" % server.pid).read_text(), server.cmdline()
         for p in procs:  # as the student, at the priority of everything else (the hub and its proxy run ahead)
             assert p.uids().effective == pw.pw_uid and p.uids().real == pw.pw_uid, (account, p.cmdline(), p.uids())
             assert p.nice() == 0, (account, p.cmdline(), p.nice())
