@@ -13,8 +13,10 @@ cells.  It reports:
   first idle   seconds from posting the login form to the first kernel's first idle status
   p50/p95/p99  cell latency, from sending execute_request to the kernel's idle status for it
   failures     cells that gave an error or no reply, servers or kernels that did not start
+  load         the 1-minute load average during the class (its range, sampled every second) and at its end
   MB/student   the peak resident memory (RSS; PSS beside it, which counts shared pages once) of a student's
-               single-user server and its kernels, sampled every second
+               single-user server and its kernels, sampled every second; then the PSS peaks of the server alone
+               and of the kernels alone
 
 Capacity is the largest N whose p95 cell latency stays under 2 s with no failure.  Everything talks to 127.0.0.1
 only; the hub and every server it started are stopped at the end, and every user (and Unix account) is deleted.
@@ -196,19 +198,29 @@ def student_processes(prefix):
     return found
 
 
+def is_kernel(p):
+    """Whether a student's process is a kernel (wordlab, or ipykernel) rather than their server or its helpers."""
+    cmd = p.cmdline()
+    return bool(cmd) and (os.path.basename(cmd[0]) == "wordlab" or "ipykernel_launcher" in cmd)
+
+
 def sample_memory(prefix):
-    """{user: (rss_bytes, pss_bytes)} summed over the user's processes now."""
+    """{user: (rss_bytes, pss_bytes, server_pss_bytes, kernels_pss_bytes)} summed over the user's processes now."""
     out = {}
     for user, procs in student_processes(prefix).items():
-        rss = pss = 0
+        rss = server = kernels = 0
         for p in procs:
             try:
                 m = p.memory_full_info()
+                kernel = is_kernel(p)
             except (psutil.Error, OSError):
                 continue
             rss += m.rss
-            pss += m.pss
-        out[user] = (rss, pss)
+            if kernel:
+                kernels += m.pss
+            else:
+                server += m.pss
+        out[user] = (rss, server + kernels, server, kernels)
     return out
 
 
@@ -305,14 +317,15 @@ async def run_class(hub, n, level, args, cells, rng):
     password = hub.password()
     students = [Student(hub, u, args.kernel, cells, random.Random(rng.random()), args.think) for u in names]
     peaks = {}
+    loads = []  # the 1-minute load average, each second of the class
     done = asyncio.Event()
 
     async def sampler():
         loop = asyncio.get_running_loop()
         while not done.is_set():
-            for user, (rss, pss) in (await loop.run_in_executor(None, sample_memory, prefix)).items():
-                r, p = peaks.get(user, (0, 0))
-                peaks[user] = (max(r, rss), max(p, pss))
+            for user, now in (await loop.run_in_executor(None, sample_memory, prefix)).items():
+                peaks[user] = tuple(max(a, b) for a, b in zip(peaks.get(user, (0, 0, 0, 0)), now))
+            loads.append(os.getloadavg()[0])
             try:
                 await asyncio.wait_for(done.wait(), 1.0)
             except asyncio.TimeoutError:
@@ -353,17 +366,22 @@ async def run_class(hub, n, level, args, cells, rng):
         "login_median_s": statistics.median(logins) if logins else float("nan"),
         "login_max_s": max(logins) if logins else float("nan"),
         "load_average": os.getloadavg(),
+        "load_1min_range": (min(loads), max(loads)) if loads else (float("nan"), float("nan")),
         "p50_s": percentile(lat, 0.50), "p95_s": percentile(lat, 0.95), "p99_s": percentile(lat, 0.99),
-        "rss_mb_per_student": statistics.mean(r for r, _ in peaks.values()) / mb if peaks else float("nan"),
-        "pss_mb_per_student": statistics.mean(p for _, p in peaks.values()) / mb if peaks else float("nan"),
+        "rss_mb_per_student": statistics.mean(x[0] for x in peaks.values()) / mb if peaks else float("nan"),
+        "pss_mb_per_student": statistics.mean(x[1] for x in peaks.values()) / mb if peaks else float("nan"),
+        "server_pss_mb_per_student": statistics.mean(x[2] for x in peaks.values()) / mb if peaks else float("nan"),
+        "kernels_pss_mb_per_student": statistics.mean(x[3] for x in peaks.values()) / mb if peaks else float("nan"),
     }
 
 
 def print_row(r, out):
-    print("%8d %6d %9.2f %9.2f %9.2f %9.2f %7.3f %7.3f %7.3f %8.1f %8.1f %8d %7.1f  %s" % (
+    print("%8d %6d %9.2f %9.2f %9.2f %9.2f %7.3f %7.3f %7.3f %8.1f %8.1f %6.1f %6.1f %8d %7.1f  %s" % (
         r["students"], r["cells"], r["login_median_s"], r["login_max_s"], r["first_idle_median_s"],
         r["first_idle_max_s"], r["p50_s"], r["p95_s"], r["p99_s"], r["rss_mb_per_student"], r["pss_mb_per_student"],
-        len(r["failures"]), r["wall_s"], "/".join("%.1f" % x for x in r["load_average"])), file=out, flush=True)
+        r["server_pss_mb_per_student"], r["kernels_pss_mb_per_student"], len(r["failures"]), r["wall_s"],
+        "%.1f-%.1f, at the end %s" % (*r["load_1min_range"], "/".join("%.1f" % x for x in r["load_average"]))),
+        file=out, flush=True)
     for f in r["failures"][:5]:
         print("         failure: %s" % f, file=out, flush=True)
 
@@ -403,8 +421,8 @@ async def main_async(args):
             print("kernel %s; %d cells per student (%s); think time %.1f s (0.5x-1.5x); %d cores (%s), %.0f GiB"
                   % (args.kernel, sum(len(c) for _, c in cells), " + ".join(names), args.think,
                      psutil.cpu_count(), cpu, psutil.virtual_memory().total / 2**30), flush=True)
-            print("students  cells login med login max  idle med  idle max  p50 s   p95 s   p99 s   RSS MB   PSS MB  "
-                  "failures  wall s  load average (1/5/15 min, at the end)", flush=True)
+            print("students  cells login med login max  idle med  idle max  p50 s   p95 s   p99 s   RSS MB   PSS MB "
+                  "server kernels failures  wall s  load average (1 min during the class, 1/5/15 min at the end)", flush=True)
             for level, n in enumerate(args.sizes):
                 need = (results[-1]["pss_mb_per_student"] * n * 2**20) if results else 0
                 if need and need > psutil.virtual_memory().available * 0.9:
