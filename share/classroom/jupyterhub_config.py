@@ -130,7 +130,10 @@ c.Spawner.default_url = "/lab" if ui == "lab" else "/tree"
 # shim, and Notebook 7 under JupyterLab. Each extension loaded is memory and start-up CPU paid once per student.
 # REAL DEPLOYMENT: turn terminals back on (remove jupyter_server_terminals here) if students should have a shell.
 UNUSED_EXTENSIONS = ["jupyter_lsp", "jupyter_server_terminals", "notebook_shim"] + (["notebook"] if ui == "lab" else [])
-c.Spawner.args = ["--ServerApp.jpserver_extensions=%r" % {name: False for name in UNUSED_EXTENSIONS}]
+# Nor does JupyterLab offer to rebuild itself (students cannot: the environment is root's) or check whether it should:
+# the check asks node for yarn's configuration, a 95 MB process, each time a student opens JupyterLab.
+c.Spawner.args = ["--ServerApp.jpserver_extensions=%r" % {name: False for name in UNUSED_EXTENSIONS},
+                  "--ServerApp.tornado_settings=%r" % {"page_config_data": {"buildAvailable": False, "buildCheck": False}}]
 
 
 ACCOUNTS = asyncio.Lock()  # one useradd at a time: two at once fail on the lock of /etc/passwd (status 1)

@@ -1,6 +1,7 @@
 """kernel_pss.py: N simulated students, each with two wordlab kernels (lessons 01 and 03), run every code cell of
-their lesson (the students at once, the cells in order); then each kernel's resident and proportional memory
-(/proc/PID/smaps_rollup: PSS counts a page shared by k processes as 1/k) and the cell latencies.
+their lesson (the students at once, the cells in order); then each kernel's resident, proportional and private memory
+(/proc/PID/smaps_rollup: PSS counts a page shared by k processes as 1/k; private pages are the kernel's alone) and the
+cell latencies.
 
     /usr/bin/python3 tests/load/kernel_pss.py --wordlab build/wordlab --students 10 [--cache DIR | --cache off]
 
@@ -41,7 +42,7 @@ def code_cells(path):
 def rollup(pid):
     text = Path(f"/proc/{pid}/smaps_rollup").read_text()
     get = lambda k: int(re.search(rf"^{k}:\s+(\d+) kB", text, re.M).group(1)) * 1024
-    return get("Rss"), get("Pss")
+    return get("Rss"), get("Pss"), get("Private_Clean") + get("Private_Dirty")
 
 
 def run_kernel(km, kc, cells, lat, errors):
@@ -90,7 +91,7 @@ def main():
         kc.stop_channels()
         km.shutdown_kernel(now=True)
     mb = 1 << 20
-    per_student = [(sum(r for r, _ in mem[i:i + 2]) / mb, sum(p for _, p in mem[i:i + 2]) / mb)
+    per_student = [(sum(m[0] for m in mem[i:i + 2]) / mb, sum(m[1] for m in mem[i:i + 2]) / mb)
                    for i in range(0, len(mem), 2)]
     lat.sort()
     r = {"students": a.students, "cache": a.cache or "default", "wall_s": round(wall, 1), "errors": errors,
@@ -98,8 +99,10 @@ def main():
          "max_s": round(lat[-1], 3),
          "rss_mb_per_student": round(statistics.mean(x for x, _ in per_student), 1),
          "pss_mb_per_student": round(statistics.mean(y for _, y in per_student), 1),
-         "pss_mb_kernel_01": round(statistics.mean(p for _, p in mem[0::2]) / mb, 1),
-         "pss_mb_kernel_03": round(statistics.mean(p for _, p in mem[1::2]) / mb, 1)}
+         "pss_mb_kernel_01": round(statistics.mean(m[1] for m in mem[0::2]) / mb, 1),
+         "pss_mb_kernel_03": round(statistics.mean(m[1] for m in mem[1::2]) / mb, 1),
+         "private_mb_kernel_01": round(statistics.mean(m[2] for m in mem[0::2]) / mb, 1),
+         "private_mb_kernel_03": round(statistics.mean(m[2] for m in mem[1::2]) / mb, 1)}
     print(json.dumps(r))
     if a.json:
         Path(a.json).write_text(json.dumps(r) + "\n")
