@@ -65,6 +65,7 @@ TORCH_SPEC = {"argv": ["/usr/bin/python3", "-m", "ipykernel_launcher", "-f", "{c
 P95_LIMIT = 2.0
 CELL_TIMEOUT = 300.0
 START_LIMIT = 1200.0  # a first start installs the prefix's environment (pip) and proxy (npm) and fills the cache
+SERVER_START_LIMIT = 900.0  # beyond the hub's own start and HTTP timeouts for a student's server (300 s each)
 ACCOUNT = "wl-"       # a student NAME's Unix account and hub user: wl-NAME
 
 
@@ -170,6 +171,32 @@ class Hub:
             except Exception:
                 await asyncio.sleep(0.2)
 
+    async def wait_server(self, user):
+        """Wait for a student's server as the hub's spawn page in a browser does: one request to the hub's progress
+        event stream, held open until the server is ready or failed (asking for the user's model once a second, 40
+        students kept the hub's event loop busy for seconds at a time, and routes to the proxy timed out)."""
+        events, pending = [], b""
+
+        def on_chunk(chunk):  # server-sent events: blocks of lines separated by a blank line; "data: JSON"
+            nonlocal pending
+            pending += chunk
+            while b"\n\n" in pending:
+                block, pending = pending.split(b"\n\n", 1)
+                events.extend(json.loads(line[5:]) for line in block.split(b"\n") if line.startswith(b"data:"))
+
+        r = await self.http.fetch(HTTPRequest(
+            self.base + "/hub/api/users/%s/server/progress" % user, headers={"Authorization": "token " + self.token},
+            streaming_callback=on_chunk, request_timeout=SERVER_START_LIMIT, connect_timeout=120), raise_error=False)
+        if any(e.get("ready") for e in events):
+            return
+        failed = [e.get("message", "") for e in events if e.get("failed")]
+        # The stream ended without an event (HTTP 400 once the server is up, or when it is not starting): ask once.
+        model = await self.request("GET", "/hub/api/users/%s" % user)
+        if not failed and model.get("servers", {}).get("", {}).get("ready"):
+            return
+        raise RuntimeError("the server of %s did not start (progress: HTTP %d%s)" % (
+            user, r.code, ", " + failed[-1] if failed else ""))
+
     def password(self):
         return (self.state / "state" / "class-password").read_text().strip()
 
@@ -236,14 +263,7 @@ class Student:
             t_login = time.monotonic()
             await hub.login(u[len(ACCOUNT):], password)
             await hub.request("POST", "/hub/api/users/%s/server" % u)
-            while True:
-                model = await hub.request("GET", "/hub/api/users/%s" % u)
-                server = model.get("servers", {}).get("", {})
-                if server.get("ready"):
-                    break
-                if not model.get("pending") and not server:
-                    raise RuntimeError("the server of %s did not start" % u)
-                await asyncio.sleep(1.0)  # as gently as a browser waiting for its server: the hub serves everyone
+            await hub.wait_server(u)
             self.login_s = time.monotonic() - t_login
             sessions = []  # a student keeps both lessons open, as in JupyterLab: both kernels stay up to the end
             try:
