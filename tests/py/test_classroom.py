@@ -5,8 +5,9 @@ and shared cache in a temporary folder and what the students run in a prefix und
 start_classroom). Checked: no login without the real password, the admin's included (a wrong one, an empty one, the
 other role's); each student's server and kernels run as a Unix user of their own, never root; homes lie outside the
 build and the source tree, each the student's only; a student gets JupyterLab 4 with the wordlab kernel and the four
-lessons, signed for them, from a server without terminals or the hub's encryption module; the port is the classroom's own; Ctrl-C stops the hub and every student's server. Every
-account the classroom made is removed. As a user other than root, the classroom must refuse to start.
+lessons, signed for them, from a server without terminals or the hub's encryption module; the port is the
+classroom's own; Ctrl-C stops the hub and every student's server. Every account the classroom made is removed. As a
+user other than root, the classroom must refuse to start.
 """
 import os
 import pwd
