@@ -14,6 +14,7 @@ static wl_value *field_get(const wl_field *f, wl_value *v, wl_err *err)
     switch (f->member) {
     case WL_MEMBER_INT: return wl_int(*(const int *)at);
     case WL_MEMBER_LONG: return wl_int(*(const long *)at);
+    case WL_MEMBER_LLONG: return wl_int(*(const long long *)at);
     case WL_MEMBER_ULONG: return wl_int((long long)*(const unsigned long *)at);
     case WL_MEMBER_ULLONG: return wl_int((long long)*(const unsigned long long *)at);
     case WL_MEMBER_DOUBLE: return wl_num(*(const double *)at);

@@ -40,7 +40,8 @@ typedef struct wl_value wl_value;
 typedef enum wl_member {
     WL_MEMBER_NONE,
     WL_MEMBER_INT,           /* int */
-    WL_MEMBER_LONG,          /* long */
+    WL_MEMBER_LONG,          /* long (int64_t on 64-bit Linux) */
+    WL_MEMBER_LLONG,         /* long long (int64_t elsewhere: WebAssembly) */
     WL_MEMBER_ULONG,         /* unsigned long (size_t, and uint64_t on 64-bit Linux) */
     WL_MEMBER_ULLONG,        /* unsigned long long (uint64_t elsewhere) */
     WL_MEMBER_DOUBLE,        /* double */
@@ -53,9 +54,9 @@ typedef enum wl_member {
 /* The wl_member of a field's lvalue (WL_MEMBER_OF) or of an owned one (WL_OWNED_OF); a type not listed fails to
  * compile. */
 #define WL_MEMBER_OF(lvalue)                                                                                           \
-    _Generic(&(lvalue), int *: WL_MEMBER_INT, long *: WL_MEMBER_LONG, unsigned long *: WL_MEMBER_ULONG,               \
-             unsigned long long *: WL_MEMBER_ULLONG, double *: WL_MEMBER_DOUBLE, char **: WL_MEMBER_STR,               \
-             const char **: WL_MEMBER_STR, wl_value **: WL_MEMBER_VALUE)
+    _Generic(&(lvalue), int *: WL_MEMBER_INT, long *: WL_MEMBER_LONG, long long *: WL_MEMBER_LLONG,                   \
+             unsigned long *: WL_MEMBER_ULONG, unsigned long long *: WL_MEMBER_ULLONG, double *: WL_MEMBER_DOUBLE,      \
+             char **: WL_MEMBER_STR, const char **: WL_MEMBER_STR, wl_value **: WL_MEMBER_VALUE)
 #define WL_OWNED_OF(lvalue)                                                                                            \
     _Generic(&(lvalue), char **: WL_MEMBER_STR, wl_value **: WL_MEMBER_VALUE, double **: WL_MEMBER_MEMORY,            \
              float **: WL_MEMBER_MEMORY, int **: WL_MEMBER_MEMORY, char ***: WL_MEMBER_MEMORY)

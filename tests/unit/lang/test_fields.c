@@ -256,6 +256,7 @@ static void test_field_that_cannot_be_had(void)
 typedef struct member_test {
     int i;
     long l;
+    long long ll;
     unsigned long ul;
     unsigned long long ull;
     double d;
@@ -270,6 +271,7 @@ static void test_member_fields(void)
 {
     static const wl_field fields[] = {
         {WL_FIELD_MEMBER("i", member_test, i)},     {WL_FIELD_MEMBER("l", member_test, l)},
+        {WL_FIELD_MEMBER("ll", member_test, ll)},
         {WL_FIELD_MEMBER("ul", member_test, ul)},   {WL_FIELD_MEMBER("ull", member_test, ull)},
         {WL_FIELD_MEMBER("d", member_test, d)},     {WL_FIELD_MEMBER("s", member_test, s)},
         {WL_FIELD_MEMBER("cs", member_test, cs)},   {WL_FIELD_CHARS("chars", member_test, chars)},
@@ -278,13 +280,13 @@ static void test_member_fields(void)
     static const wl_owned owns[] = {WL_OWNS(member_test, s), WL_OWNS(member_test, v), WL_OWNS(member_test, arr), {0}};
     static const wl_objtype type = {.name = "member test", .fields = fields, .owns = owns, .render = plain_render};
     member_test *m = wl_xcalloc(1, sizeof *m);
-    *m = (member_test){.i = -3, .l = -40000000000L, .ul = 4000000000ul, .ull = 7, .d = 0.25, .s = wl_xstrdup("owned"),
+    *m = (member_test){.i = -3, .l = -40000000000L, .ll = -5000000000LL, .ul = 4000000000ul, .ull = 7, .d = 0.25, .s = wl_xstrdup("owned"),
                        .cs = "static", .chars = "abc", .v = wl_str("inner"), .arr = wl_xmalloc(4 * sizeof(double))};
     wl_value *v = wl_obj(&type, m);
     wl_mime out = {0};
     wl_err err = {{0}};
     CHECK(wl_value_render(v, &out, &err) == 0);
-    CHECK_MSG(out.app_json && !strcmp(out.app_json, "{\"type\":\"member test\",\"i\":-3,\"l\":-40000000000,"
+    CHECK_MSG(out.app_json && !strcmp(out.app_json, "{\"type\":\"member test\",\"i\":-3,\"l\":-40000000000,\"ll\":-5000000000,"
                                                     "\"ul\":4000000000,\"ull\":7,\"d\":0.25,\"s\":\"owned\","
                                                     "\"cs\":\"static\",\"chars\":\"abc\",\"v\":\"inner\"}"),
               "%s", out.app_json ? out.app_json : "(none)");
