@@ -167,6 +167,10 @@ void wl_model_borrow_params(wl_model *m, float *params)
 
 /* One thread's scratch and private accumulators for the per-example loops (part 0 accumulates straight into
  * the gradients; the others are added to them in part order afterwards, so the sums are deterministic). */
+/* The embedding gradients sum each part of the batch on its own, then the parts in order: a fixed number of parts,
+ * so that the thread count (one in the browser) does not change their bits. */
+#define WL_GRAD_PARTS 2
+
 typedef struct ws_part {
     float *xs, *dxs;      /* [T,D] one example's X and dX */
     float *dtok, *dpos;   /* [V,D], [T,D] (parts 1..) */
@@ -220,7 +224,8 @@ static wl_model_ws *ws_create(const wl_model *m, int Bmax, int nthreads)
         WS_BUF(ws->X, B * WL_MLP_LDX);
         WS_BUF(ws->dX, B * WL_MLP_LDX);
     }
-    for (int p = 0; p < wl_pool_threads(ws->pool); p++) {
+    int nparts = wl_pool_threads(ws->pool) > WL_GRAD_PARTS ? wl_pool_threads(ws->pool) : WL_GRAD_PARTS;
+    for (int p = 0; p < nparts; p++) {
         WS_BUF(ws->parts[p].xs, T * D);
         WS_BUF(ws->parts[p].dxs, T * D);
         if (p > 0) {
@@ -396,12 +401,16 @@ static void body_reduce(void *arg, int p, int np)
     }
 }
 
-/* Runs the per-example backward body (each part zeroes its accumulators first), sums the parts. */
+/* Runs the per-example backward body (each part zeroes its accumulators first) over WL_GRAD_PARTS parts of the
+ * batch whatever the thread count (one thread runs them in turn), sums the parts. */
 static void embedding_grads(step *s, void (*body)(void *, int, int))
 {
     wl_model_ws *ws = s->ws;
-    int n = wl_pool_threads(ws->pool), k = s->B < n ? s->B : n;
-    wl_pool_run(ws->pool, body, s, k);
+    int k = s->B < WL_GRAD_PARTS ? s->B : WL_GRAD_PARTS;
+    if (wl_pool_threads(ws->pool) >= k)
+        wl_pool_run(ws->pool, body, s, k);
+    else
+        for (int p = 0; p < k; p++) body(s, p, k);
     s->nparts = k;
     if (k > 1) wl_pool_run(ws->pool, body_reduce, s, wl_pool_threads(ws->pool));
     for (int p = 1; p < k && s->g.pos; p++)

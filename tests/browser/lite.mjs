@@ -20,7 +20,8 @@ if (!url || !nativeFile || !shotDir || !userDataDir) {
 const { lessons: native, requests: nativeReplies, requests_sent: requestsSent, training, training_code: trainingCode } =
   JSON.parse(fs.readFileSync(nativeFile, 'utf8'));
 const nativeTraining = { code: trainingCode, outputs: training.outputs, updates: training.updates };
-const RUN_TIMEOUT_MS = 600_000;
+// The longest wait for a state (the page loaded, the kernel idle, Run All done): generous, as a loaded machine needs.
+const RUN_TIMEOUT_MS = 1_800_000;
 // Wall-clock figures, as tests/py/test_kernel_xeus_diff.py masks them: "0.1 s", "619/s", "1 s left".
 const TIMING = [/\d[\d,.]*\s*(?:ms|µs|s)\b/g, /\d[\d,.]*\/s\b/g, /\d[\d,.]* s left/g];
 const NUMBER = /-?\d+(?:\.\d+)?(?:e[-+]?\d+)?/g;
@@ -122,13 +123,14 @@ for (const [name, ref] of Object.entries(native)) {
   page.on('console', (m) => { const b = /^wordlab: (\S+)$/.exec(m.text()); if (b) build = b[1]; });
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   page.on('crash', () => console.error(`${name}: the page crashed`));
-  await page.goto(`${url}lab/index.html?path=${encodeURIComponent(name)}${portable ? '&wordlab-build=portable' : ''}`);
+  await page.goto(`${url}lab/index.html?path=${encodeURIComponent(name)}${portable ? '&wordlab-build=portable' : ''}`,
+                  { timeout: RUN_TIMEOUT_MS });
   // The notebook is open (window.lesson finds its panel) and its wordlab kernel has answered kernel_info.
   await page.waitForFunction((nb) => {
     window.lesson = () => [...(window.jupyterapp?.shell?.widgets('main') ?? [])].find((w) => w.context?.path === nb);
     const w = window.lesson();
     return w?.sessionContext?.session?.kernel?.name === 'wordlab' && w.sessionContext.session.kernel.status === 'idle';
-  }, name, { timeout: 600_000 });
+  }, name, { timeout: RUN_TIMEOUT_MS });
   const crossOriginIsolated = await page.evaluate(() => self.crossOriginIsolated);
   const want = portable ? 'wordlab-lite' : 'wordlab-lite-relaxed';
   console.log(`${name}: the worker runs ${build}`);
