@@ -40,7 +40,7 @@
 #define WL_GATE_SILENT_MS 60000
 #define WL_GATE_MESSAGE_MS 120000
 #define WL_GATE_IN_MAX (48 << 20)
-#define WL_GATE_OUT_MAX (16 << 20)
+#define WL_GATE_OUT_MAX (48 << 20)
 #define WL_GATE_PORT_OUT_MAX (64 << 20)
 #define WL_GATE_BURST 64
 #define WL_GATE_IOPUB_ENDPOINT "inproc://wordlab-iopub"   /* the kernel's threads PUSH what they publish here */

@@ -25,7 +25,7 @@ import test_security as ts
 
 FRAME_MAX = 16 << 20      # kernel_wire.h: WL_WIRE_FRAME_MAX
 IN_MAX = 48 << 20         # kernel_gate.h: WL_GATE_IN_MAX, what shell holds of its clients' messages
-OUT_MAX = 16 << 20        # kernel_gate.h: WL_GATE_OUT_MAX, what waits to be written to one connection
+OUT_MAX = 48 << 20        # kernel_gate.h: WL_GATE_OUT_MAX, what waits to be written to one connection
 CONNS_MAX = 32            # kernel_gate.h: WL_GATE_CONNS_MAX per port
 MIB = 1 << 20
 FENCE = 240               # seconds: a state that does not come within this fails the test
@@ -346,7 +346,7 @@ def test_iopub_subscriptions_hold_no_memory(logged):
 
 
 def test_a_subscriber_that_never_reads_holds_bounded_memory(logged):
-    """A subscriber that never reads while cells publish 100 MiB: what waits for it stays within its 16 MiB."""
+    """A subscriber that never reads while cells publish 100 MiB: what waits for it stays within its 48 MiB."""
     km, kc, log = logged
     pid = pid_of(km)
     s = peer(km, "iopub", socket_type=b"SUB", rcvbuf=4096)
@@ -364,7 +364,7 @@ def test_a_subscriber_that_never_reads_holds_bounded_memory(logged):
 
 def test_a_client_that_reads_slowly_gets_every_reply(logged):
     """A client with the key asks for 12 replies of 4 MiB at once (history of 64 cells of 64 KiB) and takes them in
-    slowly (one message held by its socket, a 4 KiB receive buffer): more than a connection's 16 MiB waits for it in
+    slowly (one message held by its socket, a 4 KiB receive buffer): more than 16 MiB waits for it in
     the kernel, and every reply still comes, in order."""
     km, kc, log = logged
     for i in range(64):
