@@ -21,6 +21,7 @@
  * an out-of-line helper would break the call. The types are aligned to their 32 bytes explicitly, as the
  * x86-64-v3 clones assume (without AVX for the whole file GCC would give them 16). */
 #define VEC static inline __attribute__((always_inline))
+#pragma GCC diagnostic ignored "-Wpsabi"
 typedef float v8 __attribute__((vector_size(32), aligned(32)));
 typedef int32_t v8i __attribute__((vector_size(32), aligned(32)));
 

@@ -1,4 +1,6 @@
 /* wl_seq_exp.c: the four-lane exp's constants and table, checked against this process's libm before they are used. */
+/* Before the includes: the vector helpers of wl_seq_exp.h return vectors, but are always inlined (see there). */
+#pragma GCC diagnostic ignored "-Wpsabi"
 #include "wl_seq_exp.h"
 #include "wl_seq_gen.h"
 

@@ -8,8 +8,8 @@
  * path's range (|x| < 2^-54 or >= 512, inf, nan) go to libm too; exp(0) is exactly 1.
  *
  * The helpers take and return 32-byte vectors: a file that calls them outside an AVX build gets GCC's
- * -Wpsabi note that such a call's ABI differs without AVX. They are always inlined, so no such call
- * exists; the build turns that note off (CMakeLists.txt). */
+ * -Wpsabi warning that such a call's ABI differs without AVX. They are always inlined, so no such call
+ * exists; each calling file turns that warning off for itself. */
 #ifndef WL_SEQ_EXP_H
 #define WL_SEQ_EXP_H
 

@@ -1,4 +1,6 @@
 /* wl_seq_measure.c: the sequence lesson's measures of a net: accuracy, weight centers, separation, the order test. */
+/* Before the includes: the vector helpers of wl_seq_exp.h return vectors, but are always inlined (see there). */
+#pragma GCC diagnostic ignored "-Wpsabi"
 #include "wl_seq_measure.h"
 #include "wl_seq_gen.h"
 #include "wl_seq_lanes.h"

@@ -1,4 +1,6 @@
 /* wl_seq_train.c: the sequence net's full-batch training with momentum, four sequences per vector operation. */
+/* Before the includes: the vector helpers of wl_seq_exp.h return vectors, but are always inlined (see there). */
+#pragma GCC diagnostic ignored "-Wpsabi"
 #include "wl_seq_train.h"
 #include "wl_seq_lanes.h"
 
