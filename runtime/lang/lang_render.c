@@ -2,6 +2,7 @@
 #include "lang_int.h"
 #include "wl_utf8.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -175,6 +176,24 @@ static int labels_are_numbers(const char *const *l, int n)
     return 1;
 }
 
+/* Which columns a block or panel shows, in the numbering its column labels use: "0–31 of 0–63" when the labels
+ * are numbers (the dimensions), "1–32 of 64" by position otherwise. */
+static void heat_span(wl_buf *b, const wl_heatmap *h, int numbered, int c0, int c1)
+{
+    if (numbered)
+        wl_buf_printf(b, "%s–%s of %s–%s", h->col_labels[c0], h->col_labels[c1 - 1], h->col_labels[0], h->col_labels[h->cols - 1]);
+    else
+        wl_buf_printf(b, "%d–%d of %d", c0 + 1, c1, h->cols);
+}
+
+/* A label with no letter or digit in it (a punctuation mark), which a key quotes so it is not read as its own comma. */
+static int label_is_mark(const char *l)
+{
+    for (; *l; l++)
+        if ((unsigned char)*l >= 0x80 || isalnum((unsigned char)*l)) return 0;
+    return 1;
+}
+
 static int labels_equal(const char *const *a, const char *const *b, int n)
 {
     for (int i = 0; i < n; i++)
@@ -256,7 +275,11 @@ char *wl_heatmap_text(const wl_heatmap *h)
     wl_buf_put(&b, "\n", 1);
     for (int blk = 0; blk < nblocks; blk++) {
         int c0 = blk * per, c1 = c0 + per < h->cols ? c0 + per : h->cols;
-        if (nblocks > 1) wl_buf_printf(&b, "%scolumns %d–%d of %d\n", blk ? "\n" : "", c0 + 1, c1, h->cols);
+        if (nblocks > 1) {
+            wl_buf_printf(&b, "%s%s ", blk ? "\n" : "", numbered ? ca : "columns");
+            heat_span(&b, h, numbered, c0, c1);
+            wl_buf_put(&b, "\n", 1);
+        }
         wl_buf_printf(&b, "%*s", prefix + 1, "");
         for (int c = c0; c < c1; c++) {
             if (numbered) wl_buf_printf(&b, "%*s", cw, h->col_labels[c]);
@@ -277,9 +300,10 @@ char *wl_heatmap_text(const wl_heatmap *h)
         wl_buf_printf(&b, "%s:", ca);
         int at = text_width(ca) + 1;
         for (int c = 0; c < h->cols; c++) {
-            int w = snprintf(NULL, 0, " %d=", c + 1) + text_width(h->col_labels[c]);
+            const char *l = h->col_labels[c], *q = label_is_mark(l) ? "\"" : "";   /* 1=",": a comma read as a word */
+            int w = snprintf(NULL, 0, " %d=%s%s", c + 1, q, q) + text_width(l);
             if (at + w > width && at > 8) wl_buf_puts(&b, "\n     "), at = 5;
-            wl_buf_printf(&b, " %d=%s", c + 1, h->col_labels[c]);
+            wl_buf_printf(&b, " %d=%s%s%s", c + 1, q, l, q);
             at += w;
         }
         wl_buf_put(&b, "\n", 1);
@@ -357,7 +381,7 @@ char *wl_heatmap_svg(const wl_heatmap *h)
     wl_scale scale = sc.diverging ? WL_SCALE_DIVERGING : WL_SCALE_SEQUENTIAL;
     const char *ra = h->row_axis ? h->row_axis : "row", *ca = h->col_axis ? h->col_axis : "column";
     int cell = h->cols <= 24 ? 22 : 14, per = h->cols < WL_HEATMAP_PANEL ? h->cols : WL_HEATMAP_PANEL;
-    int npanels = (h->cols + per - 1) / per, lrow = 0, lcol = 0;
+    int npanels = (h->cols + per - 1) / per, lrow = 0, lcol = 0, numbered = labels_are_numbers(h->col_labels, h->cols);
     for (int r = 0; r < h->rows; r++) lrow = text_width(h->row_labels[r]) > lrow ? text_width(h->row_labels[r]) : lrow;
     for (int c = 0; c < h->cols; c++) lcol = text_width(h->col_labels[c]) > lcol ? text_width(h->col_labels[c]) : lcol;
     if (lrow > 16) lrow = 16;
@@ -385,7 +409,11 @@ char *wl_heatmap_svg(const wl_heatmap *h)
         int c0 = p * per, c1 = c0 + per < h->cols ? c0 + per : h->cols, y0 = title_h + p * panel_h, top = y0 + 18 + labels_h;
         wl_buf_printf(&b, "<text class=\"axis\" x=\"%d\" y=\"%d\" font-style=\"italic\">", left, y0 + 12);
         wl_buf_html(&b, ca);
-        if (npanels > 1) wl_buf_printf(&b, " (columns %d–%d of %d)", c0 + 1, c1, h->cols);
+        if (npanels > 1) {
+            wl_buf_puts(&b, numbered ? " " : " (columns ");
+            heat_span(&b, h, numbered, c0, c1);
+            wl_buf_puts(&b, numbered ? "" : ")");
+        }
         wl_buf_puts(&b, " →</text>");
         wl_buf_printf(&b, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"end\" font-style=\"italic\">", left - 6, top - 6);
         wl_buf_html(&b, ra);

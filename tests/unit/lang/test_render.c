@@ -126,13 +126,21 @@ static void test_heatmap_text(void)
     char *t = wl_heatmap_text(&h);
     CHECK_MSG(max_line_width(t) <= 60, "%s", t);
     CHECK(strstr(t, "rows: slot · columns: dimension\n(40 columns, in ") != NULL);
-    CHECK(strstr(t, "columns 1–") != NULL);
+    CHECK_MSG(strstr(t, "dimension 0–") && strstr(t, "of 0–39\n"), "%s", t);   /* the blocks named as the labels count */
     CHECK(strstr(t, "  9 10 11") != NULL);                  /* headers apart */
     /* signed values: the sign before each cell, the range with its 0 */
     CHECK_MSG(strstr(t, "│-▓▓-▓▓") && strstr(t, "+██│") && strstr(t, "│+░░+░░"), "%s", t);
     CHECK_MSG(strstr(t, "range: min -2.04 · 0 · max 3.02") && strstr(t, "█ up to 3.02"), "%s", t);
     CHECK(strstr(t, "╱") == NULL);
     free(t);
+    char words[C][8];
+    const char *wcols[C];
+    for (int c = 0; c < C; c++) snprintf(words[c], sizeof words[c], "w%d", c), wcols[c] = words[c];
+    h.col_labels = wcols;   /* labels that are not numbers: the blocks count columns from 1 */
+    t = wl_heatmap_text(&h);
+    CHECK_MSG(strstr(t, "\ncolumns 1–") && strstr(t, "of 40\n"), "%s", t);
+    free(t);
+    h.col_labels = cols;
     h.width = 400;
     t = wl_heatmap_text(&h);
     CHECK(strstr(t, "blocks") == NULL && strstr(t, " 38 39\n") != NULL);
@@ -218,7 +226,7 @@ static void test_heatmap_svg(void)
     int width = 0;
     sscanf(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\"", &width);
     CHECK_MSG(width > 0 && width <= 800, "width %d", width);
-    CHECK(strstr(svg, "(columns 1–32 of 64) →") && strstr(svg, "(columns 33–64 of 64) →"));
+    CHECK(strstr(svg, "dimension 0–31 of 0–63 →") && strstr(svg, "dimension 32–63 of 0–63 →"));
     CHECK(strstr(svg, "width=\"14\" height=\"14\" fill=\"#") != NULL);
     CHECK(strstr(svg, "masked") == NULL);
     free(svg);
@@ -241,7 +249,7 @@ static void test_heatmap_value(void)
     CHECK_MSG(r->rc == 0, "%s", r->err.evalue);
     const char *t = lt_text(r);
     CHECK_MSG(strstr(t, "logits_all (the top 5 of 4000 words)") && strstr(t, "columns: next word (the last slot's top 5)"), "%s", t);
-    CHECK_MSG(strstr(t, "next word (the last slot's top 5): 1=, 2=and"), "%s", t);   /* by name, the largest first */
+    CHECK_MSG(strstr(t, "next word (the last slot's top 5): 1=\",\" 2=and"), "%s", t);   /* by name, the largest first; a mark quoted */
     CHECK(r->result.text_html && !strncmp(r->result.text_html, "<div class=\"wordlab-picture\"", 28) &&
           strstr(r->result.text_html, r->result.image_svg));
     lt_free(r);
