@@ -108,6 +108,7 @@ const wl_command wl_cmds_corpus[] = {
                 "s = corpus profile=smoke audit=0",
      .min_args = 0, .max_args = 0,
      .options = "profile seed file format stories source cache api time_scale timeout deadline audit shared",
+     .choices = "profile=smoke|classroom|dgx format=jsonl|text source=tinystories shared=off",
      .flags = WL_CMD_SHOW_BOUND, .fn = cmd_corpus, .result = &lang_corpus_type},
     {.name = "story", .topic = "data", .synopsis = "story CORPUS [split=test] [story=1] [words=N]",
      .summary = "one story of a corpus as text, or its first N tokens (a prompt from the corpus)",
@@ -115,6 +116,7 @@ const wl_command wl_cmds_corpus[] = {
              "order) as the source gave it; words=N keeps its first N tokens, spaced as English is written: a prompt\n"
              "whose continuation the story itself shows.",
      .example = LANG_EX_STORIES "story $stories split=train story=1 words=12\nstory $stories",
-     .min_args = 1, .max_args = 1, .options = "split story words", .fn = cmd_story},
+     .min_args = 1, .max_args = 1, .options = "split story words",
+     .choices = "split=train|validation|test", .fn = cmd_story},
     {0},
 };

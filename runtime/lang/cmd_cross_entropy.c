@@ -178,7 +178,8 @@ const wl_command wl_cmds_cross_entropy[] = {
                 "losses $m $stories split=test story=2\n"
                 "l = losses $m \"the dog was happy .\"\n"
                 "print $l.perplexity",
-     .min_args = 2, .max_args = 2, .options = "split story", .fn = cmd_losses,
+     .min_args = 2, .max_args = 2, .options = "split story",
+     .choices = "split=train|validation|test", .fn = cmd_losses,
      .result = &lang_losses_type},
     {.name = "uniform", .topic = "cross-entropy", .synopsis = "uniform V|VOCAB",
      .summary = "1/V: the probability a uniform model gives every target",

@@ -25,7 +25,8 @@ const wl_command wl_cmds_evaluate[] = {
              "when the front end has a shared cache (shared=off scores it here).",
      .example = LANG_EX_MODEL_ON(LANG_EX_FEW_STORIES, "attention")
                 "evaluate $m $stories split=test",
-     .min_args = 2, .max_args = 2, .options = "split shared", .fn = cmd_evaluate,
+     .min_args = 2, .max_args = 2, .options = "split shared",
+     .choices = "split=train|validation|test shared=off", .fn = cmd_evaluate,
      .result = &lang_evaluation_type},
     {0},
 };

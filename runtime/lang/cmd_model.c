@@ -375,7 +375,8 @@ const wl_command wl_cmds_model[] = {
              "model info MODEL             the model card: kind, heads, parameter count and shapes",
      .example = LANG_EX_MODEL("multihead heads=4")
                 "model info $m\nmodel new kind=mlp vocab=1500",
-     .min_args = 1, .max_args = 3, .options = "kind heads vocab seed", .subcommands = "new load save info", .fn = cmd_model,
+     .min_args = 1, .max_args = 3, .options = "kind heads vocab seed",
+     .choices = "kind=mlp|attention|multihead", .subcommands = "new load save info", .fn = cmd_model,
      .result = &lang_model_type},
     {.name = "details", .topic = "model", .synopsis = "details MODEL IDS|TEXT [vocab=V]",
      .summary = "forward_details: every intermediate of one forward pass",
@@ -451,7 +452,7 @@ const wl_command wl_cmds_model[] = {
              "and final_query (its attention, for the final query only). kind= shows every region of one\n"
              "model's forward pass in reading order. Without either: the table of regions.",
      .example = "code\ncode attention\ncode kind=mlp",
-     .min_args = 0, .max_args = 1, .options = "kind", .subcommands = "embedding linear attention softmax details forward final_query",
+     .min_args = 0, .max_args = 1, .options = "kind", .choices = "kind=mlp|attention|multihead", .subcommands = "embedding linear attention softmax details forward final_query",
      .fn = cmd_code, .result = &lang_code_type},
     {0},
 };

@@ -68,6 +68,26 @@ static void add_prefixed(matches *m, const char *list, const char *prefix, const
     }
 }
 
+/* key=prefix: the values the command's table lists for key (`kind=mul` completes to `kind=multihead`). */
+static void complete_choice(matches *m, const char *choices, const char *word)
+{
+    char buf[1024];
+    const char *w[64];
+    const char *eq = strchr(word, '=');
+    size_t kl = (size_t)(eq - word);
+    int n = wl_split_words(choices, buf, sizeof buf, w, 64);
+    for (int i = 0; i < n; i++) {
+        if (strncmp(w[i], word, kl + 1)) continue;
+        char *vals = (char *)w[i] + kl + 1, *save;
+        for (char *v = strtok_r(vals, "|", &save); v; v = strtok_r(NULL, "|", &save)) {
+            if (strncmp(v, eq + 1, strlen(eq + 1))) continue;
+            char tmp[256];
+            int k = snprintf(tmp, sizeof tmp, "%.*s%s", (int)kl + 1, word, v);
+            add_match(m, tmp, (size_t)k);
+        }
+    }
+}
+
 static void complete_commands(matches *m, const char *prefix)
 {
     size_t pl = strlen(prefix);
@@ -139,7 +159,10 @@ int wl_interp_complete(wl_interp *in, const char *code, size_t cursor, char ***o
         complete_var(in, &m, word);
     } else if (nw == first) {
         complete_commands(&m, word);
-    } else if (!strchr(word, '=')) {
+    } else if (strchr(word, '=')) {
+        const wl_command *cmd = wl_command_find(w[first]);
+        if (cmd && cmd->choices) complete_choice(&m, cmd->choices, word);
+    } else {
         const wl_command *cmd = wl_command_find(w[first]);
         if (cmd && !strcmp(cmd->name, "help")) {
             complete_commands(&m, word);

@@ -176,6 +176,8 @@ typedef struct wl_command {
     int min_args, max_args;  /* positional arguments; max_args -1: any number */
     const char *options;     /* space-separated allowed option keys, NULL: none */
     const char *subcommands; /* space-separated words allowed as the first argument, NULL: none */
+    const char *choices;     /* "key=a|b key2=c": the values of options that take one of a few words (Tab completes
+                              * them; the help names each), NULL: none */
     unsigned flags;
     wl_cmd_fn fn;
     const wl_objtype *result; /* the type of its value, whose fields help lists; NULL: none to list */

@@ -17,6 +17,26 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return remove(path);
 }
 
+/* The values Tab completes for an option belong to one of its options and are named in its help. */
+static void check_choices(const wl_command *c)
+{
+    if (!c->choices) return;
+    char buf[512], key[64];
+    snprintf(buf, sizeof buf, "%s", c->choices);
+    char *save, *save2;
+    for (char *e = strtok_r(buf, " ", &save); e; e = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(e, '=');
+        CHECK_MSG(eq && eq > e, "%s: choices entry '%s' is not key=a|b", c->name, e);
+        if (!eq) continue;
+        snprintf(key, sizeof key, " %.*s ", (int)(eq - e), e);
+        char opts[256];
+        snprintf(opts, sizeof opts, " %s ", c->options ? c->options : "");
+        CHECK_MSG(strstr(opts, key) != NULL, "%s: choices for%sbut no such option", c->name, key);
+        for (char *v = strtok_r(eq + 1, "|", &save2); v; v = strtok_r(NULL, "|", &save2))
+            CHECK_MSG(strstr(c->synopsis, v) || strstr(c->help, v), "%s: choice %s is not in its help", c->name, v);
+    }
+}
+
 static void test_entries_complete(void)
 {
     int n = 0;
@@ -38,6 +58,7 @@ static void test_entries_complete(void)
         r = lt_eval(NULL, "help", NULL);
         CHECK_MSG(strstr(lt_text(r), c->summary) != NULL, "`help` does not list %s", c->name);
         lt_free(r);
+        check_choices(c);
     }
     CHECK(n >= 20);
 }

@@ -224,6 +224,9 @@ static void test_complete(void)
     complete_check(in, "model n", "new", 6);
     complete_check(in, "help perp", "perplexity", 5);
     complete_check(in, "help lang", "language", 5);
+    complete_check(in, "m = model new kind=mul", "kind=multihead", 14);   /* an option's values */
+    complete_check(in, "s = corpus profile=", "profile=dgx", 11);
+    complete_check(in, "evaluate $m $stories split=v", "split=validation", 21);
     char **m;
     size_t s, e;
     int n = wl_interp_complete(in, "zzz", 3, &m, &s, &e);
