@@ -57,14 +57,6 @@ static int cmd_perplexity(wl_call *c, wl_value **out)
 }
 
 /* 1 when two vocabularies have the same tokens in the same order. */
-static int same_vocab(const wl_vocab *a, const wl_vocab *b)
-{
-    if (a->n != b->n) return 0;
-    for (size_t i = 0; i < a->n; i++)
-        if (strcmp(a->itos[i], b->itos[i])) return 0;
-    return 1;
-}
-
 static int cmd_losses(wl_call *c, wl_value **out)
 {
     lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
@@ -79,9 +71,7 @@ static int cmd_losses(wl_call *c, wl_value **out)
         wl_split s;
         const wl_story *st = lang_corpus_story(c, lc, &s);
         if (!st) return -1;
-        if (v ? !same_vocab(v, &lc->c.vocab) : lc->c.vocab.n != (size_t)lm->m.V)
-            return wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1),
-                                "the model was trained with another vocabulary than this corpus's; the ids would not match");
+        if (lang_model_and_corpus(c, &lm, &lc)) return -1;
         v = &lc->c.vocab;
         n = (int)st->tokens.n;
         hist = malloc(sizeof(int32_t) * ((size_t)n + 2));
@@ -171,7 +161,7 @@ const wl_command wl_cmds_cross_entropy[] = {
              "likely; * marks a word outside the vocabulary, scored as <UNK>), the mean loss and its\n"
              "exp, the perplexity of that one story. The shading is a background colour in a notebook\n"
              "and in a terminal that shows colour; every token's loss also follows it in parentheses.\n"
-             "CORPUS picks story=N of split=; TEXT is tokenized\n"
+             "CORPUS picks story=N (from 1) of split= (train, validation or test); TEXT is tokenized\n"
              "with the model's vocabulary.",
      .example = LANG_EX_STORIES
                 "m = model new kind=attention vocab=$stories.vocab seed=11\n"

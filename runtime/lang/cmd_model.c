@@ -113,6 +113,18 @@ static int model_load(wl_call *c, wl_value **out)
     lm->selected_step = meta.selected_step;
     lm->test_loss = meta.test_loss;
     const char *from = "given with vocab=";
+    wl_value *own = NULL;   /* the checkpoint's own vocabulary, which a vocab= given must be */
+    if (vv && checkpoint_vocab(path, &meta, lm->m.V, &own, &from, c->err) == 0 && own && !strcmp(from, "its metadata") &&
+        lang_vocab_check(c, lang_vocab_get(own), lang_vocab_get(vv), wl_call_optword(c, "vocab"), "the vocab= given")) {
+        wl_unref(own);
+        wl_unref(vv);
+        wl_ckpt_meta_free(&meta);
+        wl_model_free(&lm->m);
+        free(lm);
+        return -1;
+    }
+    wl_unref(own);
+    from = "given with vocab=";
     if (!vv && checkpoint_vocab(path, &meta, lm->m.V, &vv, &from, c->err)) {
         wl_ckpt_meta_free(&meta);
         wl_model_free(&lm->m);
@@ -204,6 +216,9 @@ static int read_context(wl_call *c, const lang_model *lm, lang_ids **li, wl_valu
         if ((*li)->ids[i] < 0 || (*li)->ids[i] >= lm->m.V)
             rc = wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1), "id %d in slot %d is outside this model's vocabulary of %d",
                               (*li)->ids[i], i, lm->m.V);
+    const wl_value *mv = *vv ? *vv : lm->vocab;   /* ids encoded with another vocabulary would be read as other words */
+    if (!rc && !*enc && (*li)->vocab && mv)
+        rc = lang_vocab_check(c, lang_vocab_get(mv), lang_vocab_get((*li)->vocab), wl_call_argword(c, 1), "these ids' vocabulary");
     if (rc) {
         wl_unref(*enc);
         wl_unref(*vv);

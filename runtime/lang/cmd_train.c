@@ -45,15 +45,15 @@ static int cmd_train(wl_call *c, wl_value **out)
     if (lang_progress_init(&ui, c, (int)steps)) return -1;
     lang_progress_start(&ui, "train", (int)time(NULL) % 100000);
     wl_train_result r;
+    lm->checkpoint_sha[0] = 0;   /* its weights are no longer the file's, even when the run fails half-way */
     int rc = wl_train(&lm->m, &cfg, &tr, &va, &te, lang_progress_step, &ui, lang_interrupt(c), &r, c->err);
     lang_progress_free(&ui);
     if (rc) return -1;
     lm->steps_trained += r.steps_done;
-    lm->checkpoint_sha[0] = 0;   /* its weights are no longer the file's */
     lm->selected_step = r.selected_step;
     lm->test_loss = r.test_loss;
     if (!lm->vocab) lm->vocab = lang_vocab_value(c->argv[1], &lc->c.vocab);
-    *out = lang_run_value(lm->m.kind_name, (int)steps, (int)batch, lr, wd, &r);
+    *out = lang_run_value(&lm->m, (int)steps, (int)batch, lr, wd, &r);
     if (ui.shown) wl_call_replaces_display(c, *out, ui.id);   /* the live display ends as the summary */
     return 0;
 }

@@ -113,6 +113,10 @@ wl_value *lang_model_vocab(wl_call *c, const lang_model *lm)
     }
     int word = wl_call_optword(c, "vocab");
     wl_value *vv = lang_vocab_from(c, wl_opt_val(c, "vocab"), word);
+    if (vv && lm->vocab && lang_vocab_check(c, lang_vocab_get(lm->vocab), lang_vocab_get(vv), word, "this vocab=")) {
+        wl_unref(vv);
+        return NULL;
+    }
     if (vv && lang_vocab_get(vv)->n != (size_t)lm->m.V) {
         wl_call_fail(c, "ArgumentError", word, "the model has a vocabulary of %d tokens, this vocab %zu", lm->m.V,
                      lang_vocab_get(vv)->n);
@@ -125,6 +129,7 @@ wl_value *lang_model_vocab(wl_call *c, const lang_model *lm)
 int lang_model_and_corpus(wl_call *c, lang_model **lm, lang_corpus **lc)
 {
     if (!(*lm = wl_arg_obj(c, 0, &lang_model_type)) || !(*lc = wl_arg_obj(c, 1, &lang_corpus_type))) return -1;
+    if ((*lm)->vocab) return lang_vocab_check(c, lang_vocab_get((*lm)->vocab), &(*lc)->c.vocab, wl_call_argword(c, 1), "this corpus's");
     if ((size_t)(*lm)->m.V != (*lc)->c.vocab.n)
         return wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1),
                             "the model has a vocabulary of %d but the corpus %zu; make the model with vocab=$corpus.vocab",

@@ -30,6 +30,10 @@ wl_value *lang_vocab_value_own(wl_vocab *own);
 wl_value *lang_vocab_from(wl_call *c, wl_value *v, int word);
 /* The wl_vocab inside a vocab value. */
 const wl_vocab *lang_vocab_get(const wl_value *vocab_value);
+/* 0 when vocabulary b is the model's vocabulary a word for word; else an ArgumentError at argument word that names
+ * the first id where they differ (a vocabulary of the same size with other words would score scrambled ids).
+ * b_name says whose b is ("this corpus's"). */
+int lang_vocab_check(wl_call *c, const wl_vocab *a, const wl_vocab *b, int word, const char *b_name);
 /* Token text of id, or "?" when out of range. */
 const char *lang_token(const wl_vocab *v, int32_t id);
 
@@ -115,7 +119,8 @@ int lang_cache_evaluate(wl_call *c, const lang_model *lm, const lang_corpus *lc,
 /* When the interpreter has a shared cache: sets lm->checkpoint_sha from the file at path and moves lm's weights into
  * the cache, mapped copy-on-write (lang_cache.c). */
 int lang_cache_checkpoint(wl_call *c, const char *path, lang_model *lm);
-/* The model and the corpus arguments (0 and 1), checked to agree on the vocabulary size. */
+/* The model and the corpus arguments (0 and 1), checked to agree on the vocabulary: word for word when the model has
+ * one, else its size. */
 int lang_model_and_corpus(wl_call *c, lang_model **lm, lang_corpus **lc);
 
 /* ---- tensor values (lang_tensor.c) ---- */
@@ -165,7 +170,9 @@ wl_value *lang_attention_value(const lang_details *ld, int first_head, int nhead
 extern const wl_objtype lang_run_type, lang_evaluation_type;
 
 /* The result of `train` with its settings; r is moved in (*r is left empty). */
-wl_value *lang_run_value(const char *kind, int steps, int batch, double lr, double wd, wl_train_result *r);
+/* A loss as training shows it: 4 decimals, or 4 significant digits for the huge losses of a diverged run. */
+const char *lang_fmt_loss(double x, char buf[32]);
+wl_value *lang_run_value(const wl_model *m, int steps, int batch, double lr, double wd, wl_train_result *r);
 /* The loss chart of a trace [n] as SVG (and, with vegalite non-NULL, as Vega-Lite), with the live curve
  * xs, ys [nlive] when nlive > 0; NULL when memory runs out. */
 char *lang_trace_chart(const wl_trace_row *rows, int n, const double *xs, const double *ys, int nlive, char **vegalite);

@@ -49,8 +49,9 @@ static void show_progress(lang_progress *ui, const wl_train_progress *p, int upd
     wl_buf b = {0};
     wl_buf_printf(&b, "step %d/%d ", p->step, p->steps);
     bar(&b, p->step, p->steps);
-    wl_buf_printf(&b, " loss %.4f", p->loss);
-    if (ui->best_step) wl_buf_printf(&b, " | best val %.4f @%d", ui->best, ui->best_step);
+    char l[32];
+    wl_buf_printf(&b, " loss %s", lang_fmt_loss(p->loss, l));
+    if (ui->best_step) wl_buf_printf(&b, " | best val %s @%d", lang_fmt_loss(ui->best, l), ui->best_step);
     wl_buf_printf(&b, " | %.0f/s | %.0f s left", p->examples_per_s, p->eta_s);
     wl_mime m = {0};
     m.text_plain = wl_buf_take(&b);

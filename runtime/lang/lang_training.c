@@ -11,7 +11,7 @@
 typedef struct lang_run {
     wl_train_result r;
     char kind[16];
-    int steps, batch;
+    int steps, batch, V;   /* V: the model's vocabulary size (ln V: the loss of a uniform guess) */
     double lr, wd;
 } lang_run;
 
@@ -47,6 +47,12 @@ char *lang_trace_chart(const wl_trace_row *rows, int n, const double *xs, const 
     return svg;
 }
 
+const char *lang_fmt_loss(double x, char buf[32])
+{
+    snprintf(buf, 32, fabs(x) < 1e6 ? "%.4f" : "%.4g", x);
+    return buf;
+}
+
 static int run_render(const void *p, wl_mime *out, wl_err *err)
 {
     const lang_run *run = p;
@@ -65,8 +71,8 @@ static int run_render(const void *p, wl_mime *out, wl_err *err)
         wl_table_cellf(t, -1, "%d", row->step);
         char g[32];
         wl_table_cell(t, wl_fmt_count((size_t)row->tokens_seen, g), -1);
-        wl_table_cellf(t, -1, "%.4f", row->train_batch_loss);
-        wl_table_cellf(t, -1, "%.4f", row->validation_loss);
+        wl_table_cell(t, lang_fmt_loss(row->train_batch_loss, g), -1);
+        wl_table_cell(t, lang_fmt_loss(row->validation_loss, g), -1);
         wl_table_cell(t, row->step == r->selected_step ? "← kept" : "", -1);
     }
     char *tt = wl_table_text(t), *th = wl_table_html(t);
@@ -74,11 +80,19 @@ static int run_render(const void *p, wl_mime *out, wl_err *err)
     wl_buf b = {0};
     wl_buf_printf(&b, "trained %s for %d of %d steps (batch %d, lr %g, wd %g) in %.1f s%s\n", run->kind, r->steps_done,
                   run->steps, run->batch, run->lr, run->wd, r->runtime_seconds, r->interrupted ? ", interrupted" : "");
-    if (r->selected_step) wl_buf_printf(&b, "kept the weights of step %d (selection loss %.4f)\n", r->selected_step, r->selection_loss);
+    char l[32];
+    if (r->selected_step)
+        wl_buf_printf(&b, "kept the weights of step %d (selection loss %s)\n", r->selected_step, lang_fmt_loss(r->selection_loss, l));
     else wl_buf_puts(&b, "kept the initial weights (no validation ran)\n");
     if (isfinite(r->validation_loss))
-        wl_buf_printf(&b, "validation loss %.4f, perplexity %.2f", r->validation_loss, r->validation_perplexity);
-    if (isfinite(r->test_loss)) wl_buf_printf(&b, "; test loss %.4f, perplexity %.2f", r->test_loss, r->test_perplexity);
+        wl_buf_printf(&b, "validation loss %s, perplexity %.2f", lang_fmt_loss(r->validation_loss, l), r->validation_perplexity);
+    if (isfinite(r->test_loss))
+        wl_buf_printf(&b, "; test loss %s, perplexity %.2f", lang_fmt_loss(r->test_loss, l), r->test_perplexity);
+    else if (r->interrupted && isfinite(r->validation_loss)) wl_buf_puts(&b, "; test not measured (interrupted; `evaluate` measures it)");
+    double uniform = log((double)run->V);
+    if (r->selected_step && r->selection_loss > uniform)
+        wl_buf_printf(&b, "\nthe kept weights score worse than a uniform guess over the %d words (ln %d = %.2f nats): "
+                          "the run diverged; try a smaller lr", run->V, run->V, uniform);
     size_t summary = b.len;
     wl_buf_printf(&b, "\n%s", tt);
     out->text_plain = wl_buf_take(&b);
@@ -140,12 +154,13 @@ static const wl_field RUN_FIELDS[] = {
 const wl_objtype lang_run_type = {.name = "training result", .fields = RUN_FIELDS, .free = run_free, .render = run_render,
                                   .json_only = "interrupted trace"};
 
-wl_value *lang_run_value(const char *kind, int steps, int batch, double lr, double wd, wl_train_result *r)
+wl_value *lang_run_value(const wl_model *m, int steps, int batch, double lr, double wd, wl_train_result *r)
 {
     lang_run *run = wl_xcalloc(1, sizeof *run);
     run->r = *r;
     memset(r, 0, sizeof *r);
-    snprintf(run->kind, sizeof run->kind, "%s", kind);
+    snprintf(run->kind, sizeof run->kind, "%s", m->kind_name);
+    run->V = m->V;
     run->steps = steps;
     run->batch = batch;
     run->lr = lr;

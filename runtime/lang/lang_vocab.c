@@ -83,6 +83,21 @@ wl_value *lang_vocab_value_own(wl_vocab *own)
 
 const wl_vocab *lang_vocab_get(const wl_value *vv) { return ((const lang_vocab *)vv->data)->v; }
 
+int lang_vocab_check(wl_call *c, const wl_vocab *a, const wl_vocab *b, int word, const char *b_name)
+{
+    if (a == b) return 0;
+    if (a->n != b->n)
+        return wl_call_fail(c, "ArgumentError", word, "the model's vocabulary has %zu tokens, %s %zu; the ids would not match",
+                            a->n, b_name, b->n);
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->itos[i], b->itos[i]))
+            return wl_call_fail(c, "ArgumentError", word,
+                                "the model's vocabulary is not %s, though both have %zu tokens: id %zu is \"%s\" in the "
+                                "model's and \"%s\" in %s, so the ids would mean other words",
+                                b_name, a->n, i, a->itos[i], b->itos[i], b_name);
+    return 0;
+}
+
 wl_value *lang_vocab_from(wl_call *c, wl_value *v, int word)
 {
     if (wl_obj_data(v, &lang_vocab_type)) return wl_ref(v);

@@ -255,7 +255,7 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
     int32_t *btgt = malloc((size_t)B * sizeof(int32_t));           /* [B] */
     res->trace = malloc((size_t)cap * sizeof(wl_trace_row));
     wl_adamw opt = {0};
-    int rc = -1;
+    int rc = -1, restore = 0;
     if (!ws || !grads || !best || !bctx || !btgt || !res->trace) {
         wl_fail(err, "train: out of memory (%zu parameters, batch %d)", n, bmax);
         goto done;
@@ -268,6 +268,7 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
     if (sel.n > cfg->selection_windows) sel.n = cfg->selection_windows;
     double best_loss = INFINITY;
     memcpy(best, m->params, n * sizeof(float));
+    restore = 1;   /* from here a failed run leaves the model with best: its weights before the run or its best step */
     double t0 = now_s(), t_eval = 0.0;   /* t_eval: seconds spent in selection passes */
     int n_eval = 0, last_validated = 0;
     double loss = NAN;                   /* the latest step's batch loss */
@@ -284,7 +285,14 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
         }
         if (wl_model_loss(m, ws, bctx, btgt, B, &loss, grads, err) < 0) goto done;
         if (!isfinite(loss)) {
-            wl_fail(err, "train: the batch loss is %g at step %d (the run diverged; try a smaller lr)", loss, step);
+            char kept[160];
+            if (!res->selected_step)
+                snprintf(kept, sizeof kept, "its weights from before this run");
+            else
+                snprintf(kept, sizeof kept, "the weights of step %d, its best validated one (validation loss %.4g%s)",
+                         res->selected_step, best_loss, best_loss > log((double)m->V) ? ", worse than a uniform guess: make a new model" : "");
+            wl_fail(err, "train: the batch loss is %s at step %d (the run diverged; try a smaller lr); the model keeps %s",
+                    isnan(loss) ? "not a number" : "infinite", step, kept);
             goto done;
         }
         wl_adamw_step(&opt, m->params, grads, wl_clip_factor(grads, n, cfg->clip, NULL));
@@ -336,6 +344,11 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
     res->runtime_seconds = now_s() - t0;
     memcpy(m->params, best, n * sizeof(float));
     if (res->selected_step > 0) res->selection_loss = best_loss;
+    if (res->interrupted && res->selected_step > 0 && sel.n == validation->n) {
+        /* the selection passes scored the whole validation split: the kept step's score is its validation loss */
+        res->validation_loss = best_loss;
+        res->validation_perplexity = exp(best_loss);
+    }
 
     if (!res->interrupted) {
         if (wl_evaluate(m, ws, validation, cfg->eval_batch, interrupt, &res->validation_loss,
@@ -349,6 +362,7 @@ int wl_train(wl_model *m, const wl_train_config *cfg, const wl_window_set *train
     }
     rc = 0;
 done:
+    if (rc < 0 && restore) memcpy(m->params, best, n * sizeof(float));
     wl_adamw_free(&opt);
     wl_model_ws_free(ws);
     free(grads);

@@ -333,7 +333,7 @@ def test_losses_match_evaluate_and_perplexity():
     (SMOKE + "d = details $m \"a dog\"\nheatmap $d.Q head=5", "ArgumentError"),
     (SMOKE + "ids = encode \"a dog\" vocab=$stories\nd = details $m $ids\nheatmap $d.E last=4 labels=$ids.tokens",
      "labels= needs a list of 4 names"),
-    (SMOKE + "other = corpus profile=classroom\nlosses $m $other", "another vocabulary"),
+    (SMOKE + "other = corpus profile=classroom\nlosses $m $other", "the ids would not match"),
     (SMOKE + "losses $m $stories story=100000", "the test split has"),
     (SMOKE + "losses $m $stories split=nope", "split is train, validation or test"),
     ("m = model new kind=mlp vocab=50\nlosses $m \"the dog\"", "give one when loading it (model load PATH vocab=V"),

@@ -25,6 +25,9 @@ typedef struct error_case {
     const char *what;
 } error_case;
 
+#define TWO_VOCABS "c1 = corpus profile=smoke stories=160 audit=0\nc2 = corpus profile=smoke stories=480 audit=0\n" \
+                   "m = model new kind=attention vocab=$c1.vocab\n"
+
 static const error_case ERRORS[] = {
     /* the parser */
     {"tokenize \"abc", "ParseError", 1, 10, "unterminated string"},
@@ -96,6 +99,12 @@ static const error_case ERRORS[] = {
     {"sum", "ArgumentError", 1, 5, "needs at least 1 argument"},
     {"argmax 1 two", "TypeError", 1, 10, "the second argument of `argmax` must be a number"},
     {"softmax [tokenize \"a\"]", "TypeError", 1, 9, "this list holds something else"},
+    /* two vocabularies of the same size (the smoke profile's cap) with other words: ids would mean other words */
+    {TWO_VOCABS "evaluate $m $c2", "ArgumentError", 4, 13, "the model's vocabulary is not this corpus's, though both have 1500 tokens: id "},
+    {TWO_VOCABS "train $m $c2 steps=1", "ArgumentError", 4, 10, "so the ids would mean other words"},
+    {TWO_VOCABS "losses $m $c2", "ArgumentError", 4, 11, "though both have 1500 tokens"},
+    {TWO_VOCABS "a = encode \"a dog\" vocab=$c2\nd = details $m $a", "ArgumentError", 5, 16, "is not these ids' vocabulary"},
+    {TWO_VOCABS "d = details $m \"a dog\" vocab=$c2", "ArgumentError", 4, 24, "is not this vocab="},
 };
 
 static void test_errors_say_what_and_where(void)

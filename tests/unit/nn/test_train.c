@@ -318,8 +318,23 @@ static void test_interrupt(void)
     CHECK(r.ntrace == 2 && r.trace[1].step == 40 && r.trace[1].tokens_seen == 40L * c.batch_size &&
           r.selection_loss == r.trace[1].validation_loss && r.selection_loss < r.trace[0].validation_loss - 0.1);
     CHECK(wl_evaluate(&m, NULL, &sel, c.eval_batch, NULL, &l, NULL, &err) == 0 && l == r.selection_loss);
+    CHECK(isnan(r.validation_loss));   /* the selection windows are a part of the validation split: not its loss */
     wl_train_result_free(&r);
     wl_model_free(&m);
+
+    /* Selection over the whole validation split: the kept step's score is the validation loss (and perplexity). */
+    c.selection_windows = vav.n;
+    flag = 0;
+    w = (watch){.stop_at = 40, .flag = &flag};
+    CHECK(wl_model_init(&m, "attention", V, 1, 3, &err) == 0);
+    CHECK(wl_train(&m, &c, &trv, &vav, NULL, on_progress, &w, &flag, &r, &err) == 0);
+    CHECK(wl_evaluate(&m, NULL, &vav, c.eval_batch, NULL, &l, NULL, &err) == 0);
+    CHECK_MSG(r.interrupted && r.validation_loss == r.selection_loss && l == r.validation_loss &&
+              fabs(r.validation_perplexity - exp(l)) < 1e-9 && isnan(r.test_loss), "validation %g, selection %g, evaluated %g",
+              r.validation_loss, r.selection_loss, l);
+    wl_train_result_free(&r);
+    wl_model_free(&m);
+    c.selection_windows = tiny_config().selection_windows;
 
     /* Without validate_on_interrupt (a comparison redoes an interrupted run) the best validation so far stays. */
     c.validate_on_interrupt = 0;
@@ -397,6 +412,30 @@ static void test_early_schedule(void)
     free_data(&va);
 }
 
+/* A run that diverges fails with a message that says so and leaves the model finite, with the weights of its best
+ * validated step (step 1 is always validated) and what that step scored. */
+static void test_diverge(void)
+{
+    wl_err err = {{0}};
+    data tr, va;
+    make_train_validation(&tr, &va);
+    wl_window_set trv = view(&tr), vav = view(&va);
+    wl_train_config c = tiny_config();
+    c.lr = 1e30;
+    wl_model m;
+    wl_train_result r;
+    CHECK(wl_model_init(&m, "attention", V, 1, 3, &err) == 0);
+    CHECK(wl_train(&m, &c, &trv, &vav, NULL, NULL, NULL, NULL, &r, &err) == -1);
+    CHECK_MSG(strstr(err.msg, "the run diverged") && strstr(err.msg, "keeps the weights of step 1, its best validated one") &&
+              strstr(err.msg, "worse than a uniform guess"), "%s", err.msg);
+    size_t bad = 0;
+    for (size_t i = 0; i < m.nparams; i++) bad += !isfinite(m.params[i]);
+    CHECK_MSG(bad == 0, "%zu parameters are not finite after a diverged run", bad);
+    wl_model_free(&m);
+    free_data(&tr);
+    free_data(&va);
+}
+
 void wl_test_main(void)
 {
     test_early_schedule();
@@ -406,5 +445,6 @@ void wl_test_main(void)
     test_train_runs("attention", 1);
     test_train_runs("multihead", 4);
     test_interrupt();
+    test_diverge();
     test_bad_config();
 }
