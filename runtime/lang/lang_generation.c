@@ -16,18 +16,21 @@ static int gen_render(const void *p, wl_mime *out, wl_err *err)
     (void)err;
     const lang_gen *g = p;
     wl_buf b = {0};
-    wl_buf_printf(&b, "%s ⟶ %s\n%d new tokens, %d model calls, stopped by %s, %.3f s (%.2f ms per call); "
-                  "warm-up call before them %.2f ms, not counted", g->prompt, g->continuation, g->n_new, g->calls, g->stop,
-                  g->seconds, g->ms_per_call, g->warmup_ms);
+    wl_buf_printf(&b, "%d new token%s, %d model call%s, stopped by %s, %.3f s (%.2f ms per call); "
+                  "warm-up call before them %.2f ms, not counted", g->n_new, g->n_new == 1 ? "" : "s", g->calls,
+                  g->calls == 1 ? "" : "s", g->stop, g->seconds, g->ms_per_call, g->warmup_ms);
+    char *summary = wl_buf_take(&b);
+    wl_buf_printf(&b, "%s ⟶ %s\n%s", g->prompt, g->continuation, summary);
     out->text_plain = wl_buf_take(&b);
     wl_buf_puts(&b, "<p>");
     wl_buf_html(&b, g->prompt);
     wl_buf_puts(&b, " <b>");
     wl_buf_html(&b, g->continuation);
-    wl_buf_printf(&b, "</b></p><p><small>%d new tokens, %d model calls, stopped by %s, %.3f s (%.2f ms per call); "
-                  "warm-up call before them %.2f ms, not counted</small></p>",
-                  g->n_new, g->calls, g->stop, g->seconds, g->ms_per_call, g->warmup_ms);
+    wl_buf_puts(&b, "</b></p><p><small>");
+    wl_buf_html(&b, summary);
+    wl_buf_puts(&b, "</small></p>");
     out->text_html = wl_buf_take(&b);
+    free(summary);
     return 0;
 }
 

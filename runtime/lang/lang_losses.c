@@ -54,7 +54,8 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
         col += (col ? 1 : 0) + w;
     }
     char g[32];
-    wl_buf_printf(&t, "\n%s targets: mean loss %s nats per token, perplexity %s", wl_fmt_count((size_t)l->n, g),
+    const char *targets = l->n == 1 ? "target" : "targets";
+    wl_buf_printf(&t, "\n%s %s: mean loss %s nats per token, perplexity %s", wl_fmt_count((size_t)l->n, g), targets,
                   wl_fmt_num(l->mean, 0, a), wl_fmt_num(l->ppl, 0, b2));
     out->text_plain = wl_buf_take(&t);
 
@@ -70,7 +71,7 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
         if (l->unknown[i]) wl_buf_puts(&h, "*");
         wl_buf_puts(&h, "</span> ");
     }
-    wl_buf_printf(&h, "</p><p>%s targets: mean loss <b>%s</b> nats per token, perplexity <b>%s</b></p></div>", g, a, b2);
+    wl_buf_printf(&h, "</p><p>%s %s: mean loss <b>%s</b> nats per token, perplexity <b>%s</b></p></div>", g, targets, a, b2);
     out->text_html = wl_buf_take(&h);
 
     return 0;

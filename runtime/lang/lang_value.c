@@ -15,7 +15,7 @@ const char *wl_fmt_num(double x, int is_int, char *buf)
         snprintf(buf, 64, "%.0f", x);
         return buf;
     }
-    if (x != 0 && (fabs(x) >= 1e9 || fabs(x) < 1e-4)) {
+    if (x != 0 && (fabs(x) >= 1e9 || fabs(x) < 0.1)) {   /* small numbers keep 4 significant digits: 0.00025 */
         snprintf(buf, 64, "%.4g", x);
         return buf;
     }

@@ -160,7 +160,7 @@ async function generate(ev) {
       showNumbers(g);
       const prompt = $('prompt').value.trim();
       $('text').textContent = `${prompt} ⟶ ${state.vocab.detokenize(g.ids(), enc.ids)}`;
-      status(`${model.kind}: done, ${g.count} new tokens; downloaded so far ${mb(state.downloaded)}`);
+      status(`${model.kind}: done, ${g.count} new token${g.count === 1 ? "" : "s"}; downloaded so far ${mb(state.downloaded)}`);
       document.body.dataset.runs = String(Number(document.body.dataset.runs || 0) + 1);
     } finally {
       g.free();
