@@ -94,6 +94,7 @@ static int cmd_losses(wl_call *c, wl_value **out)
             c->errword = wl_call_argword(c, 1);
             return -1;
         }
+        lang_note_dropped(c, &toks);
         n = (int)toks.n;
         snprintf(title, sizeof title, "the text scored by the %s model", lm->m.kind_name);
     }

@@ -203,6 +203,7 @@ static int read_context(wl_call *c, const lang_model *lm, lang_ids **li, wl_valu
         else if (wl_context_encode(lang_vocab_get(*vv), s, strlen(s), &toks, &hist, c->err))
             rc = -1;
         if (!rc) {
+            lang_note_dropped(c, &toks);
             *enc = lang_ids_value(hist, (int)toks.n + 1, WL_T, *vv);
             free(hist);
             wl_tokens_free(&toks);

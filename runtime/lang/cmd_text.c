@@ -40,6 +40,7 @@ static int tokens_of(wl_call *c, int i, wl_tokens *t)
         c->errword = wl_call_argword(c, i);
         return -1;
     }
+    lang_note_dropped(c, t);
     return 0;
 }
 

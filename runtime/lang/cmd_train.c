@@ -78,6 +78,7 @@ static int cmd_generate(wl_call *c, wl_value **out)
         c->errword = wl_call_argword(c, 1);
         return -1;
     }
+    lang_note_dropped(c, &toks);
     wl_gen_config cfg = {.max_new_tokens = (int)ntok, .temperature = temp, .greedy = !wl_opt_has(c, "temperature"),
                          .seed = (uint64_t)seed};
     wl_gen_result res;

@@ -97,3 +97,14 @@ wl_value *lang_ids_value(const int32_t *history, int nhistory, int T, wl_value *
     li->vocab = wl_ref(vocab);
     return wl_obj(&lang_ids_type, li);
 }
+
+void lang_note_dropped(wl_call *c, const wl_tokens *t)
+{
+    if (!t->dropped) return;
+    char note[400];
+    int n = snprintf(note, sizeof note,
+                     "note: the tokenizer dropped %zu character%s that %s not a-z, 0-9 or punctuation (the first: %s); "
+                     "it keeps ASCII words only, as the course's does: café gives caf\n",
+                     t->dropped, t->dropped == 1 ? "" : "s", t->dropped == 1 ? "is" : "are", t->first_dropped);
+    wl_sink_write(c->sink, "stderr", note, (size_t)n < sizeof note ? (size_t)n : sizeof note - 1);
+}

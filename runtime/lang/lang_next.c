@@ -165,6 +165,7 @@ int lang_next_value(wl_call *c, const lang_model *lm, wl_value *vocab, const cha
         c->errword = wl_call_argword(c, 1);
         return -1;
     }
+    lang_note_dropped(c, &toks);
     int32_t ctx[WL_CONTEXT];
     size_t cropped = wl_context_window(hist, toks.n + 1, ctx, WL_CONTEXT);
     lang_next *n = wl_xcalloc(1, sizeof *n);

@@ -16,6 +16,8 @@ void wl_tokens_free(wl_tokens *t)
     t->tok = NULL;
     t->buf = NULL;
     t->n = 0;
+    t->dropped = 0;
+    t->first_dropped[0] = 0;
 }
 
 int wl_text_utf8_check(const char *s, size_t n, size_t *bad_offset)
@@ -218,6 +220,8 @@ int wl_text_tokenize_normalized(const char *norm, size_t n, wl_tokens *out, wl_e
     out->n = 0;
     out->tok = NULL;
     out->buf = NULL;
+    out->dropped = 0;
+    out->first_dropped[0] = 0;
     if (wl_text_utf8_check(norm, n, &bad)) return wl_fail(err, "invalid UTF-8 at byte offset %zu", bad);
     /* Every token has at least one byte, and each gets a NUL: 2n + 1 bytes suffice. */
     out->buf = malloc(2 * n + 1);
@@ -240,6 +244,7 @@ int wl_text_tokenize_normalized(const char *norm, size_t n, wl_tokens *out, wl_e
         } else if (!wl_text_is_word(c) && !wl_text_is_space(c)) {
             end = i + len;
         } else {
+            if (!wl_text_is_space(c) && !out->dropped++) memcpy(out->first_dropped, p + i, len), out->first_dropped[len] = 0;
             i += len;
             continue;
         }

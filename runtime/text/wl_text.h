@@ -10,8 +10,10 @@
 /* A token list: tok[i] is a NUL-terminated UTF-8 string; all of them live in buf. */
 typedef struct wl_tokens {
     size_t n;
-    char **tok;   /* [n] */
+    char **tok;          /* [n] */
     char *buf;
+    size_t dropped;      /* word characters no token kept (not ASCII: é, ß, 日; or _), as the pattern drops them */
+    char first_dropped[5];   /* the first of them, UTF-8 ("" when none) */
 } wl_tokens;
 
 void wl_tokens_free(wl_tokens *t);

@@ -163,8 +163,25 @@ static void test_help_reflows(void)
     wl_interp_free(in);
 }
 
+/* Text whose letters the tokenizer drops (not ASCII) gets a note on stderr; plain text none. */
+static void test_dropped_note(void)
+{
+    lt_run *r = lt_eval(NULL, "tokenize \"caf\xC3\xA9 na\xC3\xAFve\"", NULL);
+    CHECK_MSG(r->rc == 0 && strstr(r->out, "note: the tokenizer dropped 2 characters that are not a-z") &&
+              strstr(r->out, "(the first: \xC3\xA9)"), "%s", r->out);
+    lt_free(r);
+    r = lt_eval(NULL, "stories = corpus profile=smoke stories=40 audit=0\nm = model new kind=mlp vocab=$stories.vocab\n"
+                      "losses $m \"the caf\xC3\xA9\"", NULL);
+    CHECK_MSG(r->rc == 0 && strstr(r->out, "dropped 1 character that is not"), "%s", r->out);
+    lt_free(r);
+    r = lt_eval(NULL, "tokenize \"a little dog\"", NULL);
+    CHECK(r->rc == 0 && !strstr(r->out, "note:"));
+    lt_free(r);
+}
+
 void wl_test_main(void)
 {
+    test_dropped_note();
     test_help_reflows();
     test_html_carries_the_text();
     test_counts();

@@ -80,6 +80,16 @@ static void test_tokenize(void)
     check_tok("\xC4\xB1t", "\xC4\xB1t");                          /* dotless i is [a-z] under IGNORECASE */
     check_tok("\xD9\xA3\xD9\xA4 x", "x");                         /* Arabic-Indic digits are \w, not [0-9] */
     check_tok("'a'b' x'", "'|a'b|'|x|'");
+    /* what the pattern drops is counted: word characters that are not ASCII, and _ */
+    wl_tokens t;
+    wl_err e;
+    const char *odd = "na\xC3\xAFve snake_case \xE4\xB8\x96 \xF0\x9F\x90\xB6";
+    CHECK(wl_text_tokenize(odd, strlen(odd), &t, &e) == 0);
+    CHECK_MSG(t.dropped == 3 && !strcmp(t.first_dropped, "\xC3\xAF") && t.n == 5, "dropped %zu (%s), %zu tokens", t.dropped,
+              t.first_dropped, t.n);   /* ï, _ and 世 dropped; the emoji is punctuation ([^\w\s]) */
+    wl_tokens_free(&t);
+    CHECK(wl_text_tokenize("a dog.", 6, &t, &e) == 0 && t.dropped == 0 && !t.first_dropped[0]);
+    wl_tokens_free(&t);
 }
 
 static void test_detokenize(void)
