@@ -127,6 +127,7 @@ static int save_target(const char *path, char **target, wl_err *err)
 {
     struct stat st;
     *target = NULL;
+    if (!*path) return wl_fail(err, "an empty file name: give the file to write, such as model.npz");
     if (lstat(path, &st) != 0) {
         if (errno != ENOENT) return fail_at(err, path, NULL, "cannot save here", errno);
         *target = strdup(path);

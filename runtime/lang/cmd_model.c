@@ -436,8 +436,9 @@ const wl_command wl_cmds_model[] = {
     {.name = "attention", .topic = "model", .synopsis = "attention DETAILS [head=N] [pad=1]",
      .summary = "heat map of every query row of one head or all heads",
      .help = "Each row is a query position, each column a key; darker is more weight. Keys after\n"
-             "the query are masked (blank; · in a terminal). head=N shows head N alone; without head= every head is\n"
-             "shown, one map after another. Over the real tokens unless pad=1 shows all 64 slots.\n"
+             "the query are masked (hatched grey; ╱ in a terminal). head=N shows head N alone; without\n"
+             "head= every head is shown, one map after another. Over the real tokens unless pad=1 shows\n"
+             "all 64 slots.\n"
              "In a terminal: Unicode shades; in a notebook: SVG and a shaded table.",
      .example = LANG_EX_MODEL("attention")
                 "d = details $m \"the cat sat on the mat\"\nattention $d head=1",
@@ -447,9 +448,11 @@ const wl_command wl_cmds_model[] = {
      .help = "Takes batch 0 (and head= of a [B,H,T,x] tensor) and draws its last two axes: one row\n"
              "per slot, one column per feature, or per key slot for scores and weights ([T,T]).\n"
              "last=N keeps the last N slots (the real tokens after the padding); labels=\n"
-             "names them ($ids.tokens). Values in 0..1 are shaded as they are; others from the\n"
-             "lightest (minimum) to the darkest (maximum); masked -inf entries stay blank.\n"
-             "cols= caps the columns of a wide matrix (logits).",
+             "names them ($ids.tokens). Weights (0..1) go from light (0) to dark (1). Signed values\n"
+             "(E, Q, scores, logits) take a scale centred on 0: blue below 0, red above, stronger with\n"
+             "the size (a terminal writes + or - before the shade), so among logits that are all below\n"
+             "0 the largest, the likeliest word, is the palest. Masked -inf entries are hatched grey\n"
+             "(╱ in a terminal). cols= caps the columns of a wide matrix (logits).",
      .example = LANG_EX_STORIES
                 "m = model new kind=multihead heads=4 vocab=$stories.vocab seed=11\n"
                 "ids = encode \"a little dog found a red hat\" vocab=$stories\n"

@@ -315,7 +315,7 @@ char *wl_heatmap_text(const wl_heatmap *h)
         for (int k = 1; k <= 4; k++) heat_num(sc.b * k / 4, q[k], sizeof q[k]);
         wl_buf_printf(&b, "shade: the sign, then the size: + above 0, - below, blank 0\n"
                           "       ░ |x| < %s  ▒ < %s  ▓ < %s  █ up to %s\n", q[1], q[2], q[3], q[4]);
-        wl_buf_printf(&b, "range: min %s · 0 · max %s", lo, hi);
+        wl_buf_printf(&b, "range: min %s%s max %s", lo, sc.min < 0 && sc.max > 0 ? " · 0 ·" : " ·", hi);
     } else {
         for (int k = 0; k <= 4; k++) heat_num(sc.a + (sc.b - sc.a) * k / 4, q[k], sizeof q[k]);
         wl_buf_printf(&b, "shade: blank = %s … █ up to %s\n       ░ < %s  ▒ < %s  ▓ < %s\n", q[0], q[4], q[1], q[2], q[3]);

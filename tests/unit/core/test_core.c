@@ -62,6 +62,7 @@ static void test_atomic_roundtrip(void)
     CHECK(strstr(e.msg, bad) != NULL);
     CHECK(wl_read_file(bad, &data, &len, &e) == -1);
     CHECK(strstr(e.msg, "cannot open") != NULL);
+    CHECK(wl_write_atomic("", "x", 1, &e) == -1 && strstr(e.msg, "an empty file name"));
     remove_tmp_dir(dir);
 }
 

@@ -141,6 +141,11 @@ static void test_heatmap_text(void)
     CHECK_MSG(strstr(t, "\ncolumns 1–") && strstr(t, "of 40\n"), "%s", t);
     free(t);
     h.col_labels = cols;
+    double neg[3] = {-3, -2, -1};   /* all below 0 (logits): the range line puts no 0 between its ends */
+    wl_heatmap hn = {.rows = 1, .cols = 3, .v = neg, .row_labels = rows, .col_labels = cols, .scale = WL_SCALE_DIVERGING};
+    t = wl_heatmap_text(&hn);
+    CHECK_MSG(strstr(t, "range: min -3 · max -1"), "%s", t);
+    free(t);
     h.width = 400;
     t = wl_heatmap_text(&h);
     CHECK(strstr(t, "blocks") == NULL && strstr(t, " 38 39\n") != NULL);
