@@ -4,12 +4,15 @@
 # changed since it was copied, an unedited copy is replaced by the new version and an edited one is kept, the new
 # version put beside it as NAME.updated-DATE.ipynb (the user is told; nothing is overwritten). DEST/.bundled/ keeps
 # the version last handed out. Only copies whose content is a bundled lesson's are signed (trusted, so that their
-# saved pictures show), with the environment's `jupyter trust`; any other file in DEST is left as it is.
-# usage: scripts/lessons-copy.sh DEST VENV
+# saved pictures show), with the environment's `jupyter trust`, or, given LIST, by the caller: their paths are written
+# to the file LIST, one a line (the classroom's server signs them in its own process); any other file in DEST is left
+# as it is.
+# usage: scripts/lessons-copy.sh DEST VENV [LIST]
 set -euo pipefail
 src="$(cd "$(dirname "$0")/.." && pwd)"
-dest="${1:?usage: lessons-copy.sh DEST VENV}"
-venv="${2:?usage: lessons-copy.sh DEST VENV}"
+dest="${1:?usage: lessons-copy.sh DEST VENV [LIST]}"
+venv="${2:?usage: lessons-copy.sh DEST VENV [LIST]}"
+list="${3:-}"
 mkdir -p "$dest/.bundled"
 sign=()
 for wlab in "$src"/lessons/*.wlab; do
@@ -37,5 +40,10 @@ for wlab in "$src"/lessons/*.wlab; do
     fi
     if cmp -s "$copy" "$bundled"; then sign+=("$copy"); fi
 done
-if [ ${#sign[@]} -gt 0 ]; then "$venv/bin/jupyter-trust" "${sign[@]}" >/dev/null; fi
-echo "lessons-copy: ${#sign[@]} lesson(s) in $dest signed for this user"
+if [ -n "$list" ]; then
+    printf '%s\n' "${sign[@]}" > "$list"
+    echo "lessons-copy: ${#sign[@]} lesson(s) in $dest to sign for this user (listed in $list)"
+else
+    if [ ${#sign[@]} -gt 0 ]; then "$venv/bin/jupyter-trust" "${sign[@]}" >/dev/null; fi
+    echo "lessons-copy: ${#sign[@]} lesson(s) in $dest signed for this user"
+fi

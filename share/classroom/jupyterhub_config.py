@@ -103,7 +103,53 @@ if token:
 # Each student's server runs as the Unix account wl-<name> (made on the first login, with no password: no way in
 # but the hub), with the home WORDLAB_CLASSROOM_HOMES/wl-<name> that only they can open.
 # REAL DEPLOYMENT: "systemdspawner" (cgroup limits per student) or "kubespawner" (see share/classroom/z2jh-values.yaml).
-c.JupyterHub.spawner_class = "jupyterhub.spawner.LocalProcessSpawner"
+from jupyterhub.spawner import LocalProcessSpawner  # noqa: E402
+
+
+def listening(port):
+    """Whether a socket listens on TCP port (IPv4 or IPv6) of this machine (/proc/net/tcp: state 0A is LISTEN)."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table, encoding="ascii") as f:
+                next(f)
+                for line in f:
+                    fields = line.split()
+                    if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        return True
+        except OSError:
+            pass
+    return False
+
+
+def to_priority(pid, nice):
+    """Sets every thread of process pid and of its children to nice (a process's priority is per thread)."""
+    for task in os.listdir("/proc/%d/task" % pid):
+        os.setpriority(os.PRIO_PROCESS, int(task), nice)
+        with open("/proc/%d/task/%s/children" % (pid, task), encoding="ascii") as f:
+            for child in f.read().split():
+                to_priority(int(child), nice)
+
+
+class ClassroomSpawner(LocalProcessSpawner):
+    """LocalProcessSpawner whose server, started at nice STARTING_NICE (Spawner.cmd), runs at 0 once it listens."""
+
+    async def start(self):
+        ip_port = await super().start()
+        asyncio.ensure_future(self.at_priority_when_listening(self.pid, self.port))
+        return ip_port
+
+    async def at_priority_when_listening(self, pid, port):
+        while self.pid == pid and not listening(port):
+            await asyncio.sleep(0.25)
+            if not os.path.exists("/proc/%d" % pid):
+                return
+        try:
+            to_priority(pid, 0)
+        except OSError:  # it exited meanwhile
+            pass
+
+
+c.JupyterHub.spawner_class = ClassroomSpawner
 c.Spawner.start_timeout = 300  # a class logging in at once queues for the CPU: a student waits rather than fails
 c.Spawner.http_timeout = 300
 # A student's server that sits idle is not culled here; REAL DEPLOYMENT: add jupyterhub-idle-culler as a service.
@@ -121,8 +167,11 @@ c.Spawner.environment = {
 }
 # The environment's jupyterhub-singleuser, with the kernels on ipc (the environment's setting) in a folder only the
 # student may open: no other user of the machine can connect to them (TCP on localhost is open to every local user).
-# nice 5 takes the student's server back from the hub's -5 to 0, the priority of everything else.
-c.Spawner.cmd = ["nice", "-n", "5",
+# A student's server starts at nice 10 (15 below the hub's -5), behind the kernels of the students already working, and
+# runs at 0, the priority of everything else, once it listens (ClassroomSpawner, below): a class that logs in at once
+# queues its servers' starts (2 s of CPU each) behind the cells of those already in, not in front of them.
+STARTING_NICE = 10
+c.Spawner.cmd = ["nice", "-n", str(STARTING_NICE + 5),
                  "bash", os.path.join(prefix, "scripts", "lab-singleuser.sh"), os.path.join(prefix, "venv")]
 c.Spawner.default_url = "/lab" if ui == "lab" else "/tree"
 # The server loads only what the lessons use: JupyterLab (and Notebook 7 for UI=notebook). Off: terminals (a shell on
