@@ -160,10 +160,15 @@ c.Spawner.http_timeout = 300
 # every kernel; what it lacks a student's kernel computes for itself without storing it.
 # MALLOC_ARENA_MAX=2: at most two glibc malloc arenas in a student's server and kernels instead of eight per core (no
 # difference in their memory was measured at 10 students: docs/classroom.md).
+# OPENBLAS_NUM_THREADS=1: a student's kernel computes on one thread (its matrix products and its training's parallel
+# parts), not one per core: a class keeps every core busy with its own kernels, and a kernel's threads only wait for
+# each other there (six lesson 01 training runs at once: 7.4 s of CPU with one thread each, 10.5 s with two; the
+# same results).
 c.Spawner.environment = {
     "WORDLAB_ARTIFACTS": os.path.join(prefix, "artifacts"),
     "WORDLAB_CACHE": env("WORDLAB_CLASSROOM_CACHE", "/var/cache/wordlab-classroom"),
     "MALLOC_ARENA_MAX": "2",
+    "OPENBLAS_NUM_THREADS": "1",
 }
 # The environment's jupyterhub-singleuser, with the kernels on ipc (the environment's setting) in a folder only the
 # student may open: no other user of the machine can connect to them (TCP on localhost is open to every local user).

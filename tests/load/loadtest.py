@@ -9,11 +9,15 @@ password, within the stagger time; the test then starts each one's server and ta
 per notebook, as JupyterLab does) and runs every code cell over the kernel's WebSocket, with a think time between
 cells.  It reports:
 
-  login        seconds from posting the login form to the student's server being ready (median, max)
+  login        seconds from posting the login form to the student's server being ready (median, max); in the JSON
+               also its parts (the login form; asking for the server; the server's start until the hub has it ready)
+               and the CPU seconds the server's process took until then (its own and its finished children's:
+               copying the lessons, its runtime folder), read once the hub says it is ready
   first idle   seconds from posting the login form to the first kernel's first idle status
   p50/p95/p99  cell latency, from sending execute_request to the kernel's idle status for it
   failures     cells that gave an error or no reply, servers or kernels that did not start
   load         the 1-minute load average during the class (its range, sampled every second) and at its end
+  slow cells   in the JSON, each cell's latencies (lesson, cell number) and the cells that took 2 s or more
   MB/student   the peak resident memory (RSS; PSS beside it, which counts shared pages once) of a student's
                single-user server and its kernels, sampled every second; then the PSS peaks of the server alone
                and of the kernels alone
@@ -225,6 +229,19 @@ def student_processes(prefix):
     return found
 
 
+def server_cpu(user):
+    """CPU seconds (user + system) of user's single-user server so far, with its children that have finished (the
+    scripts it ran before it became the server), or None when it is not found."""
+    for p in student_processes(user).get(user, []):
+        try:
+            if not is_kernel(p):
+                t = p.cpu_times()
+                return t.user + t.system + t.children_user + t.children_system
+        except (psutil.Error, OSError):
+            pass
+    return None
+
+
 def is_kernel(p):
     """Whether a student's process is a kernel (wordlab, or ipykernel) rather than their server or its helpers."""
     cmd = p.cmdline()
@@ -256,15 +273,21 @@ class Student:
         self.hub, self.name, self.kernel, self.cells = hub, name, kernel, cells
         self.rng, self.think = rng, think
         self.latencies, self.failures, self.first_idle, self.login_s = [], [], None, None
+        self.cell_latencies = {}  # (notebook, code cell number) -> seconds
+        self.form_s = self.ask_s = self.start_s = self.start_cpu_s = None
 
     async def run(self, password):
         hub, u = self.hub, self.name
         try:
             t_login = time.monotonic()
             await hub.login(u[len(ACCOUNT):], password)
+            t_form = time.monotonic()
             await hub.request("POST", "/hub/api/users/%s/server" % u)
+            t_asked = time.monotonic()
             await hub.wait_server(u)
             self.login_s = time.monotonic() - t_login
+            self.form_s, self.ask_s, self.start_s = t_form - t_login, t_asked - t_form, t_login + self.login_s - t_asked
+            self.start_cpu_s = await asyncio.get_running_loop().run_in_executor(None, server_cpu, u)
             sessions = []  # a student keeps both lessons open, as in JupyterLab: both kernels stay up to the end
             try:
                 for path, cells in self.cells:
@@ -289,7 +312,7 @@ class Student:
             await self.call(ws, "kernel_info_request", {})
             if self.first_idle is None:
                 self.first_idle = time.monotonic() - t_login
-            for code in cells:
+            for number, code in enumerate(cells):
                 await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.think)
                 t0 = time.monotonic()
                 status, errors = await self.call(ws, "execute_request",
@@ -297,6 +320,7 @@ class Student:
                                                   "user_expressions": {}, "allow_stdin": False,
                                                   "stop_on_error": True})
                 self.latencies.append(time.monotonic() - t0)
+                self.cell_latencies[(path, number)] = self.latencies[-1]
                 if status != "ok" or errors:
                     self.failures.append("%s %s: cell %r: %s %s" % (u, path, code[:60], status, errors[:1]))
         finally:
@@ -375,6 +399,12 @@ async def run_class(hub, n, level, args, cells, rng):
     lat = [x for s in students for x in s.latencies]
     firsts = [s.first_idle for s in students if s.first_idle is not None]
     logins = [s.login_s for s in students if s.login_s is not None]
+    parts = {key: [getattr(s, key) for s in students if getattr(s, key) is not None]
+             for key in ("form_s", "ask_s", "start_s", "start_cpu_s")}
+    by_cell = {}
+    for s in students:
+        for (path, number), x in s.cell_latencies.items():
+            by_cell.setdefault("%s#%d" % (path, number), []).append(x)
     fails = [f for s in students for f in s.failures]
     if left:
         fails.append("processes left after the class: %s" % sorted(left))
@@ -385,6 +415,11 @@ async def run_class(hub, n, level, args, cells, rng):
         "first_idle_max_s": max(firsts) if firsts else float("nan"),
         "login_median_s": statistics.median(logins) if logins else float("nan"),
         "login_max_s": max(logins) if logins else float("nan"),
+        "login_parts_median_max_s": {key: (statistics.median(v), max(v)) if v else (float("nan"),) * 2
+                                     for key, v in parts.items()},
+        "cells_p50_max_s": {cell: (statistics.median(v), max(v)) for cell, v in sorted(by_cell.items())},
+        "slow_cells": {cell: sum(x >= P95_LIMIT for x in v) for cell, v in sorted(by_cell.items())
+                       if any(x >= P95_LIMIT for x in v)},
         "load_average": os.getloadavg(),
         "load_1min_range": (min(loads), max(loads)) if loads else (float("nan"), float("nan")),
         "p50_s": percentile(lat, 0.50), "p95_s": percentile(lat, 0.95), "p99_s": percentile(lat, 0.99),
@@ -402,6 +437,13 @@ def print_row(r, out):
         r["server_pss_mb_per_student"], r["kernels_pss_mb_per_student"], len(r["failures"]), r["wall_s"],
         "%.1f-%.1f, at the end %s" % (*r["load_1min_range"], "/".join("%.1f" % x for x in r["load_average"]))),
         file=out, flush=True)
+    parts = r["login_parts_median_max_s"]
+    print("         login, median / max: the form %.2f / %.2f s, asking for the server %.2f / %.2f s, its start "
+          "%.2f / %.2f s; the server's CPU until ready %.2f / %.2f s" % (
+              *parts["form_s"], *parts["ask_s"], *parts["start_s"], *parts["start_cpu_s"]), file=out, flush=True)
+    if r["slow_cells"]:
+        print("         cells of %.0f s or more (lesson#cell: how many students): %s" % (P95_LIMIT, ", ".join(
+            "%s: %d" % kv for kv in sorted(r["slow_cells"].items(), key=lambda kv: -kv[1]))), file=out, flush=True)
     for f in r["failures"][:5]:
         print("         failure: %s" % f, file=out, flush=True)
 
