@@ -17,6 +17,8 @@ cells.  It reports:
   p50/p95/p99  cell latency, from sending execute_request to the kernel's idle status for it
   failures     cells that gave an error or no reply, servers or kernels that did not start
   load         the 1-minute load average during the class (its range, sampled every second) and at its end
+  CPU          the CPU seconds of the class (from its first login to its last cell): the whole machine's (of the
+               cores x wall seconds it had), the hub's and its proxy's
   slow cells   in the JSON, each cell's latencies (lesson, cell number) and the cells that took 2 s or more
   MB/student   the peak resident memory (RSS; PSS beside it, which counts shared pages once) of a student's
                single-user server and its kernels, sampled every second; then the PSS peaks of the server alone
@@ -242,6 +244,22 @@ def server_cpu(user):
     return None
 
 
+def class_cpu(hub):
+    """CPU seconds so far: {"machine": every process's (busy time of all cores), "hub": the hub's, "proxy": its
+    proxy's (configurable-http-proxy, the hub's child)}."""
+    t = psutil.cpu_times()
+    out = {"machine": t.user + t.nice + t.system + t.irq + t.softirq + t.steal, "hub": 0.0, "proxy": 0.0}
+    try:
+        hub_proc = psutil.Process(hub.proc.pid)  # classroom.sh execs the hub
+        for key, p in [("hub", hub_proc)] + [("proxy", c) for c in hub_proc.children()
+                                             if "configurable-http-proxy" in " ".join(c.cmdline())]:
+            c = p.cpu_times()
+            out[key] += c.user + c.system
+    except psutil.Error:
+        pass
+    return out
+
+
 def is_kernel(p):
     """Whether a student's process is a kernel (wordlab, or ipykernel) rather than their server or its helpers."""
     cmd = p.cmdline()
@@ -379,10 +397,12 @@ async def run_class(hub, n, level, args, cells, rng):
         await asyncio.sleep(rng.uniform(0, args.stagger))
         await s.run(password)
 
+    cpu0 = class_cpu(hub)
     t0 = time.monotonic()
     sample_task = asyncio.ensure_future(sampler())
     await asyncio.gather(*(start(s) for s in students))
     wall = time.monotonic() - t0
+    cpu = {key: b - a for (key, b), a in zip(class_cpu(hub).items(), cpu0.values())}
     done.set()
     await sample_task
     for u in names:  # stop every server, then delete every user of this class
@@ -421,6 +441,7 @@ async def run_class(hub, n, level, args, cells, rng):
         "slow_cells": {cell: sum(x >= P95_LIMIT for x in v) for cell, v in sorted(by_cell.items())
                        if any(x >= P95_LIMIT for x in v)},
         "load_average": os.getloadavg(),
+        "cpu_s": dict(cpu, available=wall * psutil.cpu_count()),
         "load_1min_range": (min(loads), max(loads)) if loads else (float("nan"), float("nan")),
         "p50_s": percentile(lat, 0.50), "p95_s": percentile(lat, 0.95), "p99_s": percentile(lat, 0.99),
         "rss_mb_per_student": statistics.mean(x[0] for x in peaks.values()) / mb if peaks else float("nan"),
@@ -441,6 +462,10 @@ def print_row(r, out):
     print("         login, median / max: the form %.2f / %.2f s, asking for the server %.2f / %.2f s, its start "
           "%.2f / %.2f s; the server's CPU until ready %.2f / %.2f s" % (
               *parts["form_s"], *parts["ask_s"], *parts["start_s"], *parts["start_cpu_s"]), file=out, flush=True)
+    cpu = r["cpu_s"]
+    print("         CPU during the class: %.0f of %.0f core-seconds (%.0f%%); the hub %.1f s, its proxy %.1f s" % (
+        cpu["machine"], cpu["available"], 100 * cpu["machine"] / cpu["available"], cpu["hub"], cpu["proxy"]),
+        file=out, flush=True)
     if r["slow_cells"]:
         print("         cells of %.0f s or more (lesson#cell: how many students): %s" % (P95_LIMIT, ", ".join(
             "%s: %d" % kv for kv in sorted(r["slow_cells"].items(), key=lambda kv: -kv[1]))), file=out, flush=True)
