@@ -18,7 +18,7 @@ cells.  It reports:
   failures     cells that gave an error or no reply, servers or kernels that did not start
   load         the 1-minute load average during the class (its range, sampled every second) and at its end
   CPU          the CPU seconds of the class (from its first login to its last cell): the whole machine's (of the
-               cores x wall seconds it had), the hub's and its proxy's
+               cores x wall seconds it had), the hub's and its proxy's, and a student's server and kernels' (mean)
   slow cells   in the JSON, each cell's latencies (lesson, cell number) and the cells that took 2 s or more
   MB/student   the peak resident memory (RSS; PSS beside it, which counts shared pages once) of a student's
                single-user server and its kernels, sampled every second; then the PSS peaks of the server alone
@@ -267,22 +267,25 @@ def is_kernel(p):
 
 
 def sample_memory(prefix):
-    """{user: (rss_bytes, pss_bytes, server_pss_bytes, kernels_pss_bytes)} summed over the user's processes now."""
+    """{user: (rss_bytes, pss_bytes, server_pss_bytes, kernels_pss_bytes, cpu_seconds)} summed over the user's
+    processes now (the CPU with their finished children's)."""
     out = {}
     for user, procs in student_processes(prefix).items():
-        rss = server = kernels = 0
+        rss = server = kernels = cpu = 0
         for p in procs:
             try:
                 m = p.memory_full_info()
                 kernel = is_kernel(p)
+                t = p.cpu_times()
             except (psutil.Error, OSError):
                 continue
             rss += m.rss
+            cpu += t.user + t.system + t.children_user + t.children_system
             if kernel:
                 kernels += m.pss
             else:
                 server += m.pss
-        out[user] = (rss, server + kernels, server, kernels)
+        out[user] = (rss, server + kernels, server, kernels, cpu)
     return out
 
 
@@ -386,7 +389,7 @@ async def run_class(hub, n, level, args, cells, rng):
         loop = asyncio.get_running_loop()
         while not done.is_set():
             for user, now in (await loop.run_in_executor(None, sample_memory, prefix)).items():
-                peaks[user] = tuple(max(a, b) for a, b in zip(peaks.get(user, (0, 0, 0, 0)), now))
+                peaks[user] = tuple(max(a, b) for a, b in zip(peaks.get(user, (0,) * 5), now))
             loads.append(os.getloadavg()[0])
             try:
                 await asyncio.wait_for(done.wait(), 1.0)
@@ -448,6 +451,7 @@ async def run_class(hub, n, level, args, cells, rng):
         "pss_mb_per_student": statistics.mean(x[1] for x in peaks.values()) / mb if peaks else float("nan"),
         "server_pss_mb_per_student": statistics.mean(x[2] for x in peaks.values()) / mb if peaks else float("nan"),
         "kernels_pss_mb_per_student": statistics.mean(x[3] for x in peaks.values()) / mb if peaks else float("nan"),
+        "cpu_s_per_student": statistics.mean(x[4] for x in peaks.values()) if peaks else float("nan"),
     }
 
 
@@ -463,9 +467,9 @@ def print_row(r, out):
           "%.2f / %.2f s; the server's CPU until ready %.2f / %.2f s" % (
               *parts["form_s"], *parts["ask_s"], *parts["start_s"], *parts["start_cpu_s"]), file=out, flush=True)
     cpu = r["cpu_s"]
-    print("         CPU during the class: %.0f of %.0f core-seconds (%.0f%%); the hub %.1f s, its proxy %.1f s" % (
-        cpu["machine"], cpu["available"], 100 * cpu["machine"] / cpu["available"], cpu["hub"], cpu["proxy"]),
-        file=out, flush=True)
+    print("         CPU during the class: %.0f of %.0f core-seconds (%.0f%%); the hub %.1f s, its proxy %.1f s; a "
+          "student's server and kernels %.1f s" % (cpu["machine"], cpu["available"], 100 * cpu["machine"] / cpu["available"],
+                                                   cpu["hub"], cpu["proxy"], r["cpu_s_per_student"]), file=out, flush=True)
     if r["slow_cells"]:
         print("         cells of %.0f s or more (lesson#cell: how many students): %s" % (P95_LIMIT, ", ".join(
             "%s: %d" % kv for kv in sorted(r["slow_cells"].items(), key=lambda kv: -kv[1]))), file=out, flush=True)
