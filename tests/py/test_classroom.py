@@ -5,9 +5,9 @@ and shared cache in a temporary folder and what the students run in a prefix und
 start_classroom). Checked: no login without the real password, the admin's included (a wrong one, an empty one, the
 other role's); each student's server and kernels run as a Unix user of their own, never root; homes lie outside the
 build and the source tree, each the student's only; a student gets JupyterLab 4 with the wordlab kernel and the four
-lessons, signed for them, from a server without terminals or the hub's encryption module; the port is the
-classroom's own; Ctrl-C stops the hub and every student's server. Every account the classroom made is removed. As a
-user other than root, the classroom must refuse to start.
+lessons, signed for them, from a server without terminals or the hub's encryption module, which leaves out the hub's
+database layer; the port is the classroom's own; Ctrl-C stops the hub and every student's server. Every account the
+classroom made is removed. As a user other than root, the classroom must refuse to start.
 """
 import os
 import pwd
@@ -195,6 +195,25 @@ def test_each_student_a_unix_user_of_their_own_with_the_lessons(classroom):
     a, b = ("wl-" + n for n in STUDENTS)
     r = as_user(b, "ls", str(classroom.homes / a))
     assert r.returncode != 0, "%s reads %s's home: %s" % (b, a, r.stdout)
+
+
+def test_a_students_server_leaves_out_the_hubs_database_layer(classroom):
+    """The server as the classroom installed it (singleuser.py), run up to its start: the hub's database layer
+    (jupyterhub.orm, and with it SQLAlchemy's ORM and Alembic) is not loaded, its request log is."""
+    prefix = loadtest.classroom_prefix(BUILD)
+    probe = "\n".join([
+        "import runpy, sys",
+        "sys.argv = [sys.argv[1], '--version']",  # every import, then the version, no server
+        "try:",
+        "    runpy.run_path(sys.argv[0], run_name='__main__')",
+        "except SystemExit:",
+        "    pass",
+        "print(sorted(m for m in ('alembic', 'sqlalchemy.orm', 'jupyterhub.handlers.base') if m in sys.modules),",
+        "      type(sys.modules['jupyterhub.orm']).__name__, 'jupyterhub.log' in sys.modules)"])
+    r = subprocess.run([str(prefix / "venv" / "bin" / "python"), "-c", probe, str(prefix / "scripts" / "singleuser.py")],
+                       capture_output=True, text=True, timeout=300, env=dict(os.environ, WORDLAB_SIGN_LIST=""))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.splitlines()[-1] == "[] _LazyModule True", r.stdout + r.stderr[-3000:]
 
 
 def test_ctrl_c_stops_the_hub_and_every_server(classroom):
