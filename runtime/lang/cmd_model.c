@@ -436,9 +436,9 @@ const wl_command wl_cmds_model[] = {
     {.name = "attention", .topic = "model", .synopsis = "attention DETAILS [head=N] [pad=1]",
      .summary = "heat map of every query row of one head or all heads",
      .help = "Each row is a query position, each column a key; darker is more weight. Keys after\n"
-             "the query are masked (hatched grey; ╱ in a terminal). head=N shows head N alone; without\n"
-             "head= every head is shown, one map after another. Over the real tokens unless pad=1 shows\n"
-             "all 64 slots.\n"
+             "the query are masked (hatched grey; ╱ in a terminal). head=N shows head N alone;\n"
+             "without head= every head is shown, one map after another. Over the real tokens unless\n"
+             "pad=1 shows all 64 slots.\n"
              "In a terminal: Unicode shades; in a notebook: SVG and a shaded table.",
      .example = LANG_EX_MODEL("attention")
                 "d = details $m \"the cat sat on the mat\"\nattention $d head=1",

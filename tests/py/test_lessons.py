@@ -368,10 +368,10 @@ def test_heatmap_shapes_and_uniform():
     # E [1,64,64] is slots x features: 64 columns (dimensions 0..63, folded to 80 characters), not the last 2 key slots
     assert "E: " in out and "rows: slot · columns: dimension\n(64 columns, in 3 blocks to fit 80 characters)" in out
     assert re.search(r"\n +0  1  2  3 ", out) and re.search(r" 62 63\n", out)
-    maps = out[out.index("weights head 3: "):out.index("0.25 0.0007")]
+    maps = out[out.index("weights head 3: "):out.index("0.25 0.0006667")]
     assert all(len(line) <= 80 for line in maps.splitlines())
     assert "logits_all (the top 5 of " in out and "rows: slot · columns: next word (the last slot's top 5)" in out
-    assert "0.25 0.0007" in out and "perplexity: exp(2.0794) = 8.0" in out
+    assert "0.25 0.0006667" in out and "perplexity: exp(2.0794) = 8.0" in out
 
 
 def test_a_checkpoint_finds_its_vocabulary(tmp_path):
