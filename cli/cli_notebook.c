@@ -18,7 +18,8 @@
  * id per cell (a hash of its type and source; repeats get -2, -3, ...), and the outputs of running
  * every command cell in order in one interpreter, as the kernel would show them: stream text,
  * display_data (updates of a display replace it), the cell's value as execute_result with its
- * execution_count. A cell that fails stops the build with FILE:LINE and writes nothing. The file
+ * execution_count. A cell that fails stops the build with FILE:LINE and writes nothing, and so does an
+ * output that does not end in .ipynb or is the lesson file itself. The file
  * is written atomically, in Jupyter's own layout (sorted keys, one-space indent), so that a notebook
  * rebuilt from an unchanged lesson differs only where outputs changed. */
 #include "cli.h"
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define NB_MARK "#%%"
@@ -85,7 +87,9 @@ static int lesson_parse(const char *path, char *text, nb_lesson *l, char *err, s
     int *lineno = wl_xmalloc((size_t)cap * sizeof *lineno);
     int markdown = -1, start = 0, rc = 0;   /* markdown: -1 before the first marker */
     int ln = 0, marker = 0;   /* marker: the line of the current cell's marker */
-    for (char *p = text; *p && !rc; ln++) {
+    char *p = text;
+    if (!strncmp(p, "\xEF\xBB\xBF", 3)) p += 3;   /* an editor's UTF-8 byte-order mark is not part of the lesson */
+    for (; *p && !rc; ln++) {
         char *nl = strchr(p, '\n'), *line = p;
         if (nl) *nl = 0;
         p = nl ? nl + 1 : p + strlen(p);
@@ -391,6 +395,27 @@ static int notebook_usage(void)
     return 2;
 }
 
+/* Refuses an output that would overwrite the lesson: one whose name does not end in .ipynb (a slip of
+ * tab completion to LESSON.wlab), or that is the lesson file itself under another name (same inode).
+ * Returns 0, or 1 after saying why; nothing is written either way. */
+static int notebook_check_output(const char *in_path, const char *out_path)
+{
+    const char *name = strrchr(out_path, '/') ? strrchr(out_path, '/') + 1 : out_path;
+    size_t n = strlen(name);
+    if (n <= strlen(".ipynb") || strcmp(name + n - strlen(".ipynb"), ".ipynb")) {
+        fprintf(stderr, "wordlab notebook: the output %s does not end in .ipynb; nothing written "
+                        "(the notebook goes to a file of its own, e.g. -o NAME.ipynb)\n", out_path);
+        return 1;
+    }
+    struct stat in, out;
+    if (!stat(in_path, &in) && !stat(out_path, &out) && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+        fprintf(stderr, "wordlab notebook: the output %s is the lesson %s itself; nothing written "
+                        "(the notebook goes to a file of its own)\n", out_path, in_path);
+        return 1;
+    }
+    return 0;
+}
+
 int cli_notebook(int argc, char **argv)
 {
     const char *in_path = NULL, *out_path = NULL;
@@ -400,6 +425,7 @@ int cli_notebook(int argc, char **argv)
         else return notebook_usage();
     }
     if (!in_path || !out_path) return notebook_usage();
+    if (notebook_check_output(in_path, out_path)) return 1;
     char *text;
     size_t len;
     wl_err err;

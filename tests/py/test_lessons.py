@@ -286,6 +286,29 @@ def test_notebook_command_usage():
     assert r.returncode == 1 and "/nonexistent.wlab" in r.stderr
 
 
+def test_notebook_command_never_overwrites_the_lesson(tmp_path):
+    text = "#%%\nprint 1\n"
+    src = tmp_path / "lesson.wlab"
+    src.write_text(text, encoding="utf-8")
+    os.link(src, tmp_path / "same.ipynb")
+    (tmp_path / "other.wlab").write_text("keep", encoding="utf-8")
+    for out, message in [(src, "does not end in .ipynb"), (tmp_path / "other.wlab", "does not end in .ipynb"),
+                         (tmp_path / "notes.txt", "does not end in .ipynb"), (tmp_path / ".ipynb", "does not end in .ipynb"),
+                         (tmp_path / "same.ipynb", "is the lesson")]:
+        r = subprocess.run([WORDLAB, "notebook", str(src), "-o", str(out)], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 1 and message in r.stderr and "nothing written" in r.stderr, (out, r.stderr)
+    assert src.read_text(encoding="utf-8") == text and (tmp_path / "other.wlab").read_text(encoding="utf-8") == "keep"
+    assert not (tmp_path / "notes.txt").exists() and not (tmp_path / ".ipynb").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lesson.wlab", "other.wlab", "same.ipynb"]
+
+
+def test_notebook_command_skips_a_byte_order_mark(tmp_path):
+    r, out = build(tmp_path, "\ufeff#%%\nprint 1\n")
+    assert r.returncode == 0, r.stderr
+    nb = nbformat.read(str(out), as_version=4)
+    assert [(c.cell_type, c.source) for c in nb.cells] == [("code", "print 1")]
+
+
 # ---- the commands the lessons lean on: artifact, losses, uniform, heatmap ----
 
 def wl(code, **env):
