@@ -64,6 +64,19 @@ static void tb_push(wl_lang_error *e, char *line)
     e->traceback[e->ntraceback++] = line;
 }
 
+/* The start of line lineno (1-based) of code (len bytes), and its length without the newline in *n. */
+static const char *line_of(const char *code, size_t len, int lineno, size_t *n)
+{
+    const char *p = code, *end = code + len;
+    for (int l = 1; l < lineno && p < end; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    *n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    return p;
+}
+
 /* The traceback: "origin:line:col: ename: evalue", the source line, a caret under the column; an interrupt, which is
  * no mistake in the code, only its first line (a short notice under what the command reached). */
 static void build_traceback(wl_lang_error *e, const char *code, size_t len, const char *origin, int first_line)
@@ -75,13 +88,8 @@ static void build_traceback(wl_lang_error *e, const char *code, size_t len, cons
     wl_buf_printf(&b, "%s: %s", e->ename, e->evalue);
     tb_push(e, wl_buf_take(&b));
     if (!e->line || !strcmp(e->ename, "Interrupted")) return;
-    const char *p = code, *end = code + len;
-    for (int l = 1; l < e->line && p < end; l++) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        p = nl ? nl + 1 : end;
-    }
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    size_t n;
+    const char *p = line_of(code, len, e->line, &n);
     if (n && p[n - 1] == '\r') n--;
     wl_buf_puts(&b, "    ");
     for (size_t i = 0; i < n; i++) wl_buf_put(&b, p[i] == '\t' ? " " : p + i, 1);
@@ -90,6 +98,17 @@ static void build_traceback(wl_lang_error *e, const char *code, size_t len, cons
     for (int i = 1; i < e->col; i++) wl_buf_put(&b, " ", 1);
     wl_buf_put(&b, "^", 1);
     tb_push(e, wl_buf_take(&b));
+}
+
+/* Adds the typographic-quote hint to an error on a line of code that holds “ ” or ‘ (pasted from a slide). */
+static void quote_hint(wl_lang_error *e, const char *code, size_t len)
+{
+    if (!e->line || !strcmp(e->ename, "Interrupted")) return;
+    size_t n;
+    const char *p = line_of(code, len, e->line, &n);
+    const char *hint = wl_parse_quote_hint(p, n);
+    size_t used = strlen(e->evalue);
+    if (hint) snprintf(e->evalue + used, sizeof e->evalue - used, " (%s)", hint);
 }
 
 /* ---- did you mean ---- */
@@ -396,6 +415,9 @@ static int unknown_command(wl_interp *in, const wl_word *w, const char *name)
     wl_buf_printf(&b, "no command `%s`", name);
     size_t before = b.len;
     if (find_var(in, name)) wl_buf_printf(&b, "; to use the variable write $%s", name);
+    else if (!strcmp(name, "exit") || !strcmp(name, "quit"))
+        wl_buf_puts(&b, ": there is nothing to leave here (a script or notebook ends after its last line; the terminal "
+                        "REPL leaves on exit or Ctrl-D)");
     else wl_did_you_mean(&b, name, names, n, "");
     if (b.len == before) wl_buf_puts(&b, "; type `help` for the list of commands");
     fail_at(in, "UnknownCommand", w->line, w->col, "%s", b.s);
@@ -773,7 +795,10 @@ int wl_interp_eval_n(wl_interp *in, const char *given, size_t len, const char *o
     }
     wl_script_free(s);
     int failed = in->failed;
-    if (failed && error) build_traceback(error, code ? code : given, code || nul_line ? len : 0, origin, first_line);
+    if (failed && error) {
+        quote_hint(error, code ? code : given, code || nul_line ? len : 0);
+        build_traceback(error, code ? code : given, code || nul_line ? len : 0, origin, first_line);
+    }
     free(code);
     if (failed && result) wl_mime_free(result);
     in->sink = NULL;

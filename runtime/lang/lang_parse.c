@@ -446,6 +446,7 @@ wl_script *wl_parse(const char *code, size_t len, wl_parse_error *pe)
 {
     parser p = {.s = code, .len = len, .line = 1, .col = 1, .pe = pe};
     memset(pe, 0, sizeof *pe);
+    if (len >= 3 && !memcmp(code, WL_PARSE_BOM, 3)) p.pos = 3;   /* an editor's byte-order mark: not code, no column */
     for (size_t i = 0; i < len;) {
         size_t k = code[i] ? wl_utf8_next(code + i, len - i, NULL) : 0;
         if (!k) {
@@ -462,4 +463,14 @@ const char *wl_word_bare(const wl_word *w)
 {
     if (!w->bare || w->optkey || w->nparts != 1 || w->parts[0].kind != WL_P_LIT) return NULL;
     return w->parts[0].text;
+}
+
+const char *wl_parse_quote_hint(const char *line, size_t len)
+{
+    static const char *const QUOTES[] = {"\u201C", "\u201D", "\u2018"};   /* “ ” ‘ (’ is also an apostrophe) */
+    for (size_t q = 0; q < sizeof QUOTES / sizeof *QUOTES; q++)
+        if (memmem(line, len, QUOTES[q], strlen(QUOTES[q])))
+            return q < 2 ? "\u201C \u201D are typographic quotes; type \" instead"
+                         : "\u2018 \u2019 are typographic quotes; type \" instead";
+    return NULL;
 }

@@ -40,11 +40,16 @@ static const error_case ERRORS[] = {
     {"\"x\" = print 1", "ParseError", 1, 1, "only a name"},
     {"print []", "ParseError", 1, 7, "empty [ ]"},
     {"print \xff", "ParseError", 1, 7, "invalid UTF-8"},
+    /* a byte-order mark at the start takes no column */
+    {"\xEF\xBB\xBF" "mean 1 two", "TypeError", 1, 8, "must be a number"},
     /* unknown commands */
     {"perplx 0.5", "UnknownCommand", 1, 1, "did you mean perplexity?"},
     {"print 1\n  tokenise \"a\"", "UnknownCommand", 2, 3, "did you mean tokenize?"},
     {"zzzzzz", "UnknownCommand", 1, 1, "type `help`"},
     {"x = mean 1 2\nx", "UnknownCommand", 2, 1, "write $x"},
+    /* exit and quit leave only the terminal REPL (cli/repl.c); elsewhere there is nothing to leave */
+    {"print 1\nexit", "UnknownCommand", 2, 1, "nothing to leave here (a script or notebook ends after its last line"},
+    {"quit", "UnknownCommand", 1, 1, "the terminal REPL leaves on exit or Ctrl-D"},
     /* arguments and options */
     {"nll", "ArgumentError", 1, 5, "`nll` needs at least 1 argument, got 0; usage: nll P [P ...]"},
     {"exp 1 2", "ArgumentError", 1, 7, "`exp` takes 1 argument, got 2"},
@@ -221,8 +226,24 @@ static void test_nul_place_and_escapes(void)
     lt_free(r);
 }
 
+/* Typographic quotes pasted from a slide are text to the language: an error on their line says so; a line without
+ * them gets no hint, and print keeps them as the text they are. */
+static void test_typographic_quotes_get_a_hint(void)
+{
+    expect_error("tokenize \u201Ccurly quotes\u201D", "ArgumentError", 1, 17,
+                 "takes 1 argument, got 2; usage: tokenize TEXT (\u201C \u201D are typographic quotes; type \" instead)");
+    expect_error("print 1\nmean 1 \u2018two\u2019", "TypeError", 2, 8, "(\u2018 \u2019 are typographic quotes; type \" instead)");
+    lt_run *r = lt_eval(NULL, "mean 1 two\nprint \u201Cnot here\u201D", NULL);
+    CHECK_MSG(r->rc == -1 && strstr(r->err.evalue, "typographic") == NULL, "%s", r->err.evalue);
+    lt_free(r);
+    r = lt_eval(NULL, "print \u201Chi\u201D don\u2019t", NULL);
+    CHECK_MSG(r->rc == 0 && !strcmp(r->out, "\u201Chi\u201D don\u2019t\n"), "rc %d, output '%s'", r->rc, r->out);
+    lt_free(r);
+}
+
 void wl_test_main(void)
 {
+    test_typographic_quotes_get_a_hint();
     test_nul_place_and_escapes();
     test_lone_cr_is_a_line_break();
     test_traceback_has_caret();

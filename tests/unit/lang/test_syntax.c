@@ -92,6 +92,10 @@ static const code_want PRINTS[] = {
     {"print [mean\n  1\n  3]", "2.0\n"},
     {"print \"two\nlines\"", "two\nlines\n"},
     {"print a; print b ;print c", "a\nb\nc\n"},
+    /* a UTF-8 byte-order mark (an editor's) at the very start is not there; anywhere else it is text */
+    {"\xEF\xBB\xBF" "print \"bom\"", "bom\n"},
+    {"\xEF\xBB\xBF" "# a comment\r\nprint a", "a\n"},
+    {"print a \xEF\xBB\xBF" "b", "a \xEF\xBB\xBF" "b\n"},
 };
 
 static void test_results_and_prints(void)
