@@ -311,7 +311,7 @@ typedef struct repl_state {
     term *t;
     char *hist;          /* the history file (NULL when there is no home directory) */
     wl_buf cell;
-    int eof;
+    int eof;             /* 1: Ctrl-D; 2: exit or quit */
 } repl_state;
 
 static repl_state g_rs;
@@ -330,6 +330,14 @@ static void drop_cell(void)
     g_rs.cell = (wl_buf){0};
 }
 
+/* Whether the cell is `exit` or `quit` alone (blanks around it allowed): it leaves the REPL as Ctrl-D does. */
+static int is_leave(const char *cell)
+{
+    char word[8];
+    int end = 0;
+    return sscanf(cell, " %7s %n", word, &end) == 1 && !cell[end] && (!strcmp(word, "exit") || !strcmp(word, "quit"));
+}
+
 static void on_line(char *line)
 {
     if (!line) {
@@ -345,6 +353,10 @@ static void on_line(char *line)
         return;
     }
     rl_callback_handler_remove();
+    if (is_leave(cell)) {
+        g_rs.eof = 2;   /* the line has ended already: no newline after it */
+        return;
+    }
     const char *p = cell;
     while (*p == ' ' || *p == '\t' || *p == '\n') p++;
     char word[256];
@@ -411,7 +423,7 @@ static int repl_loop(wl_interp *in, term *t)
     rl_catch_signals = 0;
     g_in = in;
     if (t->tty)
-        printf("wordlab %s: type `help` to see every command, Tab to complete, Ctrl-C to stop, Ctrl-D to quit.\n",
+        printf("wordlab %s: type `help` to see every command, Tab to complete, Ctrl-C to stop, Ctrl-D or exit to quit.\n",
                WL_VERSION);
     rl_callback_handler_install(PROMPT, on_line);
     while (!g_rs.eof) {
@@ -435,7 +447,7 @@ static int repl_loop(wl_interp *in, term *t)
         }
         rl_callback_read_char();
     }
-    if (t->tty) printf("\n");
+    if (t->tty && g_rs.eof == 1) printf("\n");
     if (g_rs.hist) history_truncate_file(g_rs.hist, 2000);
     free(g_rs.hist);
     drop_cell();

@@ -1,5 +1,5 @@
 """The REPL in a real pseudo-terminal: tab completion, continuation prompt, history (in the session and
-from ~/.wordlab_history), Ctrl-C at the prompt and during training, Ctrl-D to quit."""
+from ~/.wordlab_history), Ctrl-C at the prompt and during training, Ctrl-D, exit or quit to quit."""
 import os
 import pty
 import re
@@ -188,6 +188,21 @@ def test_ctrl_c_stops_generating_a_million_stories(home):
 def test_ctrl_d_exits(home):
     r = started(home)
     assert r.close() == 0
+
+
+@pytest.mark.parametrize("word", ["exit", "quit", "  quit "])
+def test_exit_and_quit_leave_like_ctrl_d(home, word):
+    r = started(home)
+    assert "\nok\n" in r.run("print ok  # exit")   # the word elsewhere on a line is no command to leave
+    out = r.run("exit now")
+    assert "UnknownCommand: no command `exit`: there is nothing to leave here" in out
+    r.send(word + "\r")
+    end = time.monotonic() + 20
+    while (done := os.waitpid(r.pid, os.WNOHANG))[0] == 0:
+        assert time.monotonic() < end, "the REPL did not leave on " + repr(word)
+        r.read_for(0.1)
+    os.close(r.fd)
+    assert os.waitstatus_to_exitcode(done[1]) == 0
 
 
 def test_input_reads_a_line_from_the_terminal(home):
