@@ -41,7 +41,9 @@ static void heads_into(wl_buf *b, const wl_seq_lesson *l)
             if (r[k].acc < lo) lo = r[k].acc;
             if (r[k].acc > hi) hi = r[k].acc;
         }
-        wl_buf_printf(b, "%10.4f%16.4f\n", sum / o->runs, hi - lo);
+        wl_buf_printf(b, "%10.4f", sum / o->runs);
+        if (o->runs > 1) wl_buf_printf(b, "%16.4f\n", hi - lo);
+        else wl_buf_printf(b, "%15s\u2013\n", "");   /* one run: no difference to show */
     }
 }
 

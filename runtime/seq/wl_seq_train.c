@@ -4,6 +4,7 @@
 #include "wl_seq_train.h"
 #include "wl_seq_lanes.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* Short names for the loop below. */
@@ -109,9 +110,20 @@ int wl_seq_train(wl_seq_net *net, const wl_seq_set *tr, int64_t seed, int H, con
             }
         }
         const double nn = tr->n;
+        int finite = 1;
         for (int k = 0; k < WL_SEQ_NPARAMS; k++) {
             vel[k] = o->momentum * vel[k] - o->lr * g[k] / nn;
             p[k] += vel[k];
+            finite &= isfinite(p[k]) != 0;
+        }
+        if (!finite) {
+            free(xg);
+            free(yg);
+            wl_seq_train_opts lesson;
+            wl_seq_train_opts_default(&lesson);
+            return wl_fail(err, "sequence training diverged at epoch %d of %d: the parameters became infinite or NaN "
+                           "(the learning rate %g is too large; try a smaller lr, e.g. the lesson's %g)",
+                           epoch + 1, o->epochs, o->lr, lesson.lr);
         }
     }
     free(xg);

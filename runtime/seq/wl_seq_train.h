@@ -18,7 +18,8 @@ typedef struct wl_seq_train_opts {
 void wl_seq_train_opts_default(wl_seq_train_opts *o);
 
 /* Full-batch gradient descent with momentum from wl_seq_net_init(seed, H). interrupt may be
- * NULL; when it becomes non-zero training stops with an error. */
+ * NULL; when it becomes non-zero training stops with an error. A parameter that becomes infinite
+ * or NaN (a learning rate far too large) stops it with an error naming the epoch. */
 int wl_seq_train(wl_seq_net *net, const wl_seq_set *tr, int64_t seed, int H, const wl_seq_train_opts *o,
                  volatile sig_atomic_t *interrupt, wl_err *err);
 

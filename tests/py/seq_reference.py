@@ -268,7 +268,8 @@ def render(out, n, ntrain, ntest, epochs, heads, runs):
     for i, H in enumerate(heads):
         accs = [r["acc"] for r in rows[i * runs:(i + 1) * runs]]
         lines.append(f"{H:>6}{D // H:>12}{33:>11}" + "".join(f"{a:>10.4f}" for a in accs)
-                     + f"{acc_sum(accs) / runs:>10.4f}{max(accs) - min(accs):>16.4f}")
+                     + f"{acc_sum(accs) / runs:>10.4f}"
+                     + (f"{max(accs) - min(accs):>16.4f}" if runs > 1 else f"{'–':>16}"))   # one run: no difference
     lines += ["the two regions the task wants: steps 1-5 and 7-11",
               f"{'':18}{'weight centers':>34}{'separation':>12}{'held-out':>10}"]
     for r in rows:

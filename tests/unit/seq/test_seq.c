@@ -364,6 +364,25 @@ static void test_errors(void)
     wl_seq_opts_default(&o);
     o.train.lr = NAN;
     CHECK(wl_seq_lesson_run(&l, &o, WL_SEQ_PART_ALL, NULL, &err) == -1);
+    /* A learning rate that blows the parameters up stops the training with the epoch, not with NaN accuracies. */
+    wl_seq_opts_default(&o);
+    o.train.lr = 100;
+    CHECK(wl_seq_lesson_run(&l, &o, WL_SEQ_PART_ALL, NULL, &err) == -1);
+    CHECK_MSG(strstr(err.msg, "sequence training diverged at epoch ") && strstr(err.msg, "of 150") &&
+              strstr(err.msg, "try a smaller lr"), "%s", err.msg);
+    /* One run has no difference between runs: the column shows a dash. */
+    wl_seq_opts_default(&o);
+    o.runs = 1;
+    o.nheads = 1;
+    o.train.epochs = 2;
+    CHECK(wl_seq_lesson_run(&l, &o, WL_SEQ_PART_HEADS, NULL, &err) == 0);
+    char *heads = wl_seq_heads_table_text(&l);
+    const char *row = heads ? strstr(heads, "run 1      mean  run difference\n") : NULL;
+    row = row ? strchr(row, '\n') + 1 : NULL;   /* the one row: heads, head size, parameters, run 1, mean, a dash */
+    CHECK_MSG(row && strlen(row) == 6 + 12 + 11 + 10 + 10 + 15 + strlen("\u2013\n") &&
+              !strcmp(row + 49, "               \u2013\n"), "%s", heads);
+    free(heads);
+    wl_seq_lesson_free(&l);
     /* An interrupt stops the trainings with a message, and nothing leaks. */
     wl_seq_opts_default(&o);
     volatile sig_atomic_t stop = 1;
