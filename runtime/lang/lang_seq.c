@@ -147,29 +147,38 @@ static void net_name(const lang_seq_net *n, char *buf, size_t cap)
              n->r.positions ? "on" : "off");
 }
 
-/* Each head's weights as shaded cells (shade: weight / the largest weight) with the values below. */
+/* The shade (0 blank .. 4 █) of a weight on the plot's scale: fifths of it. */
+static int weight_shade(double w, double scale)
+{
+    int k = (int)(w / scale * 5);
+    return k < 0 ? 0 : k > 4 ? 4 : k;
+}
+
+/* Each head's weights as shaded cells with the values below, all on one scale: the plot's largest weight, but at least
+ * twice the uniform weight 1/T, so that uniform attention is drawn as a row of the middle shade ▒ (half the scale, in
+ * the middle of its band), not as full blocks, and a peak stands out against it. */
 static void weights_text(wl_buf *b, const lang_seq_net *n)
 {
     static const char *const SHADE[] = {"     ", "░░░░░", "▒▒▒▒▒", "▓▓▓▓▓", "█████"};
-    double top = 0;
+    static const char *const KEY[] = {"blank", "░", "▒", "▓", "█"};
+    const double uniform = 1.0 / WL_SEQ_T;
+    double scale = 2 * uniform;
     for (int i = 0; i < n->r.H * WL_SEQ_T; i++)
-        if (n->mw[i] > top) top = n->mw[i];
+        if (n->mw[i] > scale) scale = n->mw[i];
     wl_buf_puts(b, "step   ");
     for (int t = 0; t < WL_SEQ_T; t++) wl_buf_printf(b, "%6d", t);
     wl_buf_puts(b, "\n");
     for (int h = 0; h < n->r.H; h++) {
         const double *m = n->mw + h * WL_SEQ_T;
         wl_buf_printf(b, "head %d ", h + 1);
-        for (int t = 0; t < WL_SEQ_T; t++) {
-            double v = top > 0 ? m[t] / top : 0;
-            int k = v <= 0 ? 0 : v < 0.25 ? 1 : v < 0.5 ? 2 : v < 0.75 ? 3 : 4;
-            wl_buf_printf(b, " %s", SHADE[k]);
-        }
+        for (int t = 0; t < WL_SEQ_T; t++) wl_buf_printf(b, " %s", SHADE[weight_shade(m[t], scale)]);
         wl_buf_puts(b, "\n       ");
         for (int t = 0; t < WL_SEQ_T; t++) wl_buf_printf(b, "%6.3f", m[t]);
         wl_buf_puts(b, "\n");
     }
-    wl_buf_puts(b, "shade: weight / largest   ░ <0.25   ▒ <0.5   ▓ <0.75   █ >=0.75");
+    wl_buf_printf(b, "shade: weight / %.3f (the largest weight, at least 2 × uniform)\n"
+                     "       blank <0.2   ░ <0.4   ▒ <0.6   ▓ <0.8   █ >=0.8   uniform: 1/%d = %.3f (%s)",
+                  scale, WL_SEQ_T, uniform, KEY[weight_shade(uniform, scale)]);
 }
 
 /* The weight plot as SVG and as Vega-Lite; the y axis starts at 0 and 1/12 (uniform weights) is drawn. */

@@ -398,8 +398,36 @@ static void test_json_arrays(void)
     wl_unref(l);
 }
 
+/* The count of non-overlapping occurrences of needle in s. */
+static int count_of(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+/* seq_weights in a terminal: one scale for the whole plot, at least 2 x uniform, so that the near-uniform weights of a
+ * net without positions (0.082 to 0.084) are one moderate shade, not full blocks; a peak (0.209) is still darkest. */
+static void test_seq_weights_text(void)
+{
+    lt_run *r = lt_eval(NULL, "seq_weights heads=2 run=2 positions=0", NULL);
+    const char *t = lt_text(r);
+    CHECK_MSG(r->rc == 0 && count_of(t, "\u2592\u2592\u2592\u2592\u2592") == 24 &&
+              !strstr(t, "\u2588\u2588\u2588\u2588\u2588") && !strstr(t, "\u2593\u2593\u2593\u2593\u2593") &&
+              !strstr(t, "\u2591\u2591\u2591\u2591\u2591"), "%s", t);
+    CHECK_MSG(strstr(t, "shade: weight / 0.167 (the largest weight, at least 2 \u00d7 uniform)\n") &&
+              strstr(t, "uniform: 1/12 = 0.083 (\u2592)"), "%s", t);
+    lt_free(r);
+    r = lt_eval(NULL, "seq_weights heads=2 run=2", NULL);
+    t = lt_text(r);
+    CHECK_MSG(r->rc == 0 && count_of(t, "\u2588\u2588\u2588\u2588\u2588") == 3 && strstr(t, "shade: weight / 0.209 "),
+              "%s", t);
+    lt_free(r);
+}
+
 void wl_test_main(void)
 {
+    test_seq_weights_text();
     test_json_arrays();
     test_heatmap_text();
     test_heatmap_svg();
