@@ -57,6 +57,10 @@ static void list_topic(wl_buf *b, const char *topic, int width)
     }
 }
 
+/* `help exit`, `help quit`: they are no commands; the REPL (cli/repl.c) reads them alone on a line. */
+#define LEAVE_HELP \
+    "Ctrl-D, or exit or quit alone on a line, leaves the terminal REPL;\na script or notebook ends after its last line."
+
 static int cmd_help(wl_call *c, wl_value **out)
 {
     const char *ts[32];
@@ -77,6 +81,10 @@ static int cmd_help(wl_call *c, wl_value **out)
     if (!name) return -1;
     if (!strcmp(name, "language") || !strcmp(name, "syntax")) {
         *out = lang_help_value(wl_xstrdup(SYNTAX_HELP));
+        return 0;
+    }
+    if (!strcmp(name, "exit") || !strcmp(name, "quit")) {
+        *out = lang_help_value(wl_xstrdup(LEAVE_HELP));
         return 0;
     }
     const wl_command *cmd = wl_command_find(name);

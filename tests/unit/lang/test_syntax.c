@@ -22,6 +22,8 @@ static void expect_out(wl_interp *in, const char *code, const char *want)
     lt_free(r);
 }
 
+#define LEAVE "Ctrl-D, or exit or quit alone on a line, leaves the terminal REPL;\na script or notebook ends after its last line."
+
 /* Code, run in a fresh interpreter, and what it should give. */
 typedef struct code_want {
     const char *code, *want;
@@ -79,6 +81,9 @@ static const code_want RESULTS[] = {
     /* comments, continued lines, several commands on a line */
     {"", ""},
     {"   \n# only a comment\n", ""},
+    /* exit and quit are no commands, but help knows them */
+    {"help exit", LEAVE},
+    {"help quit", LEAVE},
 };
 
 /* What the code prints. */
