@@ -24,9 +24,8 @@ if [ "${1:-}" != notebook ]; then
   PKGS+=(
     clang "${RELEASE_PKGS[@]}"
     python3-numpy python3-torch python3-pytest python3-jupyter-client python3-jupyter-kernel-test
-    python3-nbclient python3-nbformat python3-ipykernel jupyter-notebook jupyter-console jupyter-client python3-pexpect
+    python3-nbclient python3-nbformat python3-ipykernel jupyter-console jupyter-client python3-pexpect
     tmux valgrind chromium emscripten dpkg-dev
-    python3-jupyter-server
     python3-psutil python3-requests python3-tornado python3-zmq
   )
 fi

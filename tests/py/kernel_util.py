@@ -15,8 +15,8 @@ import jupyter_client  # noqa: F401
 import zmq
 from jupyter_client.manager import start_new_kernel
 
-WORDLAB = os.environ.get("WORDLAB") or os.path.join(
-    os.environ.get("WL_BUILD_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "build")), "wordlab")
+BUILD = os.environ.get("WL_BUILD_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "build"))
+WORDLAB = os.environ.get("WORDLAB") or os.path.join(BUILD, "wordlab")
 if not os.access(WORDLAB, os.X_OK):
     raise RuntimeError(f"the wordlab binary {WORDLAB} does not exist; build it and set WORDLAB")
 

@@ -1,4 +1,5 @@
-"""test_kernel_clients.py: the wordlab kernel under real front ends: nbclient runs a notebook, jupyter-console in a pseudo-terminal."""
+"""test_kernel_clients.py: the wordlab kernel under real front ends: nbclient runs a notebook, jupyter-console in a
+pseudo-terminal, the Notebook 7 server of the project environment over its websocket."""
 import asyncio
 import io
 import json
@@ -116,29 +117,35 @@ def test_jupyter_console_in_a_pty(tmp_path):
     assert child.exitstatus == 0, (child.exitstatus, child.signalstatus)
 
 
+# What `make notebook` serves: the project environment's Notebook 7 (on jupyter_server 2, with the environment's own
+# settings: kernels on ipc), never Debian's notebook package.
+NOTEBOOK = os.path.join(ku.BUILD, "venv", "bin", "jupyter-notebook")
+
+
 def test_notebook_server_runs_the_kernel(tmp_path):
-    """Debian's Notebook server lists the spec with its logos and runs cells over its websocket."""
+    """Notebook 7 of the project environment lists the spec with its logos and runs cells over its websocket."""
+    assert os.access(NOTEBOOK, os.X_OK), f"{NOTEBOOK} is missing: the build makes the project environment (target venv)"
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     token = uuid.uuid4().hex
     env = dict(os.environ, HOME=str(tmp_path), JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
                JUPYTER_DATA_DIR=str(tmp_path / "data"))
-    args = ["jupyter-notebook", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-            f"--NotebookApp.token={token}", f"--notebook-dir={tmp_path}"]
+    args = [NOTEBOOK, "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}"]
     if os.geteuid() == 0:
         args.append("--allow-root")
-    server = subprocess.Popen(args,
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = open(tmp_path / "server.log", "w")
+    server = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     auth = {"Authorization": f"token {token}"}
     try:
-        for _ in range(600):
-            assert server.poll() is None, "the notebook server exited"
+        while True:   # up when its API answers (or the test's timeout ends the wait)
+            assert server.poll() is None, "the notebook server exited:\n" + (tmp_path / "server.log").read_text()
             try:
-                if requests.get(f"{base}/api/status", headers=auth, timeout=1).ok:
+                if requests.get(f"{base}/api/status", headers=auth, timeout=5).ok:
                     break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):
                 time.sleep(0.1)
         specs = requests.get(f"{base}/api/kernelspecs", headers=auth, timeout=10).json()["kernelspecs"]
         assert specs["wordlab"]["spec"]["language"] == "wordlab"
@@ -184,3 +191,5 @@ def test_notebook_server_runs_the_kernel(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=30)
+        log.close()
+        print((tmp_path / "server.log").read_text())   # shown when the test fails
