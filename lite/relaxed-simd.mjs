@@ -2,7 +2,7 @@
 // encoding, which Debian's emscripten (LLVM 14, binaryen 108) writes, to the standard's (what browsers run today):
 // f32x4.fma 0xfd 0xaf 0x01 -> f32x4.relaxed_madd 0xfd 0x85 0x02, f32x4.fms 0xb0 -> relaxed_nmadd 0x106, f64x2.fma 0xcf
 // -> relaxed_madd 0x107, f64x2.fms 0xd0 -> relaxed_nmadd 0x108. Each is a two-byte opcode in both, so the module's
-// layout does not change. The code section is walked instruction by instruction (an opcode's immediates are skipped
+// layout does not change. A newer emscripten (LLVM 19, Debian 13's) writes the standard opcodes itself: they pass. The code section is walked instruction by instruction (an opcode's immediates are skipped
 // by their kind), so only opcodes are rewritten, never bytes inside a constant; an instruction it does not know
 // stops it with an error.
 // usage: node relaxed-simd.mjs IN.wasm OUT.wasm   (prints how many it rewrote)
@@ -41,7 +41,7 @@ function skipSimd(sub, at) {
     b[at] = 0x80 | (to & 0x7f);
     b[at + 1] = to >> 7;
     renamed++;
-  } else if (sub > 0xff) fail(`SIMD opcode ${sub}`);
+  } else if (sub > 0x113) fail(`SIMD opcode ${sub}`);              // 0x100-0x113: relaxed SIMD, standard, no immediate
 }
 function skipMisc(sub) {
   if (sub <= 7) return;                                            // trunc_sat

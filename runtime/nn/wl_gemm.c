@@ -7,6 +7,7 @@
  * Each C element is the sum over k in increasing order (one fused multiply-add chain per K block, blocks
  * added in order), so the split does not change the result. */
 #include "wl_gemm.h"
+#include "wl_relaxed.h"
 
 #include <cblas.h>
 #include <stdlib.h>
@@ -315,14 +316,14 @@ static void panel(const gemm_args *g, const float *bp, int j0, int nr)
             size_t o = (size_t)k * csa;
             wl_v4 x0 = {a0[o], a0[o], a0[o], a0[o]}, x1 = {a1[o], a1[o], a1[o], a1[o]};
             wl_v4 x2 = {a2[o], a2[o], a2[o], a2[o]}, x3 = {a3[o], a3[o], a3[o], a3[o]};
-            c00 = __builtin_wasm_fma_f32x4(x0, b0, c00);
-            c01 = __builtin_wasm_fma_f32x4(x0, b1, c01);
-            c10 = __builtin_wasm_fma_f32x4(x1, b0, c10);
-            c11 = __builtin_wasm_fma_f32x4(x1, b1, c11);
-            c20 = __builtin_wasm_fma_f32x4(x2, b0, c20);
-            c21 = __builtin_wasm_fma_f32x4(x2, b1, c21);
-            c30 = __builtin_wasm_fma_f32x4(x3, b0, c30);
-            c31 = __builtin_wasm_fma_f32x4(x3, b1, c31);
+            c00 = wl_wasm_madd_f32x4(x0, b0, c00);
+            c01 = wl_wasm_madd_f32x4(x0, b1, c01);
+            c10 = wl_wasm_madd_f32x4(x1, b0, c10);
+            c11 = wl_wasm_madd_f32x4(x1, b1, c11);
+            c20 = wl_wasm_madd_f32x4(x2, b0, c20);
+            c21 = wl_wasm_madd_f32x4(x2, b1, c21);
+            c30 = wl_wasm_madd_f32x4(x3, b0, c30);
+            c31 = wl_wasm_madd_f32x4(x3, b1, c31);
         }
         wl_v4 out[WR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
         memcpy(init, out, sizeof init);
@@ -361,15 +362,15 @@ static void thin(const thin_args *t)
                 wl_v4 y3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
                 const float *xk = t->x + (size_t)k * t->sx;
                 const float x0 = xk[0], x1 = xk[t->sx], x2 = xk[2 * t->sx], x3 = xk[3 * t->sx];
-                c = __builtin_wasm_fma_f32x4((wl_v4){x0, x0, x0, x0}, y0, c);
-                c = __builtin_wasm_fma_f32x4((wl_v4){x1, x1, x1, x1}, y1, c);
-                c = __builtin_wasm_fma_f32x4((wl_v4){x2, x2, x2, x2}, y2, c);
-                c = __builtin_wasm_fma_f32x4((wl_v4){x3, x3, x3, x3}, y3, c);
+                c = wl_wasm_madd_f32x4((wl_v4){x0, x0, x0, x0}, y0, c);
+                c = wl_wasm_madd_f32x4((wl_v4){x1, x1, x1, x1}, y1, c);
+                c = wl_wasm_madd_f32x4((wl_v4){x2, x2, x2, x2}, y2, c);
+                c = wl_wasm_madd_f32x4((wl_v4){x3, x3, x3, x3}, y3, c);
             }
         for (; k < t->K; k++) {
             const float *yk = y + (size_t)k * t->syk, xk = t->x[(size_t)k * t->sx];
             wl_v4 yv = rows ? ld4(yk) : (wl_v4){yk[o[0]], yk[o[1]], yk[o[2]], yk[o[3]]}, xv = {xk, xk, xk, xk};
-            c = __builtin_wasm_fma_f32x4(xv, yv, c);
+            c = wl_wasm_madd_f32x4(xv, yv, c);
         }
         memcpy(init, &c, sizeof init);
         for (int l = 0; l < nr; l++) t->out[(size_t)(j0 + l) * t->so] = init[l];

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "wl_relaxed.h"
 #include "wl_seq_exptab.h"
 
 /* Four lanes of doubles (and of 64-bit masks): each lane does exactly the scalar operations. Aligned to
@@ -56,10 +57,10 @@ typedef double wl_seq_v2 __attribute__((vector_size(16)));
 
 WL_SEQ_HOT wl_seq_vd wl_seq_fma(wl_seq_vd a, wl_seq_vd b, wl_seq_vd c)
 {
-    wl_seq_v2 lo = __builtin_wasm_fma_f64x2(__builtin_shufflevector(a, a, 0, 1), __builtin_shufflevector(b, b, 0, 1),
-                                            __builtin_shufflevector(c, c, 0, 1));
-    wl_seq_v2 hi = __builtin_wasm_fma_f64x2(__builtin_shufflevector(a, a, 2, 3), __builtin_shufflevector(b, b, 2, 3),
-                                            __builtin_shufflevector(c, c, 2, 3));
+    wl_seq_v2 lo = wl_wasm_madd_f64x2(__builtin_shufflevector(a, a, 0, 1), __builtin_shufflevector(b, b, 0, 1),
+                                      __builtin_shufflevector(c, c, 0, 1));
+    wl_seq_v2 hi = wl_wasm_madd_f64x2(__builtin_shufflevector(a, a, 2, 3), __builtin_shufflevector(b, b, 2, 3),
+                                      __builtin_shufflevector(c, c, 2, 3));
     return __builtin_shufflevector(lo, hi, 0, 1, 2, 3);
 }
 #else
