@@ -28,8 +28,11 @@ typedef struct sg_story {
 #define SG_N(a) (sizeof(a) / sizeof((a)[0]))
 /* Percent of openings and of the middle's sentences taken from the bank of written sentences. */
 #define SG_BANK_PCT 55
-/* Words in 1,000 replaced by a word of any kind (sg_noise). */
+/* Tokens in 1,000 replaced by a word of any kind (sg_noise); commas dropped and commas put after a word. */
 #define SG_NOISE_PERMILLE 80
+#define SG_PUNCT_NOISE_PERMILLE 30
+#define SG_COMMA_DROP_PERMILLE 150
+#define SG_COMMA_ADD_PERMILLE 15
 
 static uint64_t sg_splitmix(uint64_t *x)
 {
@@ -440,13 +443,46 @@ static int sg_lex_build(sg_lexicon *lx)
     return 0;
 }
 
-/* Replaces about SG_NOISE_PERMILLE words in 1,000 of the finished story by a word of the
- * lexicon drawn uniformly (any part of speech, function words included): real text puts almost
- * any word after almost any context now and then, and a model trained on text that never does
- * gives a word it has not seen in a context a probability near zero; this way every word keeps
- * a probability of about SG_NOISE_PERMILLE / 1,000 / (lexicon size) everywhere. A replaced word
- * keeps its capital; "a", "an", "I" and the word after "a" or "an" are kept, so articles stay
- * right. */
+/* A word for sg_noise, never an article: half the time a word of the story itself (src[0..n), so
+ * that the odd word is often a common one, as in real text), else one of the lexicon drawn uniformly; after "a" it
+ * starts with a consonant sound and after "an" with a vowel (after is 1 or 2), NULL if none fits. */
+static const char *sg_noise_word(sg_story *st, const char *src, size_t n, int after, size_t *len)
+{
+    for (int tries = 0; tries < 16; tries++) {
+        const char *w = NULL;
+        size_t k = 0;
+        if (sg_chance(st, 50)) {
+            size_t at = sg_pick(st, n);
+            while (at > 0 && sg_word_len(src + at - 1, n - at + 1) > 0) at--;
+            while (at < n && (k = sg_word_len(src + at, n - at)) == 0) at++;
+            w = src + at;
+        } else {
+            const struct sg_word *x = &st->lex->words[sg_pick(st, st->lex->count)];
+            w = x->w;
+            k = x->n;
+        }
+        if (k == 0 || sg_is_article(w, k) || (after && (after == 2) != sg_wants_an(w, k))) continue;
+        *len = k;
+        return w;
+    }
+    return NULL;
+}
+
+/* Writes the noise word w[0..k), in lower case or with a capital. */
+static void sg_noise_put(sg_story *st, const char *w, size_t k, int upper)
+{
+    for (size_t j = 0; j < k; j++) {
+        char c = sg_lower(w[j]);
+        sg_raw(st, upper && j == 0 && c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c);
+    }
+}
+
+/* Noise over the finished story, at every token: real text puts almost any token after almost any
+ * context now and then, and a model trained on text that never does gives that token a
+ * probability near zero in natural text. SG_NOISE_PERMILLE words in 1,000 become another word
+ * (sg_noise_word; after "a" or "an" one that agrees with it) and SG_PUNCT_NOISE_PERMILLE punctuation
+ * marks in 1,000 (not quotes, an ellipsis or the last) become a word or go; a comma goes a little more often and one is sometimes put after a word, as the
+ * writers of real stories place commas differently. A replaced word keeps its capital. */
 static void sg_noise(sg_story *st)
 {
     char *src = malloc(st->len + 1);
@@ -457,19 +493,36 @@ static void sg_noise(sg_story *st)
     st->len = 0;
     st->cap_next = st->end_pending = st->quote_open = st->article = 0;
     for (size_t i = 0; i < n;) {
-        size_t k = i + sg_word_len(src + i, n - i);
-        if (k == i) { sg_raw(st, src[i++]); continue; }
-        int keep = sg_is_article(prev, prev_len) || sg_is_article(src + i, k - i) || (k - i == 1 && src[i] == 'I');
-        if (!keep && sg_pick(st, 1000) < SG_NOISE_PERMILLE) {
-            const struct sg_word *w = &st->lex->words[sg_pick(st, st->lex->count)];
-            for (size_t j = 0; j < w->n; j++) {
-                char c = sg_lower(w->w[j]);
-                int upper = j == 0 && src[i] >= 'A' && src[i] <= 'Z' && c >= 'a' && c <= 'z';
-                sg_raw(st, upper ? (char)(c - 'a' + 'A') : c);
+        size_t k = i + sg_word_len(src + i, n - i), wl = 0;
+        const char *w;
+        if (k == i && (src[i] == ' ' || src[i] == '\n')) { sg_raw(st, src[i++]); continue; }
+        /* quotes stay paired, an ellipsis and the story's last mark stay whole */
+        int dots = src[i] == '.' && ((i > 0 && src[i - 1] == '.') || src[i + 1] == '.');
+        if (k == i && (src[i] == '"' || dots || i + 1 == n)) { sg_raw(st, src[i++]); prev_len = 0; continue; }
+        if (k == i) {
+            /* a punctuation mark: kept, dropped, or a word in its place */
+            size_t r = sg_pick(st, 1000);
+            if (r < SG_PUNCT_NOISE_PERMILLE && (w = sg_noise_word(st, src, n, 0, &wl)) != NULL) {
+                if (st->len && st->buf[st->len - 1] != ' ' && st->buf[st->len - 1] != '\n') sg_raw(st, ' ');
+                sg_noise_put(st, w, wl, 0);
+                if (i + 1 < n && src[i + 1] != ' ' && src[i + 1] != '\n') sg_raw(st, ' ');
+            } else if (r >= SG_PUNCT_NOISE_PERMILLE + (src[i] == ',' ? SG_COMMA_DROP_PERMILLE : 0)) {
+                sg_raw(st, src[i]);
+            } else if (st->len && st->buf[st->len - 1] == ' ' && i + 1 < n && src[i + 1] == ' ') {
+                i++;   /* the mark between two spaces goes with one of them */
             }
+            i++;
+            prev_len = 0;
+            continue;
+        }
+        int after = prev_len == 1 && sg_lower(prev[0]) == 'a' ? 1 : sg_is_article(prev, prev_len) ? 2 : 0;
+        if (sg_pick(st, 1000) < SG_NOISE_PERMILLE && (w = sg_noise_word(st, src, n, after, &wl)) != NULL) {
+            sg_noise_put(st, w, wl, src[i] >= 'A' && src[i] <= 'Z');
         } else {
             for (size_t j = i; j < k; j++) sg_raw(st, src[j]);
         }
+        if (k < n && src[k] == ' ' && !after && !sg_is_article(src + i, k - i) && sg_pick(st, 1000) < SG_COMMA_ADD_PERMILLE)
+            sg_raw(st, ',');
         prev = src + i;
         prev_len = k - i;
         i = k;
