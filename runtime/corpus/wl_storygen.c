@@ -29,8 +29,8 @@ typedef struct sg_story {
 /* Percent of openings and of the middle's sentences taken from the bank of written sentences. */
 #define SG_BANK_PCT 55
 /* Tokens in 1,000 replaced by a word of any kind (sg_noise); commas dropped and commas put after a word. */
-#define SG_NOISE_PERMILLE 80
-#define SG_PUNCT_NOISE_PERMILLE 30
+#define SG_NOISE_PERMILLE 120
+#define SG_PUNCT_NOISE_PERMILLE 40
 #define SG_COMMA_DROP_PERMILLE 150
 #define SG_COMMA_ADD_PERMILLE 15
 
@@ -331,10 +331,12 @@ static void sg_cut(sg_story *st)
 }
 
 /* Every word written literally in the generator's tables, once each (w[i][0..n[i]) points into
- * the tables; the words are compared in lower case; at is the order in which the tables name them). */
+ * the tables; the words are compared in lower case; at is the order in which the tables name them),
+ * and every occurrence of them in the tables (all[0..total), in the tables' order: drawn uniformly,
+ * a word comes as often as the tables write it). */
 typedef struct sg_lexicon {
-    struct sg_word { const char *w; size_t n, at; } *words;
-    size_t count, cap;
+    struct sg_word { const char *w; size_t n, at; } *words, *all;
+    size_t count, cap, total;
 } sg_lexicon;
 
 static int sg_word_cmp(const void *a, const void *b)
@@ -412,6 +414,12 @@ static int sg_lex_add_stage(sg_lexicon *lx, const wl_sg_stage *stage)
     return 0;
 }
 
+static void sg_lex_free(sg_lexicon *lx)
+{
+    free(lx->words);
+    free(lx->all);
+}
+
 /* Collects the words of every table, sorted and each kept once; -1 when out of memory. */
 static int sg_lex_build(sg_lexicon *lx)
 {
@@ -434,7 +442,9 @@ static int sg_lex_build(sg_lexicon *lx)
     }
     for (size_t i = 0; i < wl_sg_nplaces; i++)
         rc |= sg_lex_add(lx, wl_sg_places[i].noun) | sg_lex_add(lx, wl_sg_places[i].prep);
-    if (rc != 0 || lx->count == 0) return -1;
+    if (rc != 0 || lx->count == 0 || (lx->all = malloc(lx->count * sizeof *lx->all)) == NULL) return -1;
+    memcpy(lx->all, lx->words, lx->count * sizeof *lx->all);
+    lx->total = lx->count;
     qsort(lx->words, lx->count, sizeof *lx->words, sg_word_order);
     size_t m = 1;
     for (size_t i = 1; i < lx->count; i++)
@@ -443,21 +453,24 @@ static int sg_lex_build(sg_lexicon *lx)
     return 0;
 }
 
-/* A word for sg_noise, never an article: half the time a word of the story itself (src[0..n), so
- * that the odd word is often a common one, as in real text), else one of the lexicon drawn uniformly; after "a" it
+/* A word for sg_noise, never an article: a third of the time a word of the story itself (src[0..n)),
+ * a third a word of the tables as often as they write it (so that the odd word is often a common
+ * one, as in real text), a third a word of the lexicon drawn uniformly (each word's floor); after "a" it
  * starts with a consonant sound and after "an" with a vowel (after is 1 or 2), NULL if none fits. */
 static const char *sg_noise_word(sg_story *st, const char *src, size_t n, int after, size_t *len)
 {
     for (int tries = 0; tries < 16; tries++) {
         const char *w = NULL;
         size_t k = 0;
-        if (sg_chance(st, 50)) {
+        size_t from = sg_pick(st, 3);
+        if (from == 0) {
             size_t at = sg_pick(st, n);
             while (at > 0 && sg_word_len(src + at - 1, n - at + 1) > 0) at--;
             while (at < n && (k = sg_word_len(src + at, n - at)) == 0) at++;
             w = src + at;
         } else {
-            const struct sg_word *x = &st->lex->words[sg_pick(st, st->lex->count)];
+            const struct sg_word *x = from == 1 ? &st->lex->all[sg_pick(st, st->lex->total)]
+                                                : &st->lex->words[sg_pick(st, st->lex->count)];
             w = x->w;
             k = x->n;
         }
@@ -696,13 +709,13 @@ int wl_storygen_generate_interruptible(uint64_t seed, size_t count, volatile sig
     size_t work_cap = 0;
     sg_lexicon lex = {0};
     if (sg_lex_build(&lex) != 0) {
-        free(lex.words);
+        sg_lex_free(&lex);
         free(out);
         return wl_fail(err, "storygen: out of memory collecting the words of the tables");
     }
     for (size_t i = 0; i < count; i++) {
         if (interrupt && *interrupt) {
-            free(lex.words);
+            sg_lex_free(&lex);
             free(work);
             wl_storygen_free(out, i);
             return wl_fail(err, "storygen: interrupted after %zu of %zu stories", i, count);
@@ -722,12 +735,12 @@ int wl_storygen_generate_interruptible(uint64_t seed, size_t count, volatile sig
         int n = st.bad_len > 60 ? 60 : (int)st.bad_len;
         if (st.bad) wl_fail(err, "storygen: bad template text \"%.*s\" in story %zu", n, st.bad, i);
         else wl_fail(err, "storygen: out of memory writing story %zu", i);
-        free(lex.words);
+        sg_lex_free(&lex);
         free(work);
         wl_storygen_free(out, i);
         return -1;
     }
-    free(lex.words);
+    sg_lex_free(&lex);
     free(work);
     *texts = out;
     return 0;
