@@ -28,7 +28,8 @@ typedef struct sg_story {
 #define SG_N(a) (sizeof(a) / sizeof((a)[0]))
 /* Percent of openings and of the middle's sentences taken from the bank of written sentences. */
 #define SG_BANK_PCT 55
-/* Tokens in 1,000 replaced by a word of any kind (sg_noise); commas dropped and commas put after a word. */
+/* sg_noise, in 1,000: words replaced by a word of any kind, punctuation marks replaced by a word or dropped,
+ * commas dropped besides, and words followed by a new comma. */
 #define SG_NOISE_PERMILLE 120
 #define SG_PUNCT_NOISE_PERMILLE 40
 #define SG_COMMA_DROP_PERMILLE 150
@@ -414,6 +415,7 @@ static int sg_lex_add_stage(sg_lexicon *lx, const wl_sg_stage *stage)
     return 0;
 }
 
+/* Frees the lexicon's two arrays. */
 static void sg_lex_free(sg_lexicon *lx)
 {
     free(lx->words);
@@ -455,8 +457,9 @@ static int sg_lex_build(sg_lexicon *lx)
 
 /* A word for sg_noise, never an article: a third of the time a word of the story itself (src[0..n)),
  * a third a word of the tables as often as they write it (so that the odd word is often a common
- * one, as in real text), a third a word of the lexicon drawn uniformly (each word's floor); after "a" it
- * starts with a consonant sound and after "an" with a vowel (after is 1 or 2), NULL if none fits. */
+ * one, as in real text), a third a word of the lexicon drawn uniformly (each word's floor); after
+ * "a" it starts with a consonant sound and after "an" with a vowel (after is 1 or 2); NULL if none
+ * fits. */
 static const char *sg_noise_word(sg_story *st, const char *src, size_t n, int after, size_t *len)
 {
     for (int tries = 0; tries < 16; tries++) {
@@ -493,9 +496,10 @@ static void sg_noise_put(sg_story *st, const char *w, size_t k, int upper)
 /* Noise over the finished story, at every token: real text puts almost any token after almost any
  * context now and then, and a model trained on text that never does gives that token a
  * probability near zero in natural text. SG_NOISE_PERMILLE words in 1,000 become another word
- * (sg_noise_word; after "a" or "an" one that agrees with it) and SG_PUNCT_NOISE_PERMILLE punctuation
- * marks in 1,000 (not quotes, an ellipsis or the last) become a word or go; a comma goes a little more often and one is sometimes put after a word, as the
- * writers of real stories place commas differently. A replaced word keeps its capital. */
+ * (sg_noise_word; after "a" or "an" one that agrees with it) and SG_PUNCT_NOISE_PERMILLE
+ * punctuation marks in 1,000 (not quotes, an ellipsis or the story's last) become a word or go; a
+ * comma goes more often and one is sometimes put after a word, as the writers of real stories
+ * place commas differently. A replaced word keeps its capital. */
 static void sg_noise(sg_story *st)
 {
     char *src = malloc(st->len + 1);
@@ -534,8 +538,8 @@ static void sg_noise(sg_story *st)
         } else {
             for (size_t j = i; j < k; j++) sg_raw(st, src[j]);
         }
-        if (k < n && src[k] == ' ' && !after && !sg_is_article(src + i, k - i) && sg_pick(st, 1000) < SG_COMMA_ADD_PERMILLE)
-            sg_raw(st, ',');
+        int comma_ok = k < n && src[k] == ' ' && !after && !sg_is_article(src + i, k - i);
+        if (comma_ok && sg_pick(st, 1000) < SG_COMMA_ADD_PERMILLE) sg_raw(st, ',');
         prev = src + i;
         prev_len = k - i;
         i = k;
