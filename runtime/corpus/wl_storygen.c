@@ -29,11 +29,11 @@ typedef struct sg_story {
 /* Percent of openings and of the middle's sentences taken from the bank of written sentences. */
 #define SG_BANK_PCT 55
 /* sg_noise, in 1,000: words replaced by a word of any kind, punctuation marks replaced by a word or dropped,
- * commas dropped besides, and words followed by a new comma. */
-#define SG_NOISE_PERMILLE 120
+ * commas dropped besides, and words that commas often precede (sg_before_comma) given a new comma before them. */
+#define SG_NOISE_PERMILLE 160
 #define SG_PUNCT_NOISE_PERMILLE 40
 #define SG_COMMA_DROP_PERMILLE 150
-#define SG_COMMA_ADD_PERMILLE 15
+#define SG_COMMA_ADD_PERMILLE 80
 
 static uint64_t sg_splitmix(uint64_t *x)
 {
@@ -332,12 +332,10 @@ static void sg_cut(sg_story *st)
 }
 
 /* Every word written literally in the generator's tables, once each (w[i][0..n[i]) points into
- * the tables; the words are compared in lower case; at is the order in which the tables name them),
- * and every occurrence of them in the tables (all[0..total), in the tables' order: drawn uniformly,
- * a word comes as often as the tables write it). */
+ * the tables; the words are compared in lower case; at is the order in which the tables name them). */
 typedef struct sg_lexicon {
-    struct sg_word { const char *w; size_t n, at; } *words, *all;
-    size_t count, cap, total;
+    struct sg_word { const char *w; size_t n, at; } *words;
+    size_t count, cap;
 } sg_lexicon;
 
 static int sg_word_cmp(const void *a, const void *b)
@@ -415,12 +413,8 @@ static int sg_lex_add_stage(sg_lexicon *lx, const wl_sg_stage *stage)
     return 0;
 }
 
-/* Frees the lexicon's two arrays. */
-static void sg_lex_free(sg_lexicon *lx)
-{
-    free(lx->words);
-    free(lx->all);
-}
+/* Frees the lexicon's array. */
+static void sg_lex_free(sg_lexicon *lx) { free(lx->words); }
 
 /* Collects the words of every table, sorted and each kept once; -1 when out of memory. */
 static int sg_lex_build(sg_lexicon *lx)
@@ -444,9 +438,7 @@ static int sg_lex_build(sg_lexicon *lx)
     }
     for (size_t i = 0; i < wl_sg_nplaces; i++)
         rc |= sg_lex_add(lx, wl_sg_places[i].noun) | sg_lex_add(lx, wl_sg_places[i].prep);
-    if (rc != 0 || lx->count == 0 || (lx->all = malloc(lx->count * sizeof *lx->all)) == NULL) return -1;
-    memcpy(lx->all, lx->words, lx->count * sizeof *lx->all);
-    lx->total = lx->count;
+    if (rc != 0 || lx->count == 0) return -1;
     qsort(lx->words, lx->count, sizeof *lx->words, sg_word_order);
     size_t m = 1;
     for (size_t i = 1; i < lx->count; i++)
@@ -455,31 +447,18 @@ static int sg_lex_build(sg_lexicon *lx)
     return 0;
 }
 
-/* A word for sg_noise, never an article: a third of the time a word of the story itself (src[0..n)),
- * a third a word of the tables as often as they write it (so that the odd word is often a common
- * one, as in real text), a third a word of the lexicon drawn uniformly (each word's floor); after
- * "a" it starts with a consonant sound and after "an" with a vowel (after is 1 or 2); NULL if none
- * fits. */
-static const char *sg_noise_word(sg_story *st, const char *src, size_t n, int after, size_t *len)
+/* A word for sg_noise, never an article: a word of the lexicon drawn uniformly, so that every word
+ * the tables know has the same small floor after every context and no common word becomes the
+ * likeliest continuation of a context that is followed by many different rare words ("a boy
+ * named" is followed by hundreds of names); after "a" it starts with a consonant sound and after
+ * "an" with a vowel (after is 1 or 2); NULL if none fits. */
+static const char *sg_noise_word(sg_story *st, int after, size_t *len)
 {
     for (int tries = 0; tries < 16; tries++) {
-        const char *w = NULL;
-        size_t k = 0;
-        size_t from = sg_pick(st, 3);
-        if (from == 0) {
-            size_t at = sg_pick(st, n);
-            while (at > 0 && sg_word_len(src + at - 1, n - at + 1) > 0) at--;
-            while (at < n && (k = sg_word_len(src + at, n - at)) == 0) at++;
-            w = src + at;
-        } else {
-            const struct sg_word *x = from == 1 ? &st->lex->all[sg_pick(st, st->lex->total)]
-                                                : &st->lex->words[sg_pick(st, st->lex->count)];
-            w = x->w;
-            k = x->n;
-        }
-        if (k == 0 || sg_is_article(w, k) || (after && (after == 2) != sg_wants_an(w, k))) continue;
-        *len = k;
-        return w;
+        const struct sg_word *x = &st->lex->words[sg_pick(st, st->lex->count)];
+        if (sg_is_article(x->w, x->n) || (after && (after == 2) != sg_wants_an(x->w, x->n))) continue;
+        *len = x->n;
+        return x->w;
     }
     return NULL;
 }
@@ -493,13 +472,25 @@ static void sg_noise_put(sg_story *st, const char *w, size_t k, int upper)
     }
 }
 
+/* Whether the word at s is one that writers often put a comma before ("and", "but", "then", ...):
+ * sg_noise adds its odd commas there only, never between a word and its name or object. */
+static int sg_before_comma(const char *s, size_t n)
+{
+    static const char *const words[] = {"and", "but", "so", "then", "because", "when", "who", "too", "please",
+        "now", "again", "with", "after", "while", "or", "until", "if", "just", "maybe", "today", "instead"};
+    size_t k = sg_word_len(s, n);
+    for (size_t i = 0; i < SG_N(words); i++)
+        if (strlen(words[i]) == k && strncmp(s, words[i], k) == 0) return 1;
+    return 0;
+}
+
 /* Noise over the finished story, at every token: real text puts almost any token after almost any
  * context now and then, and a model trained on text that never does gives that token a
  * probability near zero in natural text. SG_NOISE_PERMILLE words in 1,000 become another word
  * (sg_noise_word; after "a" or "an" one that agrees with it) and SG_PUNCT_NOISE_PERMILLE
  * punctuation marks in 1,000 (not quotes, an ellipsis or the story's last) become a word or go; a
- * comma goes more often and one is sometimes put after a word, as the writers of real stories
- * place commas differently. A replaced word keeps its capital. */
+ * comma goes more often and one is sometimes put before a word that commas often precede, as the
+ * writers of real stories place commas differently. A replaced word keeps its capital. */
 static void sg_noise(sg_story *st)
 {
     char *src = malloc(st->len + 1);
@@ -519,7 +510,7 @@ static void sg_noise(sg_story *st)
         if (k == i) {
             /* a punctuation mark: kept, dropped, or a word in its place */
             size_t r = sg_pick(st, 1000);
-            if (r < SG_PUNCT_NOISE_PERMILLE && (w = sg_noise_word(st, src, n, 0, &wl)) != NULL) {
+            if (r < SG_PUNCT_NOISE_PERMILLE && (w = sg_noise_word(st, 0, &wl)) != NULL) {
                 if (st->len && st->buf[st->len - 1] != ' ' && st->buf[st->len - 1] != '\n') sg_raw(st, ' ');
                 sg_noise_put(st, w, wl, 0);
                 if (i + 1 < n && src[i + 1] != ' ' && src[i + 1] != '\n') sg_raw(st, ' ');
@@ -533,12 +524,12 @@ static void sg_noise(sg_story *st)
             continue;
         }
         int after = prev_len == 1 && sg_lower(prev[0]) == 'a' ? 1 : sg_is_article(prev, prev_len) ? 2 : 0;
-        if (sg_pick(st, 1000) < SG_NOISE_PERMILLE && (w = sg_noise_word(st, src, n, after, &wl)) != NULL) {
+        if (sg_pick(st, 1000) < SG_NOISE_PERMILLE && (w = sg_noise_word(st, after, &wl)) != NULL) {
             sg_noise_put(st, w, wl, src[i] >= 'A' && src[i] <= 'Z');
         } else {
             for (size_t j = i; j < k; j++) sg_raw(st, src[j]);
         }
-        int comma_ok = k < n && src[k] == ' ' && !after && !sg_is_article(src + i, k - i);
+        int comma_ok = k < n && src[k] == ' ' && !after && sg_before_comma(src + k + 1, n - k - 1);
         if (comma_ok && sg_pick(st, 1000) < SG_COMMA_ADD_PERMILLE) sg_raw(st, ',');
         prev = src + i;
         prev_len = k - i;
@@ -590,13 +581,15 @@ static const char *sg_invent_name(sg_story *st, int female, char *out)
     return out;
 }
 
-/* A name for a character: mostly from the lists (half uniformly, half from the long tail, so
- * a few names are common), sometimes invented. which is 0 for the hero, 1 for the friend. */
+/* A name for a character: mostly from the lists (half uniformly, half by Zipf's law, so that a
+ * few names are common, as "Lily" and "Tim" are in children's stories, and a model that reads
+ * "a girl named" expects a name rather than a common word), sometimes invented. which is 0 for
+ * the hero, 1 for the friend. */
 static const char *sg_name(sg_story *st, int female, int pet, int which)
 {
-    if (sg_chance(st, 32)) return sg_invent_name(st, female, st->made_names[which]);
+    if (sg_chance(st, 25)) return sg_invent_name(st, female, st->made_names[which]);
     const wl_sg_alts *a = pet ? &wl_sg_pet_names : female ? &wl_sg_girl_names : &wl_sg_boy_names;
-    return a->items[sg_chance(st, 50) ? sg_pick(st, a->n) : sg_pick_tail(st, a->n)];
+    return a->items[sg_chance(st, 50) ? sg_pick(st, a->n) : sg_pick_zipf(st, a->n)];
 }
 
 /* Chooses the cast and props of story `index`, then writes it. */
@@ -620,10 +613,12 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
                                  : st->friend_female ? "girl" : "boy";
     do st->friend = sg_name(st, st->friend_female, friend_pet && sg_chance(st, 60), 1);
     while (strcmp(st->friend, st->hero) == 0);
-    static const char *const parents[] = {"mom", "dad", "mom", "dad", "mom", "grandma", "grandpa"};
+    static const struct { const char *name; int female; } parents[] = {{"mom", 1}, {"dad", 0}, {"mom", 1},
+        {"dad", 0}, {"mom", 1}, {"grandma", 1}, {"grandpa", 0}, {"mother", 1}, {"father", 0}, {"mommy", 1},
+        {"daddy", 0}};
     size_t p = sg_pick(st, SG_N(parents));
-    st->parent = parents[p];
-    st->parent_female = p == 0 || p == 2 || p == 4 || p == 5;
+    st->parent = parents[p].name;
+    st->parent_female = parents[p].female;
 
     st->obj = &wl_sg_objects[sg_pick_tail(st, wl_sg_nobjects)];
     st->colour = wl_sg_colours.items[sg_pick_tail(st, wl_sg_colours.n)];
