@@ -108,8 +108,9 @@ try {
   if (!r1.headsShown || r1.rows.length !== heads + 1) fail(`the head table has ${r1.rows.length} rows, expected ${heads} heads and a header`);
   const keys = r1.rows[0].slice(1);
   if (keys[0] !== '<BOS>' && r1.promptTokens.length + limit1 < 64) fail(`the head table's first key is ${keys[0]}, not <BOS>`);
-  // the last step read the prompt and every new token but the last one
-  const lastKey = r1.nNew > 1 ? r1.tokens[r1.nNew - 2] : r1.promptTokens.at(-1);
+  // the last step read the prompt and every new token but the last one (and the last one too when it chose <EOS>)
+  const read = r1.stop === 'eos' ? r1.nNew : r1.nNew - 1;
+  const lastKey = read > 0 ? r1.tokens[read - 1] : r1.promptTokens.at(-1);
   if (keys.at(-1) !== lastKey) fail(`the head table's last key is "${keys.at(-1)}", expected "${lastKey}"`);
   for (const row of r1.rows.slice(1)) {
     const w = row.slice(1).map(Number);
