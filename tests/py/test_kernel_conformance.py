@@ -46,6 +46,20 @@ class WordlabKernelTests(jupyter_kernel_test.KernelTests):
     code_inspect_sample = "perplexity"
     code_clear_output = "clear"
 
+    def execute_helper(self, *args, **kwargs):
+        """The suite's own, with each IOPub message given up to 10 s: it waits 0.1 s for the next one after the reply,
+        which a loaded machine can exceed (the status idle of a cell comes just after its reply)."""
+        get = self.kc.iopub_channel.get_msg
+
+        async def patient(timeout=None):
+            return await get(timeout=max(timeout or 0, 10))
+
+        self.kc.iopub_channel.get_msg = patient
+        try:
+            return super().execute_helper(*args, **kwargs)
+        finally:
+            self.kc.iopub_channel.get_msg = get
+
     def test_no_attribute_left_empty(self):
         """An empty attribute silently skips its jupyter_kernel_test test: none may be empty."""
         for name in ("code_hello_world", "code_stderr", "completion_samples", "complete_code_samples",
