@@ -51,8 +51,8 @@ class WordlabKernelTests(jupyter_kernel_test.KernelTests):
         which a loaded machine can exceed (the status idle of a cell comes just after its reply)."""
         get = self.kc.iopub_channel.get_msg
 
-        async def patient(timeout=None):
-            return await get(timeout=max(timeout or 0, 10))
+        def patient(timeout=None):   # the channel's own result: a message, or a coroutine that the suite runs
+            return get(timeout=max(timeout or 0, 10))
 
         self.kc.iopub_channel.get_msg = patient
         try:
