@@ -88,7 +88,7 @@ static int lesson_parse(const char *path, char *text, nb_lesson *l, char *err, s
     int markdown = -1, start = 0, rc = 0;   /* markdown: -1 before the first marker */
     int ln = 0, marker = 0;   /* marker: the line of the current cell's marker */
     char *p = text;
-    if (!strncmp(p, "\xEF\xBB\xBF", 3)) p += 3;   /* an editor's UTF-8 byte-order mark is not part of the lesson */
+    if (!strncmp(p, WL_UTF8_BOM, 3)) p += 3;   /* an editor's UTF-8 byte-order mark is not part of the lesson */
     for (; *p && !rc; ln++) {
         char *nl = strchr(p, '\n'), *line = p;
         if (nl) *nl = 0;

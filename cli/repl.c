@@ -335,7 +335,7 @@ static int is_leave(const char *cell)
 {
     char word[8];
     int end = 0;
-    return sscanf(cell, " %7s %n", word, &end) == 1 && !cell[end] && (!strcmp(word, "exit") || !strcmp(word, "quit"));
+    return sscanf(cell, " %7s %n", word, &end) == 1 && !cell[end] && wl_lang_is_leave_word(word);
 }
 
 static void on_line(char *line)

@@ -9,6 +9,9 @@
 extern "C" {
 #endif
 
+/* The UTF-8 byte-order mark some editors put at the start of a file: not text, skipped where a file starts. */
+#define WL_UTF8_BOM "\xEF\xBB\xBF"
+
 /* The length (1-4) of the valid UTF-8 sequence at s (n bytes available) with its code point in *cp (may be
  * NULL), or 0 when the bytes there are not UTF-8: a stray continuation byte, a truncated sequence, an overlong
  * form, a surrogate (U+D800-U+DFFF) or a code point above U+10FFFF. A NUL byte is a valid sequence (U+0000). */

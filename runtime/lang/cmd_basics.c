@@ -83,7 +83,7 @@ static int cmd_help(wl_call *c, wl_value **out)
         *out = lang_help_value(wl_xstrdup(SYNTAX_HELP));
         return 0;
     }
-    if (!strcmp(name, "exit") || !strcmp(name, "quit")) {
+    if (wl_lang_is_leave_word(name)) {
         *out = lang_help_value(wl_xstrdup(LEAVE_HELP));
         return 0;
     }

@@ -205,6 +205,8 @@ int wl_interp_inspect(wl_interp *in, const char *code, size_t cursor, wl_mime *o
     return 1;
 }
 
+int wl_lang_is_leave_word(const char *word) { return !strcmp(word, "exit") || !strcmp(word, "quit"); }
+
 int wl_lang_help_request(const char *code, char *word, size_t cap)
 {
     while (isspace((unsigned char)*code)) code++;

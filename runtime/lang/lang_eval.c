@@ -415,7 +415,7 @@ static int unknown_command(wl_interp *in, const wl_word *w, const char *name)
     wl_buf_printf(&b, "no command `%s`", name);
     size_t before = b.len;
     if (find_var(in, name)) wl_buf_printf(&b, "; to use the variable write $%s", name);
-    else if (!strcmp(name, "exit") || !strcmp(name, "quit"))
+    else if (wl_lang_is_leave_word(name))
         wl_buf_puts(&b, ": there is nothing to leave here (a script or notebook ends after its last line; the terminal "
                         "REPL leaves on exit or Ctrl-D)");
     else wl_did_you_mean(&b, name, names, n, "");

@@ -61,8 +61,7 @@ int wl_lang_error_vset(wl_lang_error *e, int *failed, const char *ename, int lin
  * (malloc'd, NUL-terminated). */
 char *wl_parse_line_breaks(const char *code, size_t len);
 /* Parses code (len bytes). Returns NULL with *pe filled on error. Lines count from 1. A UTF-8 byte-order mark
- * (WL_PARSE_BOM) at the very start is skipped, as if it were not there. */
-#define WL_PARSE_BOM "\xEF\xBB\xBF"
+ * (WL_UTF8_BOM) at the very start is skipped, as if it were not there. */
 wl_script *wl_parse(const char *code, size_t len, wl_parse_error *pe);
 /* The hint for an error on a line (len bytes) that holds typographic quotes (“ ” ‘), which the language reads as
  * text, not as quotes: a static string, or NULL when the line has none. */

@@ -446,7 +446,7 @@ wl_script *wl_parse(const char *code, size_t len, wl_parse_error *pe)
 {
     parser p = {.s = code, .len = len, .line = 1, .col = 1, .pe = pe};
     memset(pe, 0, sizeof *pe);
-    if (len >= 3 && !memcmp(code, WL_PARSE_BOM, 3)) p.pos = 3;   /* an editor's byte-order mark: not code, no column */
+    if (len >= 3 && !memcmp(code, WL_UTF8_BOM, 3)) p.pos = 3;   /* an editor's byte-order mark: not code, no column */
     for (size_t i = 0; i < len;) {
         size_t k = code[i] ? wl_utf8_next(code + i, len - i, NULL) : 0;
         if (!k) {

@@ -99,4 +99,8 @@ int wl_interp_inspect(wl_interp *in, const char *code, size_t cursor, wl_mime *o
  * Returns 1 with NAME in word (NUL-terminated), else 0. */
 int wl_lang_help_request(const char *code, char *word, size_t cap);
 
+/* Whether word is `exit` or `quit`: no command; the terminal REPL leaves on either alone on a line, and the
+ * language says so when a script, a cell or `help` meets one. */
+int wl_lang_is_leave_word(const char *word);
+
 #endif

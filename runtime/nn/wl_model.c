@@ -165,11 +165,12 @@ void wl_model_borrow_params(wl_model *m, float *params)
  * cache, so the rows are padded by one cache line. */
 #define WL_MLP_LDX ((size_t)WL_T * WL_D + 16)
 
-/* One thread's scratch and private accumulators for the per-example loops (part 0 accumulates straight into
- * the gradients; the others are added to them in part order afterwards, so the sums are deterministic). */
 /* The embedding gradients sum each part of the batch on its own, then the parts in order: a fixed number of parts,
  * so that the thread count (one in the browser) does not change their bits. */
 #define WL_GRAD_PARTS 2
+
+/* One thread's scratch and private accumulators for the per-example loops (part 0 accumulates straight into
+ * the gradients; the others are added to them in part order afterwards, so the sums are deterministic). */
 
 typedef struct ws_part {
     float *xs, *dxs;      /* [T,D] one example's X and dX */
