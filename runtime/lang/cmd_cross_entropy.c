@@ -2,8 +2,6 @@
  * per-token loss), uniform (mean and exp: cmd_arith.c). */
 #include "lang_objs.h"
 
-#include "wl_context.h"
-
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -37,13 +35,19 @@ static int cmd_nll(wl_call *c, wl_value **out)
 static int cmd_next(wl_call *c, wl_value **out)
 {
     lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
-    const char *text = lm ? wl_arg_str(c, 1) : NULL;
-    const char *target = text ? wl_opt_str(c, "target", NULL) : NULL;
+    const char *target = lm ? wl_opt_str(c, "target", NULL) : NULL;
     long long top;
-    if (!text || (wl_opt_has(c, "target") && !target) || wl_opt_int(c, "top", 10, 1, 1000000, &top)) return -1;
+    if (!lm || (wl_opt_has(c, "target") && !target) || wl_opt_int(c, "top", 10, 1, 1000000, &top)) return -1;
     wl_value *vv = lang_model_vocab(c, lm);
-    if (!vv) return -1;
-    int rc = lang_next_value(c, lm, vv, text, (int)top, target, out);
+    wl_tokens toks;
+    int32_t *hist;
+    if (!vv || lang_history(c, lm, vv, &toks, &hist)) {
+        wl_unref(vv);
+        return -1;
+    }
+    int rc = lang_next_value(c, lm, vv, &toks, hist, (int)top, target, out);
+    free(hist);
+    wl_tokens_free(&toks);
     wl_unref(vv);
     return rc;
 }
@@ -56,7 +60,6 @@ static int cmd_perplexity(wl_call *c, wl_value **out)
     return lang_perplexity_value(c, p, n, out);
 }
 
-/* 1 when two vocabularies have the same tokens in the same order. */
 static int cmd_losses(wl_call *c, wl_value **out)
 {
     lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
@@ -85,18 +88,12 @@ static int cmd_losses(wl_call *c, wl_value **out)
         snprintf(title, sizeof title, "%s story %td (of %zu) scored by the %s model", wl_split_name(s),
                  st - lc->c.stories[s] + 1, lc->c.n[s], lm->m.kind_name);
     } else {
-        const char *text = wl_arg_str(c, 1);
-        if (!text) return -1;
-        if (!v)
-            return wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1),
-                                LANG_NO_VOCAB "; or pass a corpus");
-        if (wl_context_encode(v, text, strlen(text), &toks, &hist, c->err)) {
-            c->errword = wl_call_argword(c, 1);
-            return -1;
-        }
-        lang_note_dropped(c, &toks);
+        if (!lm->vocab)
+            return wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1), LANG_NO_VOCAB "; or pass a corpus");
+        if (lang_history(c, lm, lm->vocab, &toks, &hist)) return -1;
         n = (int)toks.n;
-        snprintf(title, sizeof title, "the text scored by the %s model", lm->m.kind_name);
+        snprintf(title, sizeof title, "the %s scored by the %s model",
+                 wl_obj_data(c->argv[1], &lang_ids_type) ? "ids" : "text", lm->m.kind_name);
     }
     hist[n + 1] = WL_EOS;
     int rc = 0;
@@ -135,10 +132,10 @@ const wl_command wl_cmds_cross_entropy[] = {
              "Shows each p beside its loss; where numbers are expected (mean, + - * /, $l.0) it is the list\n"
              "of losses. Lists of numbers are accepted too.",
      .example = "nll 0.5 0.25 0.125", .min_args = 1, .max_args = -1, .fn = cmd_nll, .result = &lang_nll_type},
-    {.name = "next", .topic = "cross-entropy", .synopsis = "next MODEL TEXT [top=10] [target=WORD] [vocab=V]",
+    {.name = "next", .topic = "cross-entropy", .synopsis = "next MODEL TEXT|IDS [top=10] [target=WORD] [vocab=V]",
      .summary = "the model's probability for every word of its vocabulary as the next token after TEXT",
      .help = "Runs the model once on <BOS> and the text's ids (the last 64, left-padded, as generate and\n"
-             "losses read them) and turns its logits into probabilities with softmax: one for every word\n"
+             "losses read them; IDS from `encode` are read as the text they encode) and turns its logits into probabilities with softmax: one for every word\n"
              "of the vocabulary, adding up to 1. Shows the top= most likely words with p, -ln p and a bar,\n"
              "and the rest summed. target=WORD marks one word and gives its p, its loss -ln p and its\n"
              "rank: the number `losses` shows for that word when it follows the text.",
@@ -154,7 +151,7 @@ const wl_command wl_cmds_cross_entropy[] = {
              "with the same tokenizer and the same evaluation targets.",
      .example = "perplexity 0.5 0.25 0.125\np = perplexity 0.25 0.25\nprint $p.perplexity",
      .min_args = 1, .max_args = -1, .fn = cmd_perplexity, .result = &lang_perplexity_type},
-    {.name = "losses", .topic = "cross-entropy", .synopsis = "losses MODEL CORPUS|TEXT [split=test] [story=1]",
+    {.name = "losses", .topic = "cross-entropy", .synopsis = "losses MODEL CORPUS|TEXT|IDS [split=test] [story=1]",
      .summary = "a story with each token shaded by its loss -ln p under a model",
      .help = "Scores every target of one story the way `evaluate` does: each token of the story and\n"
              "the final <EOS>, each predicted from <BOS> and the tokens before it (the last 64 ids).\n"
@@ -163,7 +160,7 @@ const wl_command wl_cmds_cross_entropy[] = {
              "exp, the perplexity of that one story. The shading is a background colour in a notebook\n"
              "and in a terminal that shows colour; every token's loss also follows it in parentheses.\n"
              "CORPUS picks story=N (from 1) of split= (train, validation or test); TEXT is tokenized\n"
-             "with the model's vocabulary.",
+             "with the model's vocabulary; IDS (from `encode`) are read as they are.",
      .example = LANG_EX_STORIES
                 "m = model new kind=attention vocab=$stories.vocab seed=11\n"
                 "losses $m $stories split=test story=2\n"

@@ -213,13 +213,7 @@ static int read_context(wl_call *c, const lang_model *lm, lang_ids **li, wl_valu
     if (!rc && (*li)->T != WL_T)
         rc = wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1), "the models read %d ids; these ids have %d (encode with context=%d)",
                           WL_T, (*li)->T, WL_T);
-    for (int i = 0; !rc && i < (*li)->T; i++)
-        if ((*li)->ids[i] < 0 || (*li)->ids[i] >= lm->m.V)
-            rc = wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1), "id %d in slot %d is outside this model's vocabulary of %d",
-                              (*li)->ids[i], i, lm->m.V);
-    const wl_value *mv = *vv ? *vv : lm->vocab;   /* ids encoded with another vocabulary would be read as other words */
-    if (!rc && !*enc && (*li)->vocab && mv)
-        rc = lang_vocab_check(c, lang_vocab_get(mv), lang_vocab_get((*li)->vocab), wl_call_argword(c, 1), "these ids' vocabulary");
+    if (!rc && !*enc) rc = lang_ids_check(c, *li, lm, *vv ? *vv : lm->vocab, wl_call_argword(c, 1));
     if (rc) {
         wl_unref(*enc);
         wl_unref(*vv);

@@ -1,8 +1,11 @@
-/* lang_ids.c: the ids value: a context of T token ids as encode makes it (cropped from the left, left-padded). */
+/* lang_ids.c: the ids value: a context of T token ids as encode makes it (cropped from the left, left-padded); what
+ * the commands that read text or ids share: the history a model reads, the notes on dropped characters and cropped ids. */
 #include "lang_objs.h"
 
 #include "wl_context.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,13 +101,73 @@ wl_value *lang_ids_value(const int32_t *history, int nhistory, int T, wl_value *
     return wl_obj(&lang_ids_type, li);
 }
 
+void lang_note(wl_call *c, const char *fmt, ...)
+{
+    char note[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(note, sizeof note - 1, fmt, ap);   /* room for the newline */
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n > sizeof note - 2) n = (int)sizeof note - 2;
+    note[n++] = '\n';
+    wl_sink_write(c->sink, "stderr", note, (size_t)n);
+}
+
 void lang_note_dropped(wl_call *c, const wl_tokens *t)
 {
     if (!t->dropped) return;
-    char note[400];
-    int n = snprintf(note, sizeof note,
-                     "note: the tokenizer dropped %zu character%s that %s not a-z, 0-9 or punctuation (the first: %s); "
-                     "it keeps ASCII words only, as the course's does: café gives caf\n",
-                     t->dropped, t->dropped == 1 ? "" : "s", t->dropped == 1 ? "is" : "are", t->first_dropped);
-    wl_sink_write(c->sink, "stderr", note, (size_t)n < sizeof note ? (size_t)n : sizeof note - 1);
+    lang_note(c, "note: the tokenizer dropped %zu character%s that %s not a-z, 0-9 or punctuation (the first: %s); "
+                 "it keeps ASCII words only, as the course's does: café gives caf",
+              t->dropped, t->dropped == 1 ? "" : "s", t->dropped == 1 ? "is" : "are", t->first_dropped);
+}
+
+int lang_ids_check(wl_call *c, const lang_ids *li, const lang_model *lm, const wl_value *vocab, int word)
+{
+    for (int i = 0; i < li->T; i++)
+        if (li->ids[i] < 0 || li->ids[i] >= lm->m.V)
+            return wl_call_fail(c, "ArgumentError", word, "id %d in slot %d is outside this model's vocabulary of %d",
+                                li->ids[i], i, lm->m.V);
+    if (li->vocab && vocab)   /* ids encoded with another vocabulary would be read as other words */
+        return lang_vocab_check(c, lang_vocab_get(vocab), lang_vocab_get(li->vocab), word, "these ids' vocabulary");
+    return 0;
+}
+
+int lang_history(wl_call *c, const lang_model *lm, const wl_value *vocab, wl_tokens *toks, int32_t **hist)
+{
+    wl_value *a = c->argv[1];
+    int word = wl_call_argword(c, 1);
+    const lang_ids *li = wl_obj_data(a, &lang_ids_type);
+    memset(toks, 0, sizeof *toks);
+    *hist = NULL;
+    if (!li && a->type != WL_V_STR && a->type != WL_V_NUM)
+        return wl_call_fail(c, "TypeError", word, "the second argument of `%s` must be text or ids (from `encode`), not %s",
+                            c->cmd->name, wl_value_kind(a));
+    if (!li) {   /* text (a number is read as its text) */
+        const char *s = wl_arg_str(c, 1);
+        if (!s || wl_context_encode(lang_vocab_get(vocab), s, strlen(s), toks, hist, c->err)) {
+            c->errword = word;
+            return -1;
+        }
+        lang_note_dropped(c, toks);
+        return 0;
+    }
+    if (lang_ids_check(c, li, lm, vocab, word)) return -1;
+    const int32_t *real = li->ids + (li->T - li->nreal);   /* [nreal] after the padding */
+    int bos = li->nreal > 0 && real[0] == WL_BOS;
+    size_t n = (size_t)(li->nreal - bos);
+    *hist = malloc(sizeof(int32_t) * (n + 2));
+    toks->tok = malloc(sizeof(char *) * (n + 1));
+    if (!*hist || !toks->tok) {
+        free(*hist);
+        *hist = NULL;
+        free(toks->tok);
+        toks->tok = NULL;
+        return wl_fail(c->err, "out of memory for the ids of %zu tokens", n);
+    }
+    (*hist)[0] = WL_BOS;
+    memcpy(*hist + 1, real + bos, sizeof(int32_t) * n);
+    for (size_t k = 0; k < n; k++) toks->tok[k] = (char *)lang_token(lang_vocab_get(vocab), real[bos + k]);
+    toks->n = n;
+    return 0;
 }

@@ -151,23 +151,16 @@ static int by_p(const void *x, const void *y)
     return a->id - b->id;
 }
 
-int lang_next_value(wl_call *c, const lang_model *lm, wl_value *vocab, const char *text, int top, const char *target,
-                    wl_value **out)
+int lang_next_value(wl_call *c, const lang_model *lm, wl_value *vocab, const wl_tokens *toks, const int32_t *hist, int top,
+                    const char *target, wl_value **out)
 {
     const wl_vocab *v = lang_vocab_get(vocab);
     int V = lm->m.V, tid = -1;
     if (target && (tid = wl_vocab_id(v, target)) == WL_UNK && strcmp(target, lang_token(v, WL_UNK)))
         return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "target"), "target=%s is not a word of the vocabulary "
                             "(a target is one token, as tokenize gives them)", target);
-    wl_tokens toks;
-    int32_t *hist;   /* [1 + toks.n + 1] <BOS> and the text's ids */
-    if (wl_context_encode(v, text, strlen(text), &toks, &hist, c->err)) {
-        c->errword = wl_call_argword(c, 1);
-        return -1;
-    }
-    lang_note_dropped(c, &toks);
     int32_t ctx[WL_CONTEXT];
-    size_t cropped = wl_context_window(hist, toks.n + 1, ctx, WL_CONTEXT);
+    size_t cropped = wl_context_window(hist, toks->n + 1, ctx, WL_CONTEXT);
     lang_next *n = wl_xcalloc(1, sizeof *n);
     n->V = V;
     n->top = top < V ? top : V;
@@ -180,7 +173,7 @@ int lang_next_value(wl_call *c, const lang_model *lm, wl_value *vocab, const cha
     ranked *rk = malloc(sizeof(ranked) * (size_t)V);     /* [V] */
     wl_model_ws *ws = wl_model_ws_new(&lm->m, 1);
     int rc = n->p && n->order && logits && rk && ws ? 0 : wl_fail(c->err, "out of memory for %d probabilities", V);
-    if (!rc) rc = wl_text_readable((const char *const *)toks.tok, toks.n, 0, &n->context, c->err);
+    if (!rc) rc = wl_text_readable((const char *const *)toks->tok, toks->n, 0, &n->context, c->err);
     if (!rc) rc = wl_model_forward(&lm->m, ws, ctx, 1, logits, c->err);
     if (!rc) {
         double lse = wl_layers_logsumexp(logits, V);
@@ -199,7 +192,5 @@ int lang_next_value(wl_call *c, const lang_model *lm, wl_value *vocab, const cha
     wl_model_ws_free(ws);
     free(logits);
     free(rk);
-    free(hist);
-    wl_tokens_free(&toks);
     return rc;
 }

@@ -50,6 +50,8 @@ extern const wl_objtype lang_ids_type;
 
 /* The context of T ids that ends history [nhistory] (wl_context_window: cropped from the left, left-padded). */
 wl_value *lang_ids_value(const int32_t *history, int nhistory, int T, wl_value *vocab);
+/* A note (printf-style, one line; the newline is added) on the sink's stderr. */
+void lang_note(wl_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* When tokenizing dropped characters (é, 日: the course's tokenizer keeps ASCII words only), says so on stderr. */
 void lang_note_dropped(wl_call *c, const wl_tokens *t);
 
@@ -124,6 +126,15 @@ int lang_cache_checkpoint(wl_call *c, const char *path, lang_model *lm);
 /* The model and the corpus arguments (0 and 1), checked to agree on the vocabulary: word for word when the model has
  * one, else its size. */
 int lang_model_and_corpus(wl_call *c, lang_model **lm, lang_corpus **lc);
+
+/* 0 when every id of li is inside lm's vocabulary and li's vocabulary (if it has one) is vocab (if given); else an
+ * ArgumentError at argument word naming the bad id or the first word that differs. lang_ids.c */
+int lang_ids_check(wl_call *c, const lang_ids *li, const lang_model *lm, const wl_value *vocab, int word);
+/* What argument 1 (text, or ids from `encode`) gives model lm to read: *hist [1 + toks->n + 1] holds <BOS> and the
+ * ids (the last slot is free for an <EOS>), *toks the tokens (text: tokenized with vocab, a vocab value; ids: the ids
+ * after the padding and the <BOS>, named by vocab, whose strings they borrow). Free both with wl_tokens_free and
+ * free. Returns 0, or -1 with an error on c that names the argument and nothing to free. lang_ids.c */
+int lang_history(wl_call *c, const lang_model *lm, const wl_value *vocab, wl_tokens *toks, int32_t **hist);
 
 /* ---- tensor values (lang_tensor.c) ---- */
 
@@ -230,11 +241,12 @@ int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int
 
 extern const wl_objtype lang_next_type;
 
-/* The probability lm gives every token of vocab (its own, V tokens) after text: the top ones (the one that target, a
- * token or NULL, names marked), the rest summed. The same forward pass and the same numbers as lang_losses_score.
- * Returns 0, or -1 with an error on c. */
-int lang_next_value(wl_call *c, const lang_model *lm, wl_value *vocab, const char *text, int top, const char *target,
-                    wl_value **out);
+/* The probability lm gives every token of vocab (its own, V tokens) after the tokens toks, whose history (<BOS> and
+ * their ids, as lang_history gives them) is hist: the top ones (the one that target, a token or NULL, names marked),
+ * the rest summed. The same forward pass and the same numbers as lang_losses_score. Returns 0, or -1 with an error
+ * on c. */
+int lang_next_value(wl_call *c, const lang_model *lm, wl_value *vocab, const wl_tokens *toks, const int32_t *hist, int top,
+                    const char *target, wl_value **out);
 
 /* ---- perplexity from target probabilities (lang_perplexity.c) ---- */
 

@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char SETUP[] = "s = corpus profile=smoke stories=60\n"
@@ -48,6 +49,32 @@ static void test_same_numbers_as_losses(wl_interp *in)
     snprintf(code, sizeof code, "n = next $m \"%s\" target=<EOS>\n$n.p", text);
     CHECK(num_of(in, code) == cJSON_GetArrayItem(probs, 6)->valuedouble);
     cJSON_Delete(l);
+}
+
+/* The JSON of two values, as text, are the same (both code fragments must succeed). */
+static void expect_same_json(wl_interp *in, const char *a, const char *b)
+{
+    cJSON *ja = json_of(in, a), *jb = json_of(in, b);
+    char *ta = ja ? cJSON_PrintUnformatted(ja) : NULL, *tb = jb ? cJSON_PrintUnformatted(jb) : NULL;
+    CHECK_MSG(ta && tb && !strcmp(ta, tb), "%s gives %s\n%s gives %s", a, ta ? ta : "(nothing)", b, tb ? tb : "(nothing)");
+    free(ta);
+    free(tb);
+    cJSON_Delete(ja);
+    cJSON_Delete(jb);
+}
+
+/* Ids from `encode` are read as the text they encode: next, generate and losses give the same numbers for both. */
+static void test_ids_as_text(wl_interp *in)
+{
+    expect_same_json(in, "next $m 3 top=2", "next $m \"3\" top=2");   /* a number is text, as before */
+    expect_same_json(in, "a = encode \"the little dog\" vocab=$s\nnext $m $a top=3 target=was",
+                     "next $m \"the little dog\" top=3 target=was");
+    expect_same_json(in, "a = encode \"the little dog\" vocab=$s\ng = generate $m $a tokens=5\n$g.tokens",
+                     "g = generate $m \"the little dog\" tokens=5\n$g.tokens");
+    expect_same_json(in, "a = encode \"the little dog\" vocab=$s\nl = losses $m $a\n$l.probabilities",
+                     "l = losses $m \"the little dog\"\n$l.probabilities");
+    expect_same_json(in, "a = encode \"the little dog\" vocab=$s\nl = losses $m $a\n$l.tokens",
+                     "l = losses $m \"the little dog\"\n$l.tokens");
 }
 
 static void test_distribution(wl_interp *in)
@@ -101,6 +128,13 @@ static void test_errors(wl_interp *in)
     expect_error(in, "next $m \"a dog\" top=0", "ArgumentError", 17, "top= of `next` must be a whole number");
     expect_error(in, "next $s \"a dog\"", "TypeError", 6, "must be a model");
     expect_error(in, "m2 = model new kind=mlp vocab=50\nnext $m2 \"a dog\"", "ArgumentError", 18, "no vocabulary");
+    expect_error(in, "next $m $m", "TypeError", 9, "the second argument of `next` must be text or ids (from `encode`), not a model");
+    expect_error(in, "generate $m [tokenize \"a\"]", "TypeError", 13, "must be text or ids (from `encode`), not a list");
+    /* ids of a larger vocabulary: the first id past the model's is named, with its slot */
+    expect_error(in, "s2 = corpus profile=smoke stories=480 audit=0\na = encode \"a picnic\" vocab=$s2\nnext $m $a",
+                 "ArgumentError", 9, "id 1499 in slot 63 is outside this model's vocabulary of 1020");
+    expect_error(in, "a = encode \"a picnic\" vocab=$s2\ngenerate $m $a", "ArgumentError", 13, "id 1499 in slot 63 is outside");
+    expect_error(in, "a = encode \"a picnic\" vocab=$s2\nlosses $m $a", "ArgumentError", 11, "id 1499 in slot 63 is outside");
 }
 
 void wl_test_main(void)
@@ -118,6 +152,7 @@ void wl_test_main(void)
     CHECK_MSG(!strcmp(steps, "1 2 4 8 16 24 32 40 48 56 64 "), "validated at steps %s", steps);
     cJSON_Delete(t);
     test_same_numbers_as_losses(in);
+    test_ids_as_text(in);
     test_distribution(in);
     test_errors(in);
     wl_interp_free(in);
