@@ -63,7 +63,8 @@ static int cmd_perplexity(wl_call *c, wl_value **out)
 static int cmd_losses(wl_call *c, wl_value **out)
 {
     lang_model *lm = wl_arg_obj(c, 0, &lang_model_type);
-    if (!lm) return -1;
+    long long eos;
+    if (!lm || wl_opt_int(c, "eos", 1, 0, 1, &eos)) return -1;
     lang_corpus *lc = wl_obj_data(c->argv[1], &lang_corpus_type);
     const wl_vocab *v = lm->vocab ? lang_vocab_get(lm->vocab) : NULL;
     wl_tokens toks = {0};
@@ -95,12 +96,15 @@ static int cmd_losses(wl_call *c, wl_value **out)
         snprintf(title, sizeof title, "the %s scored by the %s model",
                  wl_obj_data(c->argv[1], &lang_ids_type) ? "ids" : "text", lm->m.kind_name);
     }
-    hist[n + 1] = WL_EOS;
     int rc = 0;
+    if (n == 0)   /* only an <EOS> to score: the perplexity of no story */
+        rc = wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1), "there is no token to score: %s",
+                          lc ? "this story is empty" : "the text has none (tokenize gives an empty list)");
+    hist[n + 1] = WL_EOS;
     for (int i = 1; i <= n + 1 && !rc; i++)
         if (hist[i] < 0 || hist[i] >= lm->m.V)
             rc = wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1), "id %d is outside this model's vocabulary of %d", hist[i], lm->m.V);
-    if (!rc) rc = lang_losses_score(c, lm, hist, n + 1, toks.tok, v, title, out);
+    if (!rc) rc = lang_losses_score(c, lm, hist, n, (int)eos, toks.tok, v, title, out);
     wl_tokens_free(&toks);
     free(hist);
     return rc;
@@ -151,7 +155,7 @@ const wl_command wl_cmds_cross_entropy[] = {
              "with the same tokenizer and the same evaluation targets.",
      .example = "perplexity 0.5 0.25 0.125\np = perplexity 0.25 0.25\nprint $p.perplexity",
      .min_args = 1, .max_args = -1, .fn = cmd_perplexity, .result = &lang_perplexity_type},
-    {.name = "losses", .topic = "cross-entropy", .synopsis = "losses MODEL CORPUS|TEXT|IDS [split=test] [story=1]",
+    {.name = "losses", .topic = "cross-entropy", .synopsis = "losses MODEL CORPUS|TEXT|IDS [split=test] [story=1] [eos=1]",
      .summary = "a story with each token shaded by its loss -ln p under a model",
      .help = "Scores every target of one story the way `evaluate` does: each token of the story and\n"
              "the final <EOS>, each predicted from <BOS> and the tokens before it (the last 64 ids).\n"
@@ -160,13 +164,16 @@ const wl_command wl_cmds_cross_entropy[] = {
              "exp, the perplexity of that one story. The shading is a background colour in a notebook\n"
              "and in a terminal that shows colour; every token's loss also follows it in parentheses.\n"
              "CORPUS picks story=N (from 1) of split= (train, validation or test); TEXT is tokenized\n"
-             "with the model's vocabulary; IDS (from `encode`) are read as they are.",
+             "with the model's vocabulary; IDS (from `encode`) are read as they are. eos=0 scores only\n"
+             "the tokens, not the final <EOS> (for the start of a story, which has no end yet); the\n"
+             "default eos=1 scores it, as `evaluate` does.",
      .example = LANG_EX_STORIES
                 "m = model new kind=attention vocab=$stories.vocab seed=11\n"
                 "losses $m $stories split=test story=2\n"
                 "l = losses $m \"the dog was happy .\"\n"
-                "print $l.perplexity",
-     .min_args = 2, .max_args = 2, .options = "split story",
+                "print $l.perplexity\n"
+                "losses $m \"once upon a\" eos=0",
+     .min_args = 2, .max_args = 2, .options = "split story eos",
      .choices = "split=train|validation|test", .fn = cmd_losses,
      .result = &lang_losses_type},
     {.name = "uniform", .topic = "cross-entropy", .synopsis = "uniform V|VOCAB",

@@ -10,7 +10,8 @@
 #include <string.h>
 
 typedef struct lang_losses {
-    int n;             /* targets: the story's tokens, then <EOS> */
+    int n;             /* targets: the story's tokens, then <EOS> unless no_eos */
+    int no_eos;        /* the final <EOS> was not scored (eos=0) */
     char **tokens;     /* [n] the target as written (<EOS> last) */
     int *unknown;      /* [n] 1 when the target was scored as <UNK> */
     double *p, *loss;  /* [n] */
@@ -55,8 +56,9 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
     }
     char g[32];
     const char *targets = l->n == 1 ? "target" : "targets";
-    wl_buf_printf(&t, "\n%s %s: mean loss %s nats per token, perplexity %s", wl_fmt_count((size_t)l->n, g), targets,
-                  wl_fmt_num(l->mean, 0, a), wl_fmt_num(l->ppl, 0, b2));
+    const char *no_eos = l->no_eos ? "; <EOS> not scored" : "";
+    wl_buf_printf(&t, "\n%s %s: mean loss %s nats per token, perplexity %s%s", wl_fmt_count((size_t)l->n, g), targets,
+                  wl_fmt_num(l->mean, 0, a), wl_fmt_num(l->ppl, 0, b2), no_eos);
     out->text_plain = wl_buf_take(&t);
 
     wl_buf_puts(&h, "<div class=\"wordlab-losses\" style=\"max-width:56em;line-height:2.1;color:" WL_CSS_FG "\"><p><b>");
@@ -71,7 +73,9 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
         if (l->unknown[i]) wl_buf_puts(&h, "*");
         wl_buf_puts(&h, "</span> ");
     }
-    wl_buf_printf(&h, "</p><p>%s %s: mean loss <b>%s</b> nats per token, perplexity <b>%s</b></p></div>", g, targets, a, b2);
+    wl_buf_printf(&h, "</p><p>%s %s: mean loss <b>%s</b> nats per token, perplexity <b>%s</b>", g, targets, a, b2);
+    wl_buf_html(&h, no_eos);
+    wl_buf_puts(&h, "</p></div>");
     out->text_html = wl_buf_take(&h);
 
     return 0;
@@ -129,11 +133,13 @@ static int score_story(wl_call *c, const lang_model *lm, const int32_t *hist, in
     return rc;
 }
 
-int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int n, char *const *tokens, const wl_vocab *v,
-                      const char *title, wl_value **out)
+int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int ntokens, int eos, char *const *tokens,
+                      const wl_vocab *v, const char *title, wl_value **out)
 {
     lang_losses *l = wl_xcalloc(1, sizeof *l);
+    int n = ntokens + (eos ? 1 : 0);
     l->n = n;
+    l->no_eos = !eos;
     l->tokens = calloc((size_t)n, sizeof(char *));
     l->unknown = calloc((size_t)n, sizeof(int));
     l->p = malloc(sizeof(double) * (size_t)n);
@@ -143,12 +149,12 @@ int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int
         l->n = 0;
         rc = wl_fail(c->err, "out of memory for the losses of %d targets", n);
     }
-    for (int i = 0; !rc && i < n - 1; i++) {
+    for (int i = 0; !rc && i < ntokens; i++) {
         if (!(l->tokens[i] = strdup(tokens[i]))) rc = wl_fail(c->err, "out of memory for the losses of %d targets", n);
         l->unknown[i] = hist[i + 1] == WL_UNK;
     }
     if (!rc) {
-        l->tokens[n - 1] = wl_xstrdup(lang_token(v, WL_EOS));
+        if (eos) l->tokens[n - 1] = wl_xstrdup(lang_token(v, WL_EOS));
         snprintf(l->title, sizeof l->title, "%s", title);
         l->color = wl_interp_options(c->in)->text_color;
         rc = score_story(c, lm, hist, n, l);

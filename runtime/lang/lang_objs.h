@@ -231,11 +231,11 @@ int lang_comparison_load(wl_call *c, const char *where, int word, wl_value **out
 
 extern const wl_objtype lang_losses_type;
 
-/* Scores the targets hist[1..n] of history hist [n + 1] (hist[0] is <BOS>; the last target is <EOS>) under lm,
- * each from the last WL_CONTEXT ids before it; tokens [n - 1] are the targets as written (the <EOS> is named with
- * v). title heads the value. Returns 0, or -1 with an error on c (interrupted, out of memory). */
-int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int n, char *const *tokens, const wl_vocab *v,
-                      const char *title, wl_value **out);
+/* Scores the targets of history hist [ntokens + 2] (hist[0] is <BOS>, then the ids of tokens [ntokens], the targets
+ * as written, then <EOS>, named with v) under lm, each from the last WL_CONTEXT ids before it: hist[1..ntokens], and
+ * the <EOS> when eos is set. title heads the value. Returns 0, or -1 with an error on c (interrupted, out of memory). */
+int lang_losses_score(wl_call *c, const lang_model *lm, const int32_t *hist, int ntokens, int eos, char *const *tokens,
+                      const wl_vocab *v, const char *title, wl_value **out);
 
 /* ---- the next-token distribution (lang_next.c) ---- */
 

@@ -77,6 +77,30 @@ static void test_ids_as_text(wl_interp *in)
                      "l = losses $m \"the little dog\"\n$l.tokens");
 }
 
+/* eos=0 scores the text's tokens only: the same numbers without the final <EOS>, and the summary says so. */
+static void test_losses_without_eos(wl_interp *in)
+{
+    cJSON *all = json_of(in, "l = losses $m \"the little dog was\"\n$l.losses");
+    cJSON *some = json_of(in, "l = losses $m \"the little dog was\" eos=0\n$l.losses");
+    CHECK(cJSON_GetArraySize(all) == 5 && cJSON_GetArraySize(some) == 4);
+    double sum = 0;
+    for (int k = 0; k < 4 && cJSON_GetArraySize(some) == 4; k++) {
+        CHECK(cJSON_GetArrayItem(some, k)->valuedouble == cJSON_GetArrayItem(all, k)->valuedouble);
+        sum += cJSON_GetArrayItem(some, k)->valuedouble;
+    }
+    CHECK(fabs(num_of(in, "l = losses $m \"the little dog was\" eos=0\n$l.loss") - sum / 4) < 1e-12);
+    cJSON_Delete(all);
+    cJSON_Delete(some);
+    lt_run *r = lt_eval(in, "losses $m \"the little dog was\" eos=0", NULL);
+    CHECK_MSG(r->rc == 0 && strstr(lt_text(r), "4 targets: mean loss ") && strstr(lt_text(r), "; <EOS> not scored") &&
+              !strstr(lt_text(r), "<EOS>("), "%s", lt_text(r));
+    CHECK(r->result.text_html && strstr(r->result.text_html, "; &lt;EOS&gt; not scored"));
+    lt_free(r);
+    r = lt_eval(in, "losses $m \"the little dog was\"", NULL);
+    CHECK(r->rc == 0 && strstr(lt_text(r), "<EOS>(") && !strstr(lt_text(r), "not scored"));
+    lt_free(r);
+}
+
 static void test_distribution(wl_interp *in)
 {
     /* every word has a probability; they add up to 1; the top ones fall; top + rest = 1 */
@@ -130,6 +154,9 @@ static void test_errors(wl_interp *in)
     expect_error(in, "m2 = model new kind=mlp vocab=50\nnext $m2 \"a dog\"", "ArgumentError", 18, "no vocabulary");
     expect_error(in, "next $m $m", "TypeError", 9, "the second argument of `next` must be text or ids (from `encode`), not a model");
     expect_error(in, "generate $m [tokenize \"a\"]", "TypeError", 13, "must be text or ids (from `encode`), not a list");
+    expect_error(in, "losses $m \"\"", "ArgumentError", 11, "there is no token to score: the text has none");
+    expect_error(in, "losses $m \"\" eos=0", "ArgumentError", 11, "there is no token to score");
+    expect_error(in, "losses $m \"a\" eos=2", "ArgumentError", 15, "option eos= of `losses` must be a whole number from 0 to 1");
     /* ids of a larger vocabulary: the first id past the model's is named, with its slot */
     expect_error(in, "s2 = corpus profile=smoke stories=480 audit=0\na = encode \"a picnic\" vocab=$s2\nnext $m $a",
                  "ArgumentError", 9, "id 1499 in slot 63 is outside this model's vocabulary of 1020");
@@ -153,6 +180,7 @@ void wl_test_main(void)
     cJSON_Delete(t);
     test_same_numbers_as_losses(in);
     test_ids_as_text(in);
+    test_losses_without_eos(in);
     test_distribution(in);
     test_errors(in);
     wl_interp_free(in);
