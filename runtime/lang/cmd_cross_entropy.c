@@ -45,6 +45,7 @@ static int cmd_next(wl_call *c, wl_value **out)
         wl_unref(vv);
         return -1;
     }
+    lang_note_cropped(c, toks.n);
     int rc = lang_next_value(c, lm, vv, &toks, hist, (int)top, target, out);
     free(hist);
     wl_tokens_free(&toks);

@@ -171,3 +171,10 @@ int lang_history(wl_call *c, const lang_model *lm, const wl_value *vocab, wl_tok
     toks->n = n;
     return 0;
 }
+
+void lang_note_cropped(wl_call *c, size_t ntokens)
+{
+    if (ntokens + 1 <= WL_CONTEXT) return;
+    lang_note(c, "note: the model reads the last %d ids: the first %zu of <BOS> and the %zu tokens did not fit",
+              WL_CONTEXT, ntokens + 1 - WL_CONTEXT, ntokens);
+}

@@ -54,6 +54,8 @@ wl_value *lang_ids_value(const int32_t *history, int nhistory, int T, wl_value *
 void lang_note(wl_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* When tokenizing dropped characters (é, 日: the course's tokenizer keeps ASCII words only), says so on stderr. */
 void lang_note_dropped(wl_call *c, const wl_tokens *t);
+/* When <BOS> and ntokens tokens are more than the model's context, says which ids it does not read. */
+void lang_note_cropped(wl_call *c, size_t ntokens);
 
 /* ---- corpus values (lang_corpus.c) ---- */
 

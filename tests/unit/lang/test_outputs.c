@@ -179,8 +179,35 @@ static void test_dropped_note(void)
     lt_free(r);
 }
 
+/* generate's seed= without temperature= and a prompt longer than the context get a note; a plain call none. */
+static void test_generate_notes(void)
+{
+    char code[2048] = "stories = corpus profile=smoke stories=40 audit=0\nm = model new kind=mlp vocab=$stories.vocab\n"
+                      "long = \"";
+    for (int i = 0; i < 70; i++) strcat(code, "the dog ");   /* 140 tokens: with <BOS>, 77 more than the context */
+    strcat(code, "\"\n");
+    size_t setup = strlen(code);
+    strcat(code, "g = generate $m \"the dog\" tokens=2 seed=3");
+    lt_run *r = lt_eval(NULL, code, NULL);
+    CHECK_MSG(r->rc == 0 && strstr(r->out, "note: seed= has no effect without temperature=: greedy decoding"), "%s", r->out);
+    lt_free(r);
+    strcpy(code + setup, "g = generate $m \"the dog\" tokens=2 seed=3 temperature=0.5\ng = generate $m \"the dog\" tokens=2");
+    r = lt_eval(NULL, code, NULL);
+    CHECK_MSG(r->rc == 0 && !strstr(r->out, "note:"), "%s", r->out);
+    lt_free(r);
+    const char *const cropping[] = {"g = generate $m $long tokens=1", "n = next $m $long"};
+    for (int i = 0; i < 2; i++) {
+        strcpy(code + setup, cropping[i]);
+        r = lt_eval(NULL, code, NULL);
+        CHECK_MSG(r->rc == 0 && strstr(r->out, "note: the model reads the last 64 ids: the first 77 of <BOS> and the 140 "
+                                               "tokens did not fit"), "%s: %s", cropping[i], r->out);
+        lt_free(r);
+    }
+}
+
 void wl_test_main(void)
 {
+    test_generate_notes();
     test_dropped_note();
     test_help_reflows();
     test_html_carries_the_text();
