@@ -3,6 +3,7 @@
 
 #include "wl_context.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,7 +93,13 @@ static int cmd_decode(wl_call *c, wl_value **out)
     const wl_vocab *v = lang_vocab_get(vv);
     wl_value *a = c->argv[0];
     lang_ids *li = wl_obj_data(a, &lang_ids_type);
-    int n = li ? li->T : a->type == WL_V_LIST ? a->n : 1;
+    int list = c->argc == 1 && a->type == WL_V_LIST;   /* else each argument is one id */
+    int n = li ? li->T : list ? a->n : c->argc;
+    if ((li || a->type == WL_V_LIST) && c->argc > 1) {
+        wl_unref(vv);
+        return wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1), "`decode` takes one ids (from encode) or list of ids, "
+                            "or the ids themselves as whole numbers (decode 1 8 32), not both");
+    }
     const char **toks = calloc((size_t)n + 1, sizeof(char *));
     if (!toks) {
         wl_unref(vv);
@@ -100,17 +107,19 @@ static int cmd_decode(wl_call *c, wl_value **out)
     }
     int rc = 0;
     for (int i = 0; i < n && !rc; i++) {
-        const wl_value *item = a->type == WL_V_LIST ? a->items[i] : a;
-        long long id = li ? li->ids[i] : -1;
-        if (!li && (item->type != WL_V_NUM || !item->is_int)) {
-            rc = wl_call_fail(c, "TypeError", wl_call_argword(c, 0), "`decode` takes ids (from encode) or whole numbers, not %s",
-                              wl_value_kind(item));
-            break;
-        }
-        if (!li) id = (long long)item->num;
-        if (id < 0 || (size_t)id >= v->n)
-            rc = wl_call_fail(c, "ArgumentError", wl_call_argword(c, 0), "id %lld is outside the vocabulary (0 to %zu)", id, v->n - 1);
-        else toks[i] = v->itos[id];
+        const wl_value *item = li ? NULL : list ? a->items[i] : c->argv[i];
+        int word = wl_call_argword(c, list || li ? 0 : i);
+        double id = li ? li->ids[i] : item->num;
+        char nb[64];
+        if (item && item->type != WL_V_NUM)
+            rc = wl_call_fail(c, "TypeError", word, "`decode` takes ids (from encode) or whole numbers, not %s", wl_value_kind(item));
+        else if (id != floor(id))
+            rc = wl_call_fail(c, "ArgumentError", word, "%s is not a whole number: an id is a whole number from 0 to %zu",
+                              wl_fmt_num(id, 0, nb), v->n - 1);
+        else if (id < 0 || id >= (double)v->n)
+            rc = wl_call_fail(c, "ArgumentError", word, "id %s is outside the vocabulary (0 to %zu)", wl_fmt_num(id, 1, nb), v->n - 1);
+        else
+            toks[i] = v->itos[(size_t)id];
     }
     char *text = NULL;
     if (!rc && wl_text_readable(toks, (size_t)n, 0, &text, c->err)) rc = -1;
@@ -160,13 +169,13 @@ const wl_command wl_cmds_text[] = {
                 "ids = encode [tokenize \"the cat sat\"] vocab=$stories context=8\nprint $ids.real",
      .min_args = 1, .max_args = 1, .options = "vocab context", .fn = cmd_encode,
      .result = &lang_ids_type},
-    {.name = "decode", .topic = "text", .synopsis = "decode IDS vocab=V", .summary = "turn ids back into text",
-     .help = "Takes ids from `encode` or a list of whole numbers, drops <PAD> <BOS> <EOS> <UNK> and\n"
+    {.name = "decode", .topic = "text", .synopsis = "decode IDS|ID [ID ...] vocab=V", .summary = "turn ids back into text",
+     .help = "Takes ids from `encode`, a list of whole numbers or whole numbers (decode 1 8 32), drops <PAD> <BOS> <EOS> <UNK> and\n"
              "joins the tokens as English is written: no space before . , ! ? or a closing quote, none\n"
              "after an opening one (quotes pair up: came over. \"i am shy,\" said his mom).",
      .example = LANG_EX_STORIES "ids = encode \"the dog was happy .\" vocab=$stories\n"
-                "decode $ids vocab=$stories",
-     .min_args = 1, .max_args = 1, .options = "vocab", .fn = cmd_decode},
+                "decode $ids vocab=$stories\ndecode 8 34 vocab=$stories",
+     .min_args = 1, .max_args = -1, .options = "vocab", .fn = cmd_decode},
     {.name = "vocab", .topic = "text", .synopsis = "vocab SOURCE [save=PATH]", .summary = "show a vocabulary; load or save vocab.json",
      .help = "SOURCE is a corpus, a model with a vocabulary, a vocab, or the path of a vocab.json.\n"
              "Ids 0-3 are <PAD> <BOS> <EOS> <UNK>; then tokens by falling count in the training split.\n"

@@ -45,6 +45,11 @@ static const code_want RESULTS[] = {
     {"exp [mean [nll 0.5 0.25 0.125]]", "4.0"},
     {"\"tab\\there\\n\\\"q\\\" \\$x \\u00e9\\u{1F600}\"", "tab\there\n\"q\" $x é😀"},
     {"tokenize \"Don't stop, Lily's dog!\"", "[\"don't\", \"stop\", \",\", \"lily's\", \"dog\", \"!\"]"},
+    /* decode takes ids, a list of them, or the ids as whole numbers: the same text */
+    {"s = corpus profile=smoke stories=60 audit=0\na = encode \"the little dog .\" vocab=$s\ndecode $a vocab=$s", "the little dog."},
+    {"s = corpus profile=smoke stories=60 audit=0\na = encode \"the little dog .\" vocab=$s\ndecode $a.real vocab=$s",
+     "the little dog."},
+    {"s = corpus profile=smoke stories=60 audit=0\ndecode 1 7 25 96 4 vocab=$s", "the little dog."},
     /* + - * / between values (numbers, lists, values that stand for numbers) and the math commands */
     {"1 / 4", "0.25"},
     {"x = 1 / 4\n$x", "0.25"},
