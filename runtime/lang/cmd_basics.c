@@ -21,6 +21,7 @@ static const char SYNTAX_HELP[] =
     "  $name                  uses it; alone on a line it shows the value\n"
     "  $name.field            reaches a field: $d.weights, $p.perplexity (Tab lists them)\n"
     "  $list.0, $list.count   the first item and the number of items of a list\n"
+    "  $list.-1               the last item (-2 the one before it)\n"
     "  ${name}                the same as $name, when letters follow: \"${n}th\"\n"
     "  [COMMAND ...]          runs a command and uses its value as one word: exp [mean 1 2]\n"
     "  \"loss is $x\"           a $name inside double quotes is replaced by its text\n"

@@ -69,12 +69,13 @@ void wl_fields_help(wl_buf *b, const wl_objtype *t, int width)
     free(all.s);
 }
 
-/* A whole number written with digits only (an item index), in *i. */
+/* A whole number written with digits, or - and digits (an item index, from the end), in *i. */
 static int item_index(const char *name, long *i)
 {
     char *end;
     *i = strtol(name, &end, 10);
-    return *end == 0 && name[0] >= '0' && name[0] <= '9';
+    const char *d = name + (name[0] == '-');
+    return *end == 0 && d[0] >= '0' && d[0] <= '9';
 }
 
 wl_value *wl_value_field(wl_value *v, const char *name, wl_err *err)

@@ -192,9 +192,12 @@ static int parse_var(parser *p, wbuild *b, int bare)
     wl_part *pt = new_part(b, WL_P_VAR, line, col);
     pt->len = p->pos - start;
     pt->text = wl_xstrndup(p->s + start, pt->len);
-    while (peek(p) == '.' && is_id_char(peek_at(p, 1))) {
+    /* .name, .3, and .-1 (an index from the end) */
+    while (peek(p) == '.' &&
+           (is_id_char(peek_at(p, 1)) || (peek_at(p, 1) == '-' && peek_at(p, 2) >= '0' && peek_at(p, 2) <= '9'))) {
         adv(p);
         size_t fs = p->pos;
+        if (peek(p) == '-') adv(p);
         while (peek(p) >= 0 && is_id_char(peek(p))) adv(p);
         pt->fields = wl_xrealloc(pt->fields, sizeof(char *) * (size_t)(pt->nfields + 1));
         pt->fields[pt->nfields++] = wl_xstrndup(p->s + fs, p->pos - fs);

@@ -70,14 +70,17 @@ static wl_value *tensor_values(wl_value *v, wl_err *err)
     return l;
 }
 
-/* $t.I: row I of the first axis, a number for a vector. */
+/* $t.I: row I of the first axis (-1: the last), a number for a vector. */
 static wl_value *tensor_item(wl_value *v, long i, wl_err *err)
 {
     const lang_tensor *t = T(v);
-    if (i >= t->shape[0]) {
-        wl_fail(err, "index %ld is past the end of the first axis (size %d; indices count from 0)", i, t->shape[0]);
+    long at = i < 0 ? i + t->shape[0] : i;
+    if (at < 0 || at >= t->shape[0]) {
+        wl_fail(err, "index %ld is %s of the first axis (size %d; indices count from 0, or from -1 at the end)", i,
+                i < 0 ? "before the start" : "past the end", t->shape[0]);
         return NULL;
     }
+    i = at;
     if (t->ndim == 1) return wl_num(t->data[i]);
     size_t inner = t->n / (size_t)t->shape[0];
     char nm[48];

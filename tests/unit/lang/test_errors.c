@@ -86,6 +86,11 @@ static const error_case ERRORS[] = {
     {"p = perplexity 0.5\nprint $p.perplexty", "NameError", 2, 7, "no field .perplexty; its fields are .probabilities .losses .cross_entropy .perplexity; did you mean .perplexity?"},
     {"x = mean 1 2\nprint $x.y", "NameError", 2, 7, "has no fields"},
     {"l = nll 0.5\nprint $l.3", "IndexError", 2, 7, "has 1 items"},
+    {"l = nll 0.5\nprint $l.-2", "IndexError", 2, 7, "$l has 1 items; .-2 is before the start (items count from 0, or from -1 at the end)"},
+    {"t = tokenize \"a b\"\nprint $t.-3", "IndexError", 2, 7, "$t has 2 items; .-3 is before the start"},
+    {"t = tokenize \"a b\"\nprint $t.2", "IndexError", 2, 7, "$t has 2 items; .2 is past the end"},
+    {"s = corpus profile=smoke stories=60 audit=0\nm = model new kind=attention vocab=$s.vocab\nd = details $m \"a\"\n"
+     "print $d.weights.-2", "NameError", 4, 7, "index -2 is before the start of the first axis (size 1; indices count from 0"},
     /* numbers past what a long long holds are refused before any conversion (UBSan checks the conversion) */
     {"uniform 9223372036854775808", "ArgumentError", 1, 9, "whole number from 1 to 9223372036854775807"},
     {"uniform 1e300", "ArgumentError", 1, 9, "whole number"},

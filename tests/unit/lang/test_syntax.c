@@ -80,6 +80,13 @@ static const code_want RESULTS[] = {
     {"argmax 5 1 5", "0"},
     /* nll stands for its losses: index, count, mean, arithmetic; its JSON is the list of losses */
     {"l = nll 0.5 0.25\n$l.1", "1.3863"},
+    /* a negative index counts from the end, as in Python: of a list, a value that stands for numbers, a tensor */
+    {"l = nll 0.5 0.25\n$l.-1", "1.3863"},
+    {"l = nll 0.5 0.25\n$l.-2", "0.6931"},
+    {"t = tokenize \"a b c\"\n$t.-1", "c"},
+    {"s = softmax 1 2 3\n$s.-3 + $s.-2 + $s.-1 - [sum $s]", "0.0"},
+    {"s = corpus profile=smoke stories=60 audit=0\nm = model new kind=attention vocab=$s.vocab seed=11\n"
+     "d = details $m \"the dog\"\nw = $d.weights.-1.-1.-1\n$w.shape", "[64]"},
     {"l = nll 0.5 0.25\n$l.count", "2"},
     /* the steps of lesson 03, checked by hand: the cross-entropy is the mean of -ln p, the perplexity its exp */
     {"ce = [- [ln 0.5] - [ln 0.25] - [ln 0.125]] / 3\nexp $ce", "4.0"},
