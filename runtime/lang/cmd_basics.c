@@ -140,8 +140,9 @@ const wl_command wl_cmds_basics[] = {
      .min_args = 0, .max_args = 1, .fn = cmd_help},
     {.name = "print", .topic = "basics", .synopsis = "print VALUE ...", .summary = "write values as text, separated by spaces",
      .help = "Text is written as is; numbers, lists and other values as they show themselves.\n"
-             "A $name inside double quotes is replaced by the value's text.",
-     .example = "print \"hello, world\"\nx = mean 1 2 3\nprint \"the mean is $x\"",
+             "A $name inside double quotes is replaced by the value's text. Every word is written, + - * /\n"
+             "too: to print the result of arithmetic, put it in [ ] (print [0.1 + 0.2] writes 0.3).",
+     .example = "print \"hello, world\"\nx = mean 1 2 3\nprint \"the mean is $x\"\nprint \"the sum:\" [0.1 + 0.2]",
      .min_args = 0, .max_args = -1, .fn = cmd_print},
     {.name = "time", .topic = "basics", .synopsis = "time COMMAND ...", .summary = "run a command and report how long it took",
      .help = "Runs the rest of the line as a command, writes the wall-clock time it took,\n"

@@ -15,8 +15,13 @@ static int read_probs(wl_call *c, double **p, int *n)
     if (*n == 0) return wl_call_fail(c, "ArgumentError", 1, "`%s` needs at least one probability", c->cmd->name);
     for (int i = 0; i < *n; i++)
         if (!((*p)[i] > 0 && (*p)[i] <= 1)) {
-            wl_call_fail(c, "ArgumentError", c->argc == *n ? wl_call_argword(c, i) : 1,
-                         "a probability must be greater than 0 and at most 1, got %g", (*p)[i]);
+            const wl_value *a = c->argc == *n ? c->argv[i] : NULL;   /* one number per argument */
+            if (a && wl_value_underflowed(a))
+                wl_call_fail(c, "ArgumentError", wl_call_argword(c, i), "a probability must be greater than 0 and at most 1, "
+                             "got %.40s, which underflows to 0: a double holds nothing between 0 and about 4.9e-324", a->str);
+            else
+                wl_call_fail(c, "ArgumentError", c->argc == *n ? wl_call_argword(c, i) : 1,
+                             "a probability must be greater than 0 and at most 1, got %g", (*p)[i]);
             free(*p);
             *p = NULL;
             return -1;

@@ -217,8 +217,39 @@ const char *wl_opt_str(wl_call *c, const char *key, const char *dflt)
 }
 
 /* Writes the arguments as text, separated by spaces and ended by a newline, to stream ("stdout" or "stderr"). */
+int wl_value_underflowed(const wl_value *v)
+{
+    if (v->type != WL_V_NUM || v->num != 0 || !v->str) return 0;
+    for (const char *p = v->str; *p && *p != 'e' && *p != 'E'; p++)
+        if (*p >= '1' && *p <= '9') return 1;
+    return 0;
+}
+
+/* Whether v is a number or a value that stands for numbers. */
+static int numeric(const wl_value *v) { return v->type == WL_V_NUM || (v->type == WL_V_OBJ && v->otype->numbers); }
+
+/* When a bare + - * / stands between two numbers among the arguments (print 0.1 + 0.2), says on stderr that it is
+ * written as text and how to compute instead: arithmetic is a statement of its own or goes in [ ]. */
+static void note_arithmetic(wl_call *c)
+{
+    const wl_stmt *st = c->stmt;
+    for (int i = 1; st && i + 1 < c->argc; i++) {
+        char op = wl_word_op(&st->words[c->argword[i]]);
+        if (!op || !numeric(c->argv[i - 1]) || !numeric(c->argv[i + 1])) continue;
+        const char *a = c->argv[i - 1]->type == WL_V_NUM && c->argv[i - 1]->str ? c->argv[i - 1]->str : "...";
+        const char *b = c->argv[i + 1]->type == WL_V_NUM && c->argv[i + 1]->str ? c->argv[i + 1]->str : "...";
+        char note[512];
+        int n = snprintf(note, sizeof note, "note: `%s` writes the %c as text, as it writes every word after its name; to %s "
+                         "the result, put the arithmetic in [ ]: %s [%.40s %c %.40s]\n", c->cmd->name, op, c->cmd->name,
+                         c->cmd->name, a, op, b);
+        wl_sink_write(c->sink, "stderr", note, (size_t)n < sizeof note ? (size_t)n : sizeof note - 1);
+        return;
+    }
+}
+
 int wl_call_write_args(wl_call *c, const char *stream)
 {
+    note_arithmetic(c);
     wl_buf b = {0};
     for (int i = 0; i < c->argc; i++) {
         if (i) wl_buf_put(&b, " ", 1);

@@ -430,13 +430,6 @@ static int unknown_command(wl_interp *in, const wl_word *w, const char *name)
     return -1;
 }
 
-/* The operator a word is (+ - * /, bare and alone), or 0. */
-static char op_of(const wl_word *w)
-{
-    const char *t = wl_word_bare(w);
-    return t && t[0] && !t[1] && strchr("+-*/", t[0]) ? t[0] : 0;
-}
-
 static int word_pos_fail(wl_interp *in, const wl_stmt *st, int word, const char *ename, const char *msg)
 {
     if (word >= 0 && word < st->nwords) return fail_at(in, ename, st->words[word].line, st->words[word].col, "%s", msg);
@@ -464,9 +457,9 @@ static int check_call(wl_interp *in, const wl_stmt *st, wl_call *c)
                       cmd->max_args == cmd->min_args ? "" : "at most ", cmd->max_args, cmd->max_args == 1 ? "" : "s",
                       c->argc, cmd->synopsis);
         for (int i = 1; i < st->nwords; i++)
-            if (op_of(&st->words[i])) {
+            if (wl_word_op(&st->words[i])) {
                 wl_buf_printf(&b, "; to compute with its value put the command in [ ]: [%s ...] %c ...", cmd->name,
-                              op_of(&st->words[i]));
+                              wl_word_op(&st->words[i]));
                 break;
             }
         rc = word_pos_fail(in, st, c->argword[cmd->max_args], "ArgumentError", b.s);
@@ -592,15 +585,16 @@ static int eval_expr(wl_interp *in, const wl_stmt *st, wl_value **out)
     char *ops = wl_xcalloc((size_t)nw, 1);
     for (int i = 0; i < nw && !rc;) {
         int neg = 0;
-        while (i < nw && op_of(&st->words[i]) == '-') neg ^= 1, i++;
+        while (i < nw && wl_word_op(&st->words[i]) == '-') neg ^= 1, i++;
         if (i == nw) {
             rc = word_pos_fail(in, st, nw, "ArgumentError", "a value is missing at the end: write a number, $name or [command] "
                                                              "after the operator");
             break;
         }
-        if (op_of(&st->words[i])) {
+        if (wl_word_op(&st->words[i])) {
             rc = fail_at(in, "ArgumentError", st->words[i].line, st->words[i].col,
-                         "expected a value (a number, $name or [command]) here, not the operator %c", op_of(&st->words[i]));
+                         "expected a value (a number, $name or [command]) here, not the operator %c",
+                         wl_word_op(&st->words[i]));
             break;
         }
         if (st->words[i].optkey) {
@@ -612,13 +606,13 @@ static int eval_expr(wl_interp *in, const wl_stmt *st, wl_value **out)
         if ((rc = expr_operand(in, st, i, neg, &vals[n]))) break;
         n++;
         if (++i == nw) break;
-        if (!op_of(&st->words[i])) {
+        if (!wl_word_op(&st->words[i])) {
             rc = fail_at(in, "ArgumentError", st->words[i].line, st->words[i].col,
                          "expected an operator (+ - * /) or the end of the line after a value; a line that runs a "
                          "command starts with its name (type `help` for the list)");
             break;
         }
-        ops[n - 1] = op_of(&st->words[i]);
+        ops[n - 1] = wl_word_op(&st->words[i]);
         opw[n - 1] = i++;
         if (i == nw) rc = word_pos_fail(in, st, nw, "ArgumentError", "a value is missing at the end: write a number, $name "
                                                                     "or [command] after the operator");
@@ -642,7 +636,7 @@ static int eval_stmt(wl_interp *in, const wl_stmt *st, wl_value **out, const wl_
     const wl_word *w0 = &st->words[0];
     const char *name = wl_word_bare(w0);
     if (!name || !wl_is_ident(name)) {
-        if (st->nwords > 1 || op_of(w0)) return eval_expr(in, st, out);
+        if (st->nwords > 1 || wl_word_op(w0)) return eval_expr(in, st, out);
         if (name && unspaced_arith(name))
             return fail_at(in, "ArgumentError", w0->line, w0->col,
                            "arithmetic needs spaces around its operators: write %s as values and + - * / separated by spaces "

@@ -70,6 +70,8 @@ void wl_script_free(wl_script *s);
 
 /* The word's text when it is a bare literal (command names), else NULL. */
 const char *wl_word_bare(const wl_word *w);
+/* The operator a word is (+ - * /, bare and alone), or 0. */
+char wl_word_op(const wl_word *w);
 int wl_is_ident(const char *s);
 /* Whether the word s reads as a finite decimal number, [+-]digits[.digits][e[+-]digits] or [+-].digits: its value in
  * *x, and in *is_int whether it is written without a point or an exponent and is below 2^53 in magnitude. A word

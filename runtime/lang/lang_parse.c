@@ -468,6 +468,12 @@ const char *wl_word_bare(const wl_word *w)
     return w->parts[0].text;
 }
 
+char wl_word_op(const wl_word *w)
+{
+    const char *t = wl_word_bare(w);
+    return t && t[0] && !t[1] && strchr("+-*/", t[0]) ? t[0] : 0;
+}
+
 const char *wl_parse_quote_hint(const char *line, size_t len)
 {
     static const char *const QUOTES[] = {"\u201C", "\u201D", "\u2018"};   /* “ ” ‘ (’ is also an apostrophe) */

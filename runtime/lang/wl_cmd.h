@@ -218,6 +218,8 @@ void *wl_arg_obj(wl_call *c, int i, const wl_objtype *t);
 /* Flattens positional arguments from..argc-1 (numbers, lists of numbers and values that stand for numbers) into a
  * malloc'd array (an error, not an abort, when the numbers do not fit in memory). */
 int wl_args_nums(wl_call *c, int from, double **out, int *n);
+/* Whether v is a number written with digits other than 0 that a double holds as 0 (1e-400 underflows). */
+int wl_value_underflowed(const wl_value *v);
 
 /* Options: when absent, *out = dflt and 0 is returned; a number must be finite. */
 int wl_opt_num(wl_call *c, const char *key, double dflt, double *out);

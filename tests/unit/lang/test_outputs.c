@@ -205,8 +205,35 @@ static void test_generate_notes(void)
     }
 }
 
+/* A bare + - * / between two numbers among print's words gets a note that it is text and how to compute; quoted, none.
+ * A probability written as a number too small for a double is said to underflow. */
+static void test_arithmetic_as_words(void)
+{
+    lt_run *r = lt_eval(NULL, "print 0.1 + 0.2", NULL);
+    CHECK_MSG(r->rc == 0 && strstr(r->out, "0.1 + 0.2\n") && strstr(r->out, "note: `print` writes the + as text, as it writes "
+              "every word after its name; to print the result, put the arithmetic in [ ]: print [0.1 + 0.2]"), "%s", r->out);
+    lt_free(r);
+    r = lt_eval(NULL, "l = nll 0.5\nwarn $l * 2", NULL);
+    CHECK_MSG(r->rc == 0 && strstr(r->out, "note: `warn` writes the * as text") && strstr(r->out, "warn [... * 2]"), "%s", r->out);
+    lt_free(r);
+    const char *const quiet[] = {"print 1 \"+\" 2", "print a - b", "print [0.1 + 0.2]", "print 3 -"};
+    for (int i = 0; i < 4; i++) {
+        r = lt_eval(NULL, quiet[i], NULL);
+        CHECK_MSG(r->rc == 0 && !strstr(r->out, "note:"), "%s: %s", quiet[i], r->out);
+        lt_free(r);
+    }
+    r = lt_eval(NULL, "nll 0.5 1e-400", NULL);
+    CHECK_MSG(r->rc == -1 && strstr(r->err.evalue, "got 1e-400, which underflows to 0: a double holds nothing between 0 "
+              "and about 4.9e-324") && r->err.col == 9, "%s at %d", r->err.evalue, r->err.col);
+    lt_free(r);
+    r = lt_eval(NULL, "perplexity 0", NULL);
+    CHECK_MSG(r->rc == -1 && strstr(r->err.evalue, "got 0") && !strstr(r->err.evalue, "underflows"), "%s", r->err.evalue);
+    lt_free(r);
+}
+
 void wl_test_main(void)
 {
+    test_arithmetic_as_words();
     test_generate_notes();
     test_dropped_note();
     test_help_reflows();
