@@ -5,6 +5,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A corpus without validation or test stories is accepted, but `train` would fail on it later: warn now, with what to
+ * do. file: its stories came from a file. */
+static void warn_missing_splits(wl_call *c, const wl_corpus *k, int file)
+{
+    size_t nv = k->n[WL_VALIDATION], nt = k->n[WL_TEST];
+    if (nv && nt) return;
+    lang_note(c, "warning: this corpus has %s (%zu train, %zu validation, %zu test): `train` needs validation stories to "
+                 "keep its best step, `evaluate` and the test scores need test stories. A story goes to validation or to "
+                 "test with a chance of 1 in 10 each: %s",
+              !nv && !nt ? "no validation and no test stories" : !nv ? "no validation stories" : "no test stories",
+              k->n[WL_TRAIN], nv, nt,
+              file ? "give the file more stories (format=text separates them with <|endoftext|>, format=jsonl has one a "
+                     "line); 40 or more usually give every split some"
+                   : "ask for more stories; stories=40 or more usually gives every split some");
+}
+
 static int cmd_corpus(wl_call *c, wl_value **out)
 {
     const char *pname = wl_opt_str(c, "profile", "classroom");
@@ -53,6 +69,7 @@ static int cmd_corpus(wl_call *c, wl_value **out)
         return -1;
     }
     lc->brief = !audit;
+    warn_missing_splits(c, &lc->c, file != NULL);
     *out = wl_obj(&lang_corpus_type, lc);
     return 0;
 }

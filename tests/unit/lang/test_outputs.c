@@ -1,5 +1,5 @@
 /* test_outputs.c: a notebook shows a value's HTML: every word of its text is there too (legends, hints, summaries), its
- * lines stay lines, and counts are written one way (139,046). */
+ * lines stay lines, and counts are written one way (139,046); the notes and warnings commands write on stderr. */
 #include "lang_test.h"
 #include "wl_cmd.h"
 #include "wl_test.h"
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The text a browser shows for html: tags as spaces, the five entities decoded, a minus sign as '-'. */
 static char *html_text(const char *html)
@@ -231,8 +232,36 @@ static void test_arithmetic_as_words(void)
     lt_free(r);
 }
 
+/* A corpus without validation or test stories gets a warning on stderr that says what is missing and what to do. */
+static void test_corpus_split_warning(void)
+{
+    lt_run *r = lt_eval(NULL, "c = corpus profile=smoke stories=3 audit=0", NULL);
+    CHECK_MSG(r->rc == 0 && strstr(r->out, "warning: this corpus has no validation and no test stories (3 train, 0 validation, "
+                                           "0 test): `train` needs validation stories") &&
+              strstr(r->out, "ask for more stories; stories=40 or more"), "%s", r->out);
+    lt_free(r);
+    r = lt_eval(NULL, "c = corpus profile=smoke stories=10 audit=0", NULL);
+    CHECK_MSG(r->rc == 0 && strstr(r->out, "warning: this corpus has no test stories (9 train, 1 validation, 0 test)"), "%s", r->out);
+    lt_free(r);
+    r = lt_eval(NULL, "c = corpus profile=smoke stories=60 audit=0", NULL);
+    CHECK_MSG(r->rc == 0 && !strstr(r->out, "warning:"), "%s", r->out);
+    lt_free(r);
+    char path[] = "/tmp/wordlab-two-paragraphs-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, "one two three.\n\nfour five six.\n", 31) == 31);
+    if (fd >= 0) close(fd);
+    char code[128];
+    snprintf(code, sizeof code, "c = corpus file=%s format=text audit=0", path);
+    r = lt_eval(NULL, code, NULL);
+    CHECK_MSG(r->rc == 0 && strstr(r->out, "warning: this corpus has no validation and no test stories (1 train") &&
+              strstr(r->out, "give the file more stories (format=text separates them with <|endoftext|>"), "%s", r->out);
+    lt_free(r);
+    unlink(path);
+}
+
 void wl_test_main(void)
 {
+    test_corpus_split_warning();
     test_arithmetic_as_words();
     test_generate_notes();
     test_dropped_note();
