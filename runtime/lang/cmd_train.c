@@ -5,6 +5,7 @@
 
 #include "wl_compare.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -99,9 +100,16 @@ static int cmd_results(wl_call *c, wl_value **out)
     return lang_comparison_load(c, where, wl_call_argword(c, 0), out);
 }
 
+/* What compare's progress reports to: the live display, and the seed whose runs are saved as checkpoints. */
+typedef struct compare_ui {
+    lang_progress progress;
+    uint64_t checkpoint_seed;
+} compare_ui;
+
 static void on_compare(void *ud, const wl_compare_progress *p)
 {
-    lang_progress *ui = ud;
+    compare_ui *cu = ud;
+    lang_progress *ui = &cu->progress;
     switch (p->event) {
     case WL_COMPARE_KEPT:
         wl_sink_printf(ui->c->sink, "run %d/%d %s seed %llu: already done, kept\n", p->run + 1, p->nruns, p->kind,
@@ -115,11 +123,15 @@ static void on_compare(void *ud, const wl_compare_progress *p)
     case WL_COMPARE_STEP:
         lang_progress_step(ui, p->step);
         break;
-    case WL_COMPARE_DONE:
-        wl_sink_printf(ui->c->sink, "run %d/%d %s seed %llu: test loss %.4f, perplexity %.2f, selected step %d (saved)\n",
+    case WL_COMPARE_DONE: { /* every run goes into comparison.json; the checkpoint seed's also into <kind>_seed<N>.npz */
+        char saved[64] = "";
+        if (p->seed == cu->checkpoint_seed)
+            snprintf(saved, sizeof saved, " (saved as %s_seed%llu.npz)", p->kind, (unsigned long long)p->seed);
+        wl_sink_printf(ui->c->sink, "run %d/%d %s seed %llu: test loss %.4f, perplexity %.2f, selected step %d%s\n",
                        p->run + 1, p->nruns, p->kind, (unsigned long long)p->seed, p->result->test_loss,
-                       p->result->test_perplexity, p->result->selected_step);
+                       p->result->test_perplexity, p->result->selected_step, saved);
         break;
+    }
     }
 }
 
@@ -170,11 +182,11 @@ static int cmd_compare(wl_call *c, wl_value **out)
     cfg.steps = (int)steps;
     cfg.batch_size = (int)batch;
     cfg.eval_every = (int)every;
-    lang_progress ui;
-    if (lang_progress_init(&ui, c, cfg.steps)) return -1;
+    compare_ui ui = {.checkpoint_seed = cfg.checkpoint_seed};
+    if (lang_progress_init(&ui.progress, c, cfg.steps)) return -1;
     wl_compare_status st;
     int rc = wl_compare_run(&lc->c, dir, &cfg, on_compare, &ui, lang_interrupt(c), &st, c->err);
-    lang_progress_free(&ui);
+    lang_progress_free(&ui.progress);
     if (rc) return -1;
     wl_sink_printf(c->sink, "%d of %d runs done (%d kept from before)%s in %.1f s\n", st.done, st.nruns, st.kept,
                    st.interrupted ? "; interrupted: run the same command again to resume" : "", st.seconds);

@@ -223,6 +223,33 @@ static char *path_in(const char *dir, const char *name)
     return p;
 }
 
+/* Writes into buf what differs between the protocol saved in a file and the one wanted now: the first field of want
+ * that saved lacks or holds otherwise, with both values ("steps is 6 in the file, 4 now"), or a field only saved has. */
+static void protocol_difference(const cJSON *saved, const cJSON *want, char *buf, size_t cap)
+{
+    if (!cJSON_IsObject(saved)) {
+        snprintf(buf, cap, "the file has no protocol object");
+        return;
+    }
+    const cJSON *w, *s;
+    cJSON_ArrayForEach(w, want) {
+        s = cJSON_GetObjectItemCaseSensitive(saved, w->string);
+        if (s && cJSON_Compare(s, w, 1)) continue;
+        char *a = s ? cJSON_PrintUnformatted(s) : NULL, *b = cJSON_PrintUnformatted(w);
+        if (!a) snprintf(buf, cap, "%s is not in the file, %.80s%s now", w->string, b ? b : "?", b && strlen(b) > 80 ? "..." : "");
+        else snprintf(buf, cap, "%s is %.80s%s in the file, %.80s%s now", w->string, a, strlen(a) > 80 ? "..." : "",
+                      b ? b : "?", b && strlen(b) > 80 ? "..." : "");
+        free(a);
+        free(b);
+        return;
+    }
+    cJSON_ArrayForEach(s, saved) if (!cJSON_GetObjectItemCaseSensitive(want, s->string)) {
+        snprintf(buf, cap, "the file has %s, which the protocol now has not", s->string);
+        return;
+    }
+    snprintf(buf, cap, "the fields are the same in another order");
+}
+
 /* Takes the finished runs of an earlier comparison.json in outdir, if there is one. */
 static int load_existing(state *st, const char *outdir, int *kept, wl_err *err)
 {
@@ -239,9 +266,12 @@ static int load_existing(state *st, const char *outdir, int *kept, wl_err *err)
                      root ? "not a JSON object" : why);
         goto done;
     }
-    if (!cJSON_Compare(cJSON_GetObjectItemCaseSensitive(root, "protocol"), st->protocol, 1)) {
-        rc = wl_fail(err, "%s was made with a different protocol (steps, batch, seeds, models or profile); "
-                          "remove it or choose another output directory", st->path);
+    const cJSON *saved = cJSON_GetObjectItemCaseSensitive(root, "protocol");
+    if (!cJSON_Compare(saved, st->protocol, 1)) {
+        char what[WL_ERR_MAX / 2];
+        protocol_difference(saved, st->protocol, what, sizeof what);
+        rc = wl_fail(err, "%s was made with a different protocol: %s; remove it or choose another output directory",
+                     st->path, what);
         goto done;
     }
     if (!cJSON_Compare(cJSON_GetObjectItemCaseSensitive(root, "audit"), st->audit, 1)) {

@@ -259,8 +259,46 @@ static void test_corpus_split_warning(void)
     unlink(path);
 }
 
+/* compare says "saved" of the runs whose checkpoint it wrote (the first seed's) only; a directory made with other
+ * settings is refused naming the setting that differs. */
+static void test_compare_says_what_it_saved(void)
+{
+    char dir[] = "/tmp/wordlab-compare-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char code[512];
+    const char *run = "stories = corpus profile=smoke stories=60 audit=0\n"
+                      "compare $stories dir=%s steps=%d batch=8 eval_every=1 seeds=11,29";
+    snprintf(code, sizeof code, run, dir, 2);
+    lt_run *r = lt_eval(NULL, code, NULL);
+    CHECK_MSG(r->rc == 0, "%s: %s", r->err.ename, r->err.evalue);
+    const char *kinds[] = {"mlp", "attention", "multihead"};
+    for (int k = 0; k < 3; k++) {
+        char want[128], *at;
+        snprintf(want, sizeof want, "%s seed 11: test loss ", kinds[k]);
+        at = strstr(r->out, want);
+        snprintf(want, sizeof want, " (saved as %s_seed11.npz)\n", kinds[k]);
+        CHECK_MSG(at && strstr(at, want) && strstr(at, want) < strchr(at, '\n') + 1, "%s", r->out);
+        snprintf(want, sizeof want, "%s seed 29: test loss ", kinds[k]);
+        at = strstr(r->out, want);
+        CHECK_MSG(at && !memmem(at, (size_t)(strchr(at, '\n') - at), "saved", 5), "%s", r->out);
+    }
+    lt_free(r);
+    snprintf(code, sizeof code, run, dir, 3);
+    r = lt_eval(NULL, code, NULL);
+    CHECK_MSG(r->rc == -1 && strstr(r->err.evalue, "comparison.json was made with a different protocol: steps is 2 in the file, "
+                                                   "3 now; remove it"), "%s", r->err.evalue);
+    lt_free(r);
+    const char *files[] = {"comparison.json", "vocab.json", "mlp_seed11.npz", "attention_seed11.npz", "multihead_seed11.npz"};
+    for (int i = 0; i < 5; i++) {
+        snprintf(code, sizeof code, "%s/%s", dir, files[i]);
+        CHECK_MSG(unlink(code) == 0, "%s", code);
+    }
+    CHECK(rmdir(dir) == 0);   /* nothing else was written: no checkpoint of seed 29 */
+}
+
 void wl_test_main(void)
 {
+    test_compare_says_what_it_saved();
     test_corpus_split_warning();
     test_arithmetic_as_words();
     test_generate_notes();

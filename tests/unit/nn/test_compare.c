@@ -239,7 +239,8 @@ static void test_resume_after_interrupt(const wl_corpus *c, const cJSON *ref)
 
     /* A different protocol in the same directory is refused, and the file is left alone. */
     cfg.steps = 4;
-    CHECK(wl_compare_run(c, dir, &cfg, NULL, NULL, NULL, &st, &err) == -1 && strstr(err.msg, "different protocol"));
+    CHECK_MSG(wl_compare_run(c, dir, &cfg, NULL, NULL, NULL, &st, &err) == -1 &&
+              strstr(err.msg, "was made with a different protocol: steps is 3 in the file, 4 now; remove it"), "%s", err.msg);
     j = read_json("interrupted");
     CHECK(j && nruns(j, "multihead") == 2);
     cJSON_Delete(j);
