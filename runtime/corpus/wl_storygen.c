@@ -28,9 +28,14 @@ typedef struct sg_story {
 #define SG_N(a) (sizeof(a) / sizeof((a)[0]))
 /* Percent of openings and of the middle's sentences taken from the bank of written sentences. */
 #define SG_BANK_PCT 55
+/* Percent of the texts that are a snippet of one to three sentences (sg_snippet), and percent of the snippets
+ * that lose their last full stop: a reader scores a sentence of her own, often without one, and a model that
+ * only ever saw whole stories gives the end of the text after one sentence a probability near zero. */
+#define SG_SNIPPET_PCT 50
+#define SG_SNIPPET_NODOT_PCT 20
 /* sg_noise, in 1,000: words replaced by a word of any kind, punctuation marks replaced by a word or dropped,
  * commas dropped besides, and words that commas often precede (sg_before_comma) given a new comma before them. */
-#define SG_NOISE_PERMILLE 160
+#define SG_NOISE_PERMILLE 120
 #define SG_PUNCT_NOISE_PERMILLE 40
 #define SG_COMMA_DROP_PERMILLE 150
 #define SG_COMMA_ADD_PERMILLE 80
@@ -592,6 +597,21 @@ static const char *sg_name(sg_story *st, int female, int pet, int which)
     return a->items[sg_chance(st, 50) ? sg_pick(st, a->n) : sg_pick_zipf(st, a->n)];
 }
 
+/* A snippet: one to three sentences from anywhere in a story (the bank's narration, dialogue or
+ * openings, or the grammar's events), as a reader types a sentence of her own; sometimes without
+ * its last full stop. */
+static void sg_snippet(sg_story *st)
+{
+    size_t n = 1 + sg_pick(st, 3), r = sg_pick(st, 100);
+    if (r < 15) {
+        for (size_t k = 0; k < n; k++) sg_sentence(st, &wl_sg_events, k ? " " : "");
+    } else sg_bank(st, r < 35 ? &wl_sg_bank_talk : r < 75 ? &wl_sg_bank_mid : &wl_sg_bank_open, n, "");
+    if (st->oom) return;
+    sg_noise(st);
+    int full_stop = st->len > 1 && st->buf[st->len - 1] == '.' && st->buf[st->len - 2] != '.';   /* not an ellipsis */
+    if (!st->oom && full_stop && sg_chance(st, SG_SNIPPET_NODOT_PCT)) st->buf[--st->len] = '\0';
+}
+
 /* Chooses the cast and props of story `index`, then writes it. */
 static void sg_write(sg_story *st, uint64_t seed, size_t index)
 {
@@ -630,16 +650,14 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     const wl_sg_plot *plot = &wl_sg_plots[sg_pick(st, wl_sg_nplots)];
     st->brief = sg_chance(st, 25);
 
-    /* A few stories are a snippet of one to four sentences (a model then knows that a story may
-     * end early); a few start in the middle of things, as many stories do; most have an opening. */
+    /* Half the texts are a snippet of one to three sentences (sg_snippet); of the stories, two in five start
+     * in the middle of things, as many stories do, and the others have an opening. */
     size_t start = sg_pick(st, 100);
-    if (start < 4) {
-        size_t n = 1 + sg_pick(st, 4);
-        sg_bank(st, start < 1 ? &wl_sg_bank_talk : start < 3 ? &wl_sg_bank_mid : &wl_sg_bank_open, n, "");
-        if (!st->oom) sg_noise(st);
+    if (start < SG_SNIPPET_PCT) {
+        sg_snippet(st);
         return;
     }
-    if (start < 25) {
+    if (start < SG_SNIPPET_PCT + 21) {
         /* the count is drawn before the bank: C leaves the order of a call's arguments to the compiler */
         size_t n = 1 + sg_pick(st, 3);
         sg_bank(st, sg_chance(st, 60) ? &wl_sg_bank_mid : &wl_sg_bank_talk, n, "");
@@ -652,7 +670,7 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
     sg_stage(st, &wl_sg_meeting);
     st->openers = 1;
     if (sg_chance(st, 5)) sg_stage(st, &wl_sg_play);
-    sg_events(st, st->brief ? 6 + sg_pick(st, 3) : 8 + sg_pick(st, 3));
+    sg_events(st, st->brief ? 16 + sg_pick(st, 3) : 18 + sg_pick(st, 3));
     /* Zero (90%), one (8%) or two (2%) short scenes, in a random order. */
     size_t r = sg_pick(st, 100), nfill = r < 90 || st->brief ? 0 : r < 98 ? 1 : 2, used = 0;
     for (size_t k = 0; k < nfill; k++) {

@@ -2706,7 +2706,7 @@ const wl_sg_alts wl_sg_bank_talk = WL_SG_ALTS(
     "\"Now I can see,\" said {N}. \"The dark isn't scary anymore.\"",
     "\"Is that a monster under my bed?\" asked {N}. {D} dad looked. \"No, it's your slipper.\"",
     "\"Silly slipper,\" laughed {N}. \"You scared me.\"",
-    "\"How do you spell cat?\" asked {N}. \"C, A, T,\" said {D} {M}.",
+    "\"How do you spell dog?\" asked {N}. \"D, O, G,\" said {D} {M}.",
     "\"I can read!\" said {N}. \"The cat sat on the mat!\"",
     "\"Are you my friend?\" asked the little girl. \"Yes,\" said {N}. \"Forever and ever.\"",
     "\"Can we play again tomorrow?\" asked {F}. \"Yes, let's meet at the park,\" said {N}.",
