@@ -8,7 +8,7 @@
 #include "wl_core.h"
 
 /* The generator's version: raised whenever the stories of a seed change (the shared cache names corpora by it). */
-#define WL_STORYGEN_VERSION 5
+#define WL_STORYGEN_VERSION 6
 
 /* Generates count stories from seed; *texts is a malloc'd array of malloc'd UTF-8 strings.
  * Story i depends only on (seed, i), so a smaller count gives a prefix of a larger one, and
