@@ -35,7 +35,7 @@ typedef struct sg_story {
 #define SG_SNIPPET_NODOT_PCT 20
 /* sg_noise, in 1,000: words replaced by a word of any kind, punctuation marks replaced by a word or dropped,
  * commas dropped besides, and words that commas often precede (sg_before_comma) given a new comma before them. */
-#define SG_NOISE_PERMILLE 120
+#define SG_NOISE_PERMILLE 100
 #define SG_PUNCT_NOISE_PERMILLE 40
 #define SG_COMMA_DROP_PERMILLE 150
 #define SG_COMMA_ADD_PERMILLE 80
