@@ -240,8 +240,8 @@ static void test_corpus_split_warning(void)
                                            "0 test): `train` needs validation stories") &&
               strstr(r->out, "ask for more stories; stories=40 or more"), "%s", r->out);
     lt_free(r);
-    r = lt_eval(NULL, "c = corpus profile=smoke stories=10 audit=0", NULL);
-    CHECK_MSG(r->rc == 0 && strstr(r->out, "warning: this corpus has no test stories (9 train, 1 validation, 0 test)"), "%s", r->out);
+    r = lt_eval(NULL, "c = corpus profile=smoke stories=9 audit=0", NULL);
+    CHECK_MSG(r->rc == 0 && strstr(r->out, "warning: this corpus has no validation stories (8 train, 0 validation, 1 test)"), "%s", r->out);
     lt_free(r);
     r = lt_eval(NULL, "c = corpus profile=smoke stories=60 audit=0", NULL);
     CHECK_MSG(r->rc == 0 && !strstr(r->out, "warning:"), "%s", r->out);
