@@ -97,8 +97,12 @@ def test_corpus_figures_match_the_audit(comparison):
     m = re.search(r'([\d.]+)% of the test tokens are unknown', text)
     assert m, 'docs/data.md does not give the unknown share'
     assert float(m.group(1)) == round(100 * test['unknown_rate'], 2), f'{m.group(1)}% != {100 * test["unknown_rate"]:.2f}%'
-    m = re.search(r'the median test story has ([\d,]+) tokens', text)
-    assert m and int(number(m.group(1))) == test['length_median'], 'the median story length'
+    m = re.search(r'the splits hold ([\d,]+) / ([\d,]+) / ([\d,]+) tokens', text)
+    assert m, 'docs/data.md does not give the splits\' token counts'
+    splits = audit['splits']
+    assert [int(number(x)) for x in m.groups()] == [splits[s]['tokens'] for s in ('train', 'validation', 'test')]
+    m = re.search(r'the median text of the training split has ([\d,.]+) tokens', text)
+    assert m and float(number(m.group(1))) == splits['train']['length_median'], 'the median text length'
 
 
 def test_runtimes_match_comparison_json(comparison):
