@@ -48,9 +48,10 @@ static int model_new(wl_call *c, wl_value **out)
 }
 
 /* The vocabulary a checkpoint brings into *out: the "vocab" member of its metadata (what `model save` writes;
- * a bad one is an error), else a vocab.json of the right size beside it (what `compare` writes), else none
- * (*out NULL). *from says which. Returns 0 / -1. */
-static int checkpoint_vocab(const char *path, const wl_ckpt_meta *meta, int V, wl_value **out, const char **from, wl_err *err)
+ * a bad one is an error), else, when beside is set, a vocab.json of the right size beside it (what `compare`
+ * writes), else none (*out NULL). *from says which. Returns 0 / -1. */
+static int checkpoint_vocab(const char *path, const wl_ckpt_meta *meta, int V, int beside, wl_value **out, const char **from,
+                            wl_err *err)
 {
     wl_vocab v;
     *out = NULL;
@@ -70,17 +71,19 @@ static int checkpoint_vocab(const char *path, const wl_ckpt_meta *meta, int V, w
             return wl_fail(err, "%s: has %zu tokens, the model's vocabulary %d", where, n, V);
         }
         *from = "its metadata";
-    } else {
+    } else if (beside) {
         const char *slash = strrchr(path, '/');
-        char beside[4096];
+        char json[4096];
         wl_err ignored;   /* a vocab.json beside the file that does not fit is not this model's */
-        snprintf(beside, sizeof beside, "%.*svocab.json", slash ? (int)(slash - path + 1) : 0, path);
-        if (wl_vocab_load(beside, &v, &ignored)) return 0;
+        snprintf(json, sizeof json, "%.*svocab.json", slash ? (int)(slash - path + 1) : 0, path);
+        if (wl_vocab_load(json, &v, &ignored)) return 0;
         if (v.n != (size_t)V) {
             wl_vocab_free(&v);
             return 0;
         }
         *from = "the vocab.json beside it";
+    } else {
+        return 0;
     }
     *out = lang_vocab_value_own(&v);
     return 0;
@@ -113,8 +116,8 @@ static int model_load(wl_call *c, wl_value **out)
     lm->selected_step = meta.selected_step;
     lm->test_loss = meta.test_loss;
     const char *from = "given with vocab=";
-    wl_value *own = NULL;   /* the checkpoint's own vocabulary, which a vocab= given must be */
-    if (vv && checkpoint_vocab(path, &meta, lm->m.V, &own, &from, c->err) == 0 && own && !strcmp(from, "its metadata") &&
+    wl_value *own = NULL;   /* the checkpoint's own vocabulary (its metadata's), which a vocab= given must be */
+    if (vv && checkpoint_vocab(path, &meta, lm->m.V, 0, &own, &from, c->err) == 0 && own &&
         lang_vocab_check(c, lang_vocab_get(own), lang_vocab_get(vv), wl_call_optword(c, "vocab"), "the vocab= given")) {
         wl_unref(own);
         wl_unref(vv);
@@ -125,7 +128,7 @@ static int model_load(wl_call *c, wl_value **out)
     }
     wl_unref(own);
     from = "given with vocab=";
-    if (!vv && checkpoint_vocab(path, &meta, lm->m.V, &vv, &from, c->err)) {
+    if (!vv && checkpoint_vocab(path, &meta, lm->m.V, 1, &vv, &from, c->err)) {
         wl_ckpt_meta_free(&meta);
         wl_model_free(&lm->m);
         free(lm);
