@@ -29,10 +29,10 @@ static int corpus_render(const void *d, wl_mime *out, wl_err *err)
     wl_buf b = {0};
     if (lc->brief) {
         char g[5][32];
-        wl_buf_printf(&b, "corpus: %s stories from %s, profile %s: %s train, %s validation, %s test; vocabulary %s; "
+        size_t total = lc->c.n[WL_TRAIN] + lc->c.n[WL_VALIDATION] + lc->c.n[WL_TEST];
+        wl_buf_printf(&b, "corpus: %s stor%s from %s, profile %s: %s train, %s validation, %s test; vocabulary %s; "
                           "its audit table: .audit",
-                      wl_fmt_count(lc->c.n[WL_TRAIN] + lc->c.n[WL_VALIDATION] + lc->c.n[WL_TEST], g[0]),
-                      lc->c.source, lc->c.profile.name, wl_fmt_count(lc->c.n[WL_TRAIN], g[1]),
+                      wl_fmt_count(total, g[0]), total == 1 ? "y" : "ies", lc->c.source, lc->c.profile.name, wl_fmt_count(lc->c.n[WL_TRAIN], g[1]),
                       wl_fmt_count(lc->c.n[WL_VALIDATION], g[2]), wl_fmt_count(lc->c.n[WL_TEST], g[3]),
                       wl_fmt_count(lc->c.vocab.n, g[4]));
         out->text_plain = wl_buf_take(&b);

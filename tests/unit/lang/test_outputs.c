@@ -240,6 +240,9 @@ static void test_corpus_split_warning(void)
                                            "0 test): `train` needs validation stories") &&
               strstr(r->out, "ask for more stories; stories=40 or more"), "%s", r->out);
     lt_free(r);
+    r = lt_eval(NULL, "c = corpus profile=smoke stories=1 audit=0\n$c", NULL);
+    CHECK_MSG(r->rc == 0 && strstr(lt_text(r), "corpus: 1 story from the embedded story generator"), "%s", lt_text(r));
+    lt_free(r);
     r = lt_eval(NULL, "c = corpus profile=smoke stories=9 audit=0", NULL);
     CHECK_MSG(r->rc == 0 && strstr(r->out, "warning: this corpus has no validation stories (8 train, 0 validation, 1 test)"), "%s", r->out);
     lt_free(r);
