@@ -153,6 +153,10 @@ int lang_history(wl_call *c, const lang_model *lm, const wl_value *vocab, wl_tok
         return 0;
     }
     if (lang_ids_check(c, li, lm, vocab, word)) return -1;
+    if (li->cropped)
+        lang_note(c, "note: `encode` cropped these ids (the first %d did not fit): <BOS> goes back before the %d kept, "
+                     "so their first token is read as a text's first; give the text itself to score it whole",
+                  li->cropped, li->nreal);
     const int32_t *real = li->ids + (li->T - li->nreal);   /* [nreal] after the padding */
     int bos = li->nreal > 0 && real[0] == WL_BOS;
     size_t n = (size_t)(li->nreal - bos);

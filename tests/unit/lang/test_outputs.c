@@ -204,6 +204,12 @@ static void test_generate_notes(void)
                                                "tokens did not fit"), "%s: %s", cropping[i], r->out);
         lt_free(r);
     }
+    /* ids that encode cropped: the model commands say that <BOS> goes back before the kept ones */
+    strcpy(code + setup, "a = encode $long vocab=$stories\nl = losses $m $a");
+    r = lt_eval(NULL, code, NULL);
+    CHECK_MSG(r->rc == 0 && strstr(r->out, "note: `encode` cropped these ids (the first 77 did not fit): <BOS> goes back "
+                                           "before the 64 kept"), "%s", r->out);
+    lt_free(r);
 }
 
 /* A bare + - * / between two numbers among print's words gets a note that it is text and how to compute; quoted, none.
