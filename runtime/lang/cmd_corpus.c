@@ -11,7 +11,7 @@ static void warn_missing_splits(wl_call *c, const wl_corpus *k, int file)
 {
     size_t nv = k->n[WL_VALIDATION], nt = k->n[WL_TEST];
     if (nv && nt) return;
-    lang_note(c, "warning: this corpus has %s (%zu train, %zu validation, %zu test): `train` needs validation stories to "
+    wl_call_note(c, "warning: this corpus has %s (%zu train, %zu validation, %zu test): `train` needs validation stories to "
                  "keep its best step, `evaluate` and the test scores need test stories. A story goes to validation or to "
                  "test with a chance of 1 in 10 each: %s",
               !nv && !nt ? "no validation and no test stories" : !nv ? "no validation stories" : "no test stories",

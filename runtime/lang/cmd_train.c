@@ -76,7 +76,7 @@ static int cmd_generate(wl_call *c, wl_value **out)
     const wl_vocab *v = lang_vocab_get(vv);
     lang_note_cropped(c, toks.n);
     if (wl_opt_has(c, "seed") && !wl_opt_has(c, "temperature"))
-        lang_note(c, "note: seed= has no effect without temperature=: greedy decoding always takes the most likely token");
+        wl_call_note(c, "note: seed= has no effect without temperature=: greedy decoding always takes the most likely token");
     wl_gen_config cfg = {.max_new_tokens = (int)ntok, .temperature = temp, .greedy = !wl_opt_has(c, "temperature"),
                          .seed = (uint64_t)seed};
     wl_gen_result res;

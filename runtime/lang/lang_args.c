@@ -216,7 +216,6 @@ const char *wl_opt_str(wl_call *c, const char *key, const char *dflt)
     return NULL;
 }
 
-/* Writes the arguments as text, separated by spaces and ended by a newline, to stream ("stdout" or "stderr"). */
 int wl_value_underflowed(const wl_value *v)
 {
     if (v->type != WL_V_NUM || v->num != 0 || !v->str) return 0;
@@ -238,15 +237,26 @@ static void note_arithmetic(wl_call *c)
         if (!op || !numeric(c->argv[i - 1]) || !numeric(c->argv[i + 1])) continue;
         const char *a = c->argv[i - 1]->type == WL_V_NUM && c->argv[i - 1]->str ? c->argv[i - 1]->str : "...";
         const char *b = c->argv[i + 1]->type == WL_V_NUM && c->argv[i + 1]->str ? c->argv[i + 1]->str : "...";
-        char note[512];
-        int n = snprintf(note, sizeof note, "note: `%s` writes the %c as text, as it writes every word after its name; to %s "
-                         "the result, put the arithmetic in [ ]: %s [%.40s %c %.40s]\n", c->cmd->name, op, c->cmd->name,
-                         c->cmd->name, a, op, b);
-        wl_sink_write(c->sink, "stderr", note, (size_t)n < sizeof note ? (size_t)n : sizeof note - 1);
+        wl_call_note(c, "note: `%s` writes the %c as text, as it writes every word after its name; to %s the result, put "
+                        "the arithmetic in [ ]: %s [%.40s %c %.40s]", c->cmd->name, op, c->cmd->name, c->cmd->name, a, op, b);
         return;
     }
 }
 
+void wl_call_note(wl_call *c, const char *fmt, ...)
+{
+    char note[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(note, sizeof note - 1, fmt, ap);   /* room for the newline */
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n > sizeof note - 2) n = (int)sizeof note - 2;
+    note[n++] = '\n';
+    wl_sink_write(c->sink, "stderr", note, (size_t)n);
+}
+
+/* Writes the arguments as text, separated by spaces and ended by a newline, to stream ("stdout" or "stderr"). */
 int wl_call_write_args(wl_call *c, const char *stream)
 {
     note_arithmetic(c);

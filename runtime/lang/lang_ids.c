@@ -4,7 +4,6 @@
 
 #include "wl_context.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,23 +100,10 @@ wl_value *lang_ids_value(const int32_t *history, int nhistory, int T, wl_value *
     return wl_obj(&lang_ids_type, li);
 }
 
-void lang_note(wl_call *c, const char *fmt, ...)
-{
-    char note[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(note, sizeof note - 1, fmt, ap);   /* room for the newline */
-    va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n > sizeof note - 2) n = (int)sizeof note - 2;
-    note[n++] = '\n';
-    wl_sink_write(c->sink, "stderr", note, (size_t)n);
-}
-
 void lang_note_dropped(wl_call *c, const wl_tokens *t)
 {
     if (!t->dropped) return;
-    lang_note(c, "note: the tokenizer dropped %zu character%s that %s not a-z, 0-9 or punctuation (the first: %s); "
+    wl_call_note(c, "note: the tokenizer dropped %zu character%s that %s not a-z, 0-9 or punctuation (the first: %s); "
                  "it keeps ASCII words only, as the course's does: café gives caf",
               t->dropped, t->dropped == 1 ? "" : "s", t->dropped == 1 ? "is" : "are", t->first_dropped);
 }
@@ -154,7 +140,7 @@ int lang_history(wl_call *c, const lang_model *lm, const wl_value *vocab, wl_tok
     }
     if (lang_ids_check(c, li, lm, vocab, word)) return -1;
     if (li->cropped)
-        lang_note(c, "note: `encode` cropped these ids (the first %d did not fit): <BOS> goes back before the %d kept, "
+        wl_call_note(c, "note: `encode` cropped these ids (the first %d did not fit): <BOS> goes back before the %d kept, "
                      "so their first token is read as a text's first; give the text itself to score it whole",
                   li->cropped, li->nreal);
     const int32_t *real = li->ids + (li->T - li->nreal);   /* [nreal] after the padding */
@@ -179,6 +165,6 @@ int lang_history(wl_call *c, const lang_model *lm, const wl_value *vocab, wl_tok
 void lang_note_cropped(wl_call *c, size_t ntokens)
 {
     if (ntokens + 1 <= WL_CONTEXT) return;
-    lang_note(c, "note: the model reads the last %d ids: the first %zu of <BOS> and the %zu tokens did not fit",
+    wl_call_note(c, "note: the model reads the last %d ids: the first %zu of <BOS> and the %zu tokens did not fit",
               WL_CONTEXT, ntokens + 1 - WL_CONTEXT, ntokens);
 }

@@ -243,6 +243,8 @@ int wl_call_eval_rest(wl_call *c, int from, wl_value **out);
 /* Writes the arguments as text (strings as they are, other values as their text/plain), separated by
  * spaces and ended by a newline, to the sink's stream "stdout" or "stderr" (print and warn). */
 int wl_call_write_args(wl_call *c, const char *stream);
+/* A note or a warning (printf-style, one line of at most 510 characters; the newline is added) on the sink's stderr. */
+void wl_call_note(wl_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The options the interpreter was made with. */
 const wl_interp_opts *wl_interp_options(const wl_interp *in);
 /* A variable of the interpreter (borrowed) or NULL. */
