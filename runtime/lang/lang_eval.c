@@ -239,34 +239,28 @@ void wl_interp_free(wl_interp *in)
 static int eval_script_value(wl_interp *in, const wl_script *s, wl_value **out);
 static int eval_stmt(wl_interp *in, const wl_stmt *st, wl_value **out, const wl_command **cmd_out);
 
-/* Whether field is an index (digits; - and digits counts from the end). */
-static int index_field(const char *field)
+/* The item that index i (from wl_item_index(field)) names among n, counting from 0 or from -1 at the end as in
+ * Python, in *at; else an IndexError. */
+static int item_at(wl_interp *in, long i, const char *field, int n, const wl_part *pt, long *at)
 {
-    const char *d = field + (field[0] == '-');
-    return d[0] >= '0' && d[0] <= '9' && strspn(d, "0123456789") == strlen(d);
-}
-
-/* The item that index field names among n (from 0, or from -1 at the end, as in Python) in *i; else an IndexError. */
-static int item_at(wl_interp *in, const char *field, int n, const wl_part *pt, long *i)
-{
-    *i = strtol(field, NULL, 10);
-    if (*i < 0) *i += n;
-    if (*i >= 0 && *i < n) return 0;
+    *at = i < 0 ? i + n : i;
+    if (*at >= 0 && *at < n) return 0;
     return fail_at(in, "IndexError", pt->line, pt->col, "$%s has %d items; .%s is %s (items count from 0, or from -1 at the end)",
-                   pt->text, n, field, field[0] == '-' ? "before the start" : "past the end");
+                   pt->text, n, field, i < 0 ? "before the start" : "past the end");
 }
 
 static int field_of(wl_interp *in, wl_value *v, const char *field, const wl_part *pt, wl_value **out)
 {
     wl_err err = {{0}};
-    long i;
-    if (v->type == WL_V_OBJ && v->otype->numbers && (index_field(field) || !strcmp(field, "count"))) {
+    long i, at;
+    int index = wl_item_index(field, &i);
+    if (v->type == WL_V_OBJ && v->otype->numbers && (index || !strcmp(field, "count"))) {
         const double *x;
         int n;
         v->otype->numbers(v->data, &x, &n);
         if (!strcmp(field, "count")) *out = wl_int(n);
-        else if (item_at(in, field, n, pt, &i)) return -1;
-        else *out = wl_num(x[i]);
+        else if (item_at(in, i, field, n, pt, &at)) return -1;
+        else *out = wl_num(x[at]);
         return 0;
     }
     if (v->type == WL_V_OBJ && (v->otype->fields || v->otype->item)) {
@@ -274,9 +268,9 @@ static int field_of(wl_interp *in, wl_value *v, const char *field, const wl_part
         return *out ? 0 : fail_at(in, "NameError", pt->line, pt->col, "$%s: %s", pt->text, err.msg);
     }
     if (v->type == WL_V_LIST) {
-        if (index_field(field)) {
-            if (item_at(in, field, v->n, pt, &i)) return -1;
-            *out = wl_ref(v->items[i]);
+        if (index) {
+            if (item_at(in, i, field, v->n, pt, &at)) return -1;
+            *out = wl_ref(v->items[at]);
             return 0;
         }
         if (!strcmp(field, "count")) {

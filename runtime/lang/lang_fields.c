@@ -69,8 +69,7 @@ void wl_fields_help(wl_buf *b, const wl_objtype *t, int width)
     free(all.s);
 }
 
-/* A whole number written with digits, or - and digits (an item index, from the end), in *i. */
-static int item_index(const char *name, long *i)
+int wl_item_index(const char *name, long *i)
 {
     char *end;
     *i = strtol(name, &end, 10);
@@ -81,7 +80,7 @@ static int item_index(const char *name, long *i)
 wl_value *wl_value_field(wl_value *v, const char *name, wl_err *err)
 {
     long i;
-    if (v->otype->item && item_index(name, &i)) return v->otype->item(v, i, err);
+    if (v->otype->item && wl_item_index(name, &i)) return v->otype->item(v, i, err);
     const wl_field *f = v->otype->fields;
     while (f && f->name && strcmp(f->name, name)) f++;
     if (f && f->name && has_field(f, v->data)) return field_get(f, v, err);

@@ -72,6 +72,9 @@ void wl_script_free(wl_script *s);
 const char *wl_word_bare(const wl_word *w);
 /* The operator a word is (+ - * /, bare and alone), or 0. */
 char wl_word_op(const wl_word *w);
+/* Whether name is an item index: a whole number written with digits, or - and digits (from the end), in *i.
+ * lang_fields.c */
+int wl_item_index(const char *name, long *i);
 int wl_is_ident(const char *s);
 /* Whether the word s reads as a finite decimal number, [+-]digits[.digits][e[+-]digits] or [+-].digits: its value in
  * *x, and in *is_int whether it is written without a point or an exponent and is below 2^53 in magnitude. A word
