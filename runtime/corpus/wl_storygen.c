@@ -33,6 +33,8 @@ typedef struct sg_story {
  * only ever saw whole stories gives the end of the text after one sentence a probability near zero. */
 #define SG_SNIPPET_PCT 50
 #define SG_SNIPPET_NODOT_PCT 20
+/* Percent of the texts that are stories starting in the middle of things (two in five of the stories). */
+#define SG_MIDDLE_PCT 21
 /* sg_noise, in 1,000: words replaced by a word of any kind, punctuation marks replaced by a word or dropped,
  * commas dropped besides, and words that commas often precede (sg_before_comma) given a new comma before them. */
 #define SG_NOISE_PERMILLE 100
@@ -657,7 +659,7 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
         sg_snippet(st);
         return;
     }
-    if (start < SG_SNIPPET_PCT + 21) {
+    if (start < SG_SNIPPET_PCT + SG_MIDDLE_PCT) {
         /* the count is drawn before the bank: C leaves the order of a call's arguments to the compiler */
         size_t n = 1 + sg_pick(st, 3);
         sg_bank(st, sg_chance(st, 60) ? &wl_sg_bank_mid : &wl_sg_bank_talk, n, "");
