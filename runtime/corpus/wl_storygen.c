@@ -1,6 +1,7 @@
 /* wl_storygen.c: expands the story templates into deterministic children's stories (the embedded default corpus). */
 #include "wl_storygen.h"
 #include "wl_storygen_int.h"
+#include "wl_corpus.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +38,12 @@ typedef struct sg_story {
 #define SG_MIDDLE_PCT 21
 /* sg_noise, in 1,000: words replaced by a word of any kind, punctuation marks replaced by a word or dropped,
  * commas dropped besides, and words that commas often precede (sg_before_comma) given a new comma before them. */
-#define SG_NOISE_PERMILLE 100
+#define SG_NOISE_PERMILLE 250
 #define SG_PUNCT_NOISE_PERMILLE 40
 #define SG_COMMA_DROP_PERMILLE 150
 #define SG_COMMA_ADD_PERMILLE 80
+/* Draws of a training text's noise before it is left as written (sg_noise_train). */
+#define SG_NOISE_TRIES 32
 
 static uint64_t sg_splitmix(uint64_t *x)
 {
@@ -491,13 +494,12 @@ static int sg_before_comma(const char *s, size_t n)
     return 0;
 }
 
-/* Noise over the finished story, at every token: real text puts almost any token after almost any
- * context now and then, and a model trained on text that never does gives that token a
- * probability near zero in natural text. SG_NOISE_PERMILLE words in 1,000 become another word
- * (sg_noise_word; after "a" or "an" one that agrees with it) and SG_PUNCT_NOISE_PERMILLE
- * punctuation marks in 1,000 (not quotes, an ellipsis or the story's last) become a word or go; a
- * comma goes more often and one is sometimes put before a word that commas often precede, as the
- * writers of real stories place commas differently. A replaced word keeps its capital. */
+/* Noise over a training text (sg_noise_train), at every token: real text puts almost any token after almost any
+ * context now and then, and a model trained on text that never does gives that token a probability near zero in
+ * natural text. SG_NOISE_PERMILLE words in 1,000 become another word (sg_noise_word; after "a" or "an" one that
+ * agrees with it) and SG_PUNCT_NOISE_PERMILLE punctuation marks in 1,000 (not quotes, an ellipsis or the text's
+ * last) become a word or go; a comma goes more often and one is sometimes put before a word that commas often
+ * precede, as the writers of real stories place commas differently. A replaced word keeps its capital. */
 static void sg_noise(sg_story *st)
 {
     char *src = malloc(st->len + 1);
@@ -511,7 +513,7 @@ static void sg_noise(sg_story *st)
         size_t k = i + sg_word_len(src + i, n - i), wl = 0;
         const char *w;
         if (k == i && (src[i] == ' ' || src[i] == '\n')) { sg_raw(st, src[i++]); continue; }
-        /* quotes stay paired, an ellipsis and the story's last mark stay whole */
+        /* quotes stay paired, an ellipsis and the text's last mark stay whole */
         int dots = src[i] == '.' && ((i > 0 && src[i - 1] == '.') || src[i + 1] == '.');
         if (k == i && (src[i] == '"' || dots || i + 1 == n)) { sg_raw(st, src[i++]); prev_len = 0; continue; }
         if (k == i) {
@@ -609,18 +611,13 @@ static void sg_snippet(sg_story *st)
         for (size_t k = 0; k < n; k++) sg_sentence(st, &wl_sg_events, k ? " " : "");
     } else sg_bank(st, r < 35 ? &wl_sg_bank_talk : r < 75 ? &wl_sg_bank_mid : &wl_sg_bank_open, n, "");
     if (st->oom) return;
-    sg_noise(st);
     int full_stop = st->len > 1 && st->buf[st->len - 1] == '.' && st->buf[st->len - 2] != '.';   /* not an ellipsis */
     if (!st->oom && full_stop && sg_chance(st, SG_SNIPPET_NODOT_PCT)) st->buf[--st->len] = '\0';
 }
 
-/* Chooses the cast and props of story `index`, then writes it. */
-static void sg_write(sg_story *st, uint64_t seed, size_t index)
+/* Chooses the cast and props of a story (st's random state seeded), then writes it. */
+static void sg_write(sg_story *st)
 {
-    uint64_t x = seed ^ 0x5851F42D4C957F2DULL;
-    x = sg_splitmix(&x) ^ ((uint64_t)index * 0xD1B54A32D192ED03ULL);
-    for (int i = 0; i < 4; i++) st->s[i] = sg_splitmix(&x);
-
     st->hero_female = sg_chance(st, 50);
     if (sg_chance(st, 25)) {
         st->hero_kind = wl_sg_hero_animals.items[sg_pick_tail(st, wl_sg_hero_animals.n)];
@@ -700,7 +697,6 @@ static void sg_write(sg_story *st, uint64_t seed, size_t index)
         sg_bank(st, &wl_sg_bank_end, 1 + (size_t)sg_chance(st, 30), sep);
     }
     if (sg_chance(st, 15)) sg_stage(st, &plot->moral);
-    if (!st->oom) sg_noise(st);
     if (sg_chance(st, 4) && !st->oom) sg_cut(st);
 }
 
@@ -716,6 +712,52 @@ int wl_storygen_generate(uint64_t seed, size_t count, char ***texts, wl_err *err
     return wl_storygen_generate_interruptible(seed, count, NULL, texts, err);
 }
 
+/* Seeds st's random state for text `index`; salt tells the draws of its writing from those of its noise. */
+static void sg_seed(sg_story *st, uint64_t seed, size_t index, uint64_t salt)
+{
+    uint64_t x = seed ^ salt;
+    x = sg_splitmix(&x) ^ ((uint64_t)index * 0xD1B54A32D192ED03ULL);
+    for (int i = 0; i < 4; i++) st->s[i] = sg_splitmix(&x);
+}
+
+/* Whether the text t[0..n) falls in the training split (the corpus's rule: a hash of the text); -1 on failure. */
+static int sg_is_train(const char *t, size_t n, wl_err *err)
+{
+    char id[WL_DOC_ID_LEN + 1];
+    wl_split split;
+    if (wl_corpus_doc_info(t, n, id, &split, err)) return -1;
+    return split == WL_TRAIN;
+}
+
+/* Puts the noise into st's text where it falls in the training split (sg_noise), drawn again until the noisy text
+ * falls there too (the split is a hash of the text: four in five draws stay); a text whose every draw leaves the
+ * split stays as written. Validation and test texts get none, so that their perplexity measures a model on the
+ * stories as written. The noise has its own random state, so that a text's words do not depend on it. -1 on
+ * failure. */
+static int sg_noise_train(sg_story *st, uint64_t seed, size_t index, wl_err *err)
+{
+    int train = sg_is_train(st->buf, st->len, err);
+    if (train <= 0) return train;
+    char *clean = malloc(st->len + 1);
+    if (!clean) return wl_fail(err, "storygen: out of memory keeping story %zu", index);
+    size_t len = st->len;
+    memcpy(clean, st->buf, len + 1);
+    sg_seed(st, seed, index, 0x2545F4914F6CDD1DULL);
+    for (int tries = 0; tries < SG_NOISE_TRIES && train >= 0; tries++) {
+        sg_noise(st);
+        if (st->oom) break;
+        if ((train = sg_is_train(st->buf, st->len, err)) != 0) break;
+        memcpy(st->buf, clean, len + 1);   /* the buffer only ever grows */
+        st->len = len;
+    }
+    if (train == 0) {
+        memcpy(st->buf, clean, len + 1);
+        st->len = len;
+    }
+    free(clean);
+    return train < 0 ? -1 : 0;
+}
+
 int wl_storygen_generate_interruptible(uint64_t seed, size_t count, volatile sig_atomic_t *interrupt, char ***texts,
                                        wl_err *err)
 {
@@ -723,44 +765,41 @@ int wl_storygen_generate_interruptible(uint64_t seed, size_t count, volatile sig
     *texts = NULL;
     char **out = calloc(count ? count : 1, sizeof *out);
     if (!out) return wl_fail(err, "storygen: out of memory allocating %zu stories", count);
-    /* Each story is written into one reused buffer, then copied out at its exact size. */
-    char *work = NULL;
-    size_t work_cap = 0;
     sg_lexicon lex = {0};
     if (sg_lex_build(&lex) != 0) {
         sg_lex_free(&lex);
         free(out);
         return wl_fail(err, "storygen: out of memory collecting the words of the tables");
     }
-    for (size_t i = 0; i < count; i++) {
+    /* Each story is written into one reused buffer, then copied out at its exact size. */
+    sg_story st;
+    memset(&st, 0, sizeof st);
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; i++) {
         if (interrupt && *interrupt) {
-            sg_lex_free(&lex);
-            free(work);
-            wl_storygen_free(out, i);
-            return wl_fail(err, "storygen: interrupted after %zu of %zu stories", i, count);
+            rc = wl_fail(err, "storygen: interrupted after %zu of %zu stories", i, count);
+            break;
         }
-        sg_story st;
+        char *buf = st.buf;
+        size_t cap = st.cap;
         memset(&st, 0, sizeof st);
-        st.buf = work;
-        st.cap = work_cap;
+        st.buf = buf;
+        st.cap = cap;
         st.lex = &lex;
-        sg_write(&st, seed, i);
-        work = st.buf;
-        work_cap = st.cap;
-        if (!st.oom && !st.bad && st.buf && (out[i] = malloc(st.len + 1)) != NULL) {
-            memcpy(out[i], st.buf, st.len + 1);
-            continue;
-        }
+        sg_seed(&st, seed, i, 0x5851F42D4C957F2DULL);
+        sg_write(&st);
         int n = st.bad_len > 60 ? 60 : (int)st.bad_len;
-        if (st.bad) wl_fail(err, "storygen: bad template text \"%.*s\" in story %zu", n, st.bad, i);
-        else wl_fail(err, "storygen: out of memory writing story %zu", i);
-        sg_lex_free(&lex);
-        free(work);
-        wl_storygen_free(out, i);
+        if (st.bad) rc = wl_fail(err, "storygen: bad template text \"%.*s\" in story %zu", n, st.bad, i);
+        else if (!st.oom && sg_noise_train(&st, seed, i, err)) rc = -1;
+        else if (st.oom || !(out[i] = malloc(st.len + 1))) rc = wl_fail(err, "storygen: out of memory writing story %zu", i);
+        else memcpy(out[i], st.buf, st.len + 1);
+    }
+    free(st.buf);
+    sg_lex_free(&lex);
+    if (rc) {
+        wl_storygen_free(out, count);
         return -1;
     }
-    sg_lex_free(&lex);
-    free(work);
     *texts = out;
     return 0;
 }

@@ -130,6 +130,52 @@ static void main_name(const char *s, char name[24])
         if (counts[k] > best) { best = counts[k]; memcpy(name, words[k], 24); }
 }
 
+/* 64-bit FNV-1a of the token pair a b, never 0 (0 marks a free slot of the table below). */
+static uint64_t pair_hash(const char *a, const char *b)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *p = a; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    h = (h ^ 0x1f) * 1099511628211ULL;
+    for (const char *p = b; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h ? h : 1;
+}
+
+/* The noise goes into the training texts only: a replaced word makes token pairs that no other text writes, so the
+ * share of a split's pairs written once in the whole corpus is far higher in train than in validation and test,
+ * whose texts are as the generator wrote them. */
+static void test_noise_in_train_only(const wl_corpus *c)
+{
+    size_t cap = 1 << 22, pairs[WL_NSPLITS] = {0}, once[WL_NSPLITS] = {0};
+    uint64_t *keys = calloc(cap, sizeof *keys);
+    uint32_t *counts = calloc(cap, sizeof *counts);
+    if (!keys || !counts) { CHECK(keys && counts); free(keys); free(counts); return; }
+    for (int pass = 0; pass < 2; pass++)
+        for (int s = 0; s < WL_NSPLITS; s++)
+            for (size_t i = 0; i < c->n[s]; i++) {
+                const wl_tokens *t = &c->stories[s][i].tokens;
+                for (size_t k = 1; k < t->n; k++) {
+                    uint64_t h = pair_hash(t->tok[k - 1], t->tok[k]);
+                    size_t j = h & (cap - 1);
+                    while (keys[j] && keys[j] != h) j = (j + 1) & (cap - 1);
+                    keys[j] = h;
+                    if (pass == 0) counts[j]++;
+                    else {
+                        pairs[s]++;
+                        once[s] += counts[j] == 1;
+                    }
+                }
+            }
+    double rate[WL_NSPLITS];
+    for (int s = 0; s < WL_NSPLITS; s++) rate[s] = (double)once[s] / (double)(pairs[s] ? pairs[s] : 1);
+    printf("storygen dgx: token pairs written once in the corpus: train %.1f%%, validation %.1f%%, test %.1f%%\n",
+           100.0 * rate[WL_TRAIN], 100.0 * rate[WL_VALIDATION], 100.0 * rate[WL_TEST]);
+    CHECK_MSG(rate[WL_TRAIN] > 2.0 * rate[WL_VALIDATION] && rate[WL_TRAIN] > 2.0 * rate[WL_TEST],
+              "pairs written once: train %.3f, validation %.3f, test %.3f", rate[WL_TRAIN], rate[WL_VALIDATION],
+              rate[WL_TEST]);
+    free(keys);
+    free(counts);
+}
+
 /* The dgx corpus built from the generated stories, as the corpus module builds it. */
 static void test_corpus_figures(char **texts)
 {
@@ -214,6 +260,7 @@ static void test_corpus_figures(char **texts)
     CHECK_MSG(te->unknown_rate >= 0.01 && te->unknown_rate <= 0.03, "test OOV rate %.4f", te->unknown_rate);
     CHECK_MSG(name_rate >= 0.90, "main character named again in %.3f of stories", name_rate);
     CHECK_MSG(copy_rate >= 0.05, "long-range copy rate %.3f", copy_rate);
+    test_noise_in_train_only(&c);
     wl_corpus_free(&c);
 }
 
