@@ -1,4 +1,4 @@
-/* test_storygen.c: the embedded story generator: determinism, the dgx corpus figures (TinyStories-like), grammar and long-range references. */
+/* test_storygen.c: the embedded story generator: determinism, the dgx corpus figures (TinyStories-like), grammar, long-range references, noise in the training texts only. */
 #include "wl_test.h"
 
 #include "wl_corpus.h"
@@ -213,8 +213,9 @@ static void test_corpus_figures(char **texts)
                     last = k;
                 }
                 /* A long-range copy: a content token (not among the 100 most frequent) whose
-                 * previous occurrence is 20 to 63 tokens back, with none in between. */
-                if (st->ids[k] < WL_TEXT_NSPECIALS + 100) continue;
+                 * previous occurrence is 20 to 63 tokens back, with none in between; counted in the texts as
+                 * written (validation and test: the training texts' noise replaces a word in four). */
+                if (s == WL_TRAIN || st->ids[k] < WL_TEXT_NSPECIALS + 100) continue;
                 tokens++;
                 size_t back = 0;
                 for (size_t d = 1; d <= 63 && d <= k; d++)
@@ -245,10 +246,12 @@ static void test_corpus_figures(char **texts)
     printf("storygen dgx: %zu stories cut after a word; %zu others shorter than 50 tokens\n", cut, whole_short);
     printf("storygen dgx: main character named again >= 30 tokens later in %.1f%% of the stories of 50 tokens or more (%zu found)\n",
            100.0 * name_rate, named);
-    printf("storygen dgx: %.1f%% of content tokens repeat a token 20-63 tokens back\n", 100.0 * copy_rate);
+    printf("storygen dgx: %.1f%% of the content tokens of validation and test repeat a token 20-63 tokens back\n",
+           100.0 * copy_rate);
 
     CHECK(a->texts_read == NSTORIES);
-    CHECK_MSG(a->duplicates <= NSTORIES / 1000, "%zu duplicates", a->duplicates);
+    /* short snippets of validation and test, as written, now and then come out the same */
+    CHECK_MSG(a->duplicates <= NSTORIES / 500, "%zu duplicates", a->duplicates);
     CHECK(a->overlap == 0);
     CHECK_MSG(median >= 250 && median <= 450, "median story length %.1f", median);
     /* a few stories cut after a word, and a fifth of the snippets without their last full stop */

@@ -69,9 +69,9 @@ static const error_case ERRORS[] = {
     {"perplexity 1e999", "ArgumentError", 1, 12, "the first argument of `perplexity` is 1e999, a number out"},
     {"mean 1 x1e999", "TypeError", 1, 8, "must be a number, not a string"},
     /* decode: ids, a list of them, or whole numbers */
-    {"s = corpus profile=smoke stories=60 audit=0\ndecode 1.5 vocab=$s", "ArgumentError", 2, 8, "1.5 is not a whole number: an id is a whole number from 0 to 880"},
+    {"s = corpus profile=smoke stories=60 audit=0\ndecode 1.5 vocab=$s", "ArgumentError", 2, 8, "1.5 is not a whole number: an id is a whole number from 0 to 1161"},
     {"s = corpus profile=smoke stories=60 audit=0\ndecode 7 2.5 vocab=$s", "ArgumentError", 2, 10, "2.5 is not a whole number"},
-    {"s = corpus profile=smoke stories=60 audit=0\ndecode 7 881 vocab=$s", "ArgumentError", 2, 10, "id 881 is outside the vocabulary (0 to 880)"},
+    {"s = corpus profile=smoke stories=60 audit=0\ndecode 7 1162 vocab=$s", "ArgumentError", 2, 10, "id 1162 is outside the vocabulary (0 to 1161)"},
     {"s = corpus profile=smoke stories=60 audit=0\ndecode 7 \"a\" vocab=$s", "TypeError", 2, 10, "takes ids (from encode) or whole numbers, not a string"},
     {"s = corpus profile=smoke stories=60 audit=0\na = encode \"a\" vocab=$s\ndecode $a 7 vocab=$s", "ArgumentError", 3, 11, "or the ids themselves as whole numbers (decode 1 8 32), not both"},
     /* types */

@@ -49,7 +49,7 @@ static const code_want RESULTS[] = {
     {"s = corpus profile=smoke stories=60 audit=0\na = encode \"the little dog .\" vocab=$s\ndecode $a vocab=$s", "the little dog."},
     {"s = corpus profile=smoke stories=60 audit=0\na = encode \"the little dog .\" vocab=$s\ndecode $a.real vocab=$s",
      "the little dog."},
-    {"s = corpus profile=smoke stories=60 audit=0\ndecode 1 7 30 112 5 vocab=$s", "the little dog."},
+    {"s = corpus profile=smoke stories=60 audit=0\ndecode 1 7 28 119 5 vocab=$s", "the little dog."},
     /* + - * / between values (numbers, lists, values that stand for numbers) and the math commands */
     {"1 / 4", "0.25"},
     {"x = 1 / 4\n$x", "0.25"},
