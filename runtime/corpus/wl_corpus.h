@@ -1,8 +1,9 @@
-/* wl_corpus.h: story sources, doc ids, the split, the training-only vocabulary, windows and the audit. */
+/* wl_corpus.h: story sources, profiles, the training-only vocabulary, windows and the audit (doc ids and the split: wl_corpus_split.h). */
 #ifndef WL_CORPUS_H
 #define WL_CORPUS_H
 
 #include "wl_core.h"
+#include "wl_corpus_split.h"
 #include "wl_text.h"
 
 #include <stddef.h>
@@ -17,12 +18,6 @@
 /* Context length T of every window (the models' WL_T). */
 #define WL_CONTEXT 64
 
-typedef enum { WL_TRAIN = 0, WL_VALIDATION = 1, WL_TEST = 2 } wl_split;
-#define WL_NSPLITS 3
-
-/* "train", "validation", "test". */
-const char *wl_split_name(wl_split s);
-
 /* A corpus profile: how many stories to keep and the vocabulary settings. */
 typedef struct wl_profile {
     const char *name;    /* "smoke", "classroom", "dgx" */
@@ -33,25 +28,6 @@ typedef struct wl_profile {
 
 /* Looks a profile up by name; fails with the list of names. */
 int wl_profile_get(const char *name, wl_profile *out, wl_err *err);
-
-/* --- doc ids and the split -------------------------------------------------------------- */
-
-#define WL_DOC_ID_LEN 16
-#define WL_SPLIT_SEED "31415"
-
-/* doc_id of already normalized text: the first 16 hex digits of SHA-256(norm), NUL-terminated. */
-int wl_corpus_doc_id_normalized(const char *norm, size_t len, char doc_id[WL_DOC_ID_LEN + 1], wl_err *err);
-
-/* The split of already normalized text: SHA-256("31415" "\0" norm), first 8 bytes big-endian / 2^64:
- * < 0.80 train, < 0.90 validation, else test. */
-int wl_corpus_split_normalized(const char *norm, size_t len, wl_split *split, wl_err *err);
-
-/* SHA-256 of prefix (plen bytes) followed by data (len bytes) into md. */
-int wl_corpus_sha256(const void *prefix, size_t plen, const char *data, size_t len, unsigned char md[32], wl_err *err);
-
-/* Both, from raw text (normalizes it; invalid UTF-8 fails with the byte offset). */
-int wl_corpus_doc_info(const char *text, size_t len, char doc_id[WL_DOC_ID_LEN + 1], wl_split *split,
-                       wl_err *err);
 
 /* --- vocabulary ------------------------------------------------------------------------- */
 

@@ -1,7 +1,7 @@
 /* wl_storygen.c: expands the story templates into deterministic children's stories (the embedded default corpus). */
 #include "wl_storygen.h"
 #include "wl_storygen_int.h"
-#include "wl_corpus.h"
+#include "wl_corpus_split.h"
 
 #include <stdlib.h>
 #include <string.h>
