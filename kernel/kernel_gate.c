@@ -48,6 +48,7 @@ typedef struct wl_gate_conn {
     int subscribed;                       /* IOPub: subscriptions less cancellations */
     int lagging;                          /* a message was dropped for it (logged once until one goes again) */
     long long opened, heard, pinged;      /* ms: connected, bytes last received, PING sent since (0: none) */
+    long long opened_us;                  /* µs: connected (stdin_of tells connections a millisecond apart) */
     int spoken;                           /* a message was handed to it: its silence means nothing (it may read late) */
     long long mark, mark_at;              /* z.done when a message was first seen unfinished, and when (0: none) */
     wl_gate_held *held;
@@ -80,6 +81,14 @@ typedef struct wl_gate_ticket {
     wl_gate_held *held;
 } wl_gate_ticket;
 
+/* An input_request that waits for its client's stdin connection (stdin_route): the message and the token. */
+typedef struct wl_gate_wait {
+    struct wl_gate_wait *next;
+    wl_gate_out *out;
+    size_t tlen;
+    unsigned char token[];
+} wl_gate_wait;
+
 struct wl_gate_chan {
     const char *name;
     int kind;                             /* WL_GATE_* */
@@ -90,14 +99,17 @@ struct wl_gate_chan {
     wl_gate_conn **conns;
     size_t nconns;
     wl_gate_msg *head, **tail;            /* messages waiting for room on the dealer; none read meanwhile */
+    wl_gate_wait *waiting;                /* stdin: input_requests waiting for their connection, oldest first */
 };
 
-static long long now_ms(void)
+static long long now_us(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+    return (long long)t.tv_sec * 1000000 + t.tv_nsec / 1000;
 }
+
+static long long now_ms(void) { return now_us() / 1000; }
 
 static wl_gate_conn *find(wl_gate_chan *ch, const void *id)
 {
@@ -393,6 +405,7 @@ static void accept_conn(wl_gate_chan *ch, const unsigned char *id)
     c->ch = ch;
     memcpy(c->id, id, CONN_ID);
     c->opened = c->heard = now_ms();
+    c->opened_us = now_us();
     c->held = wl_xmalloc(sizeof *c->held);
     atomic_init(&c->held->bytes, 0);
     atomic_init(&c->held->refs, 1);
@@ -468,22 +481,73 @@ static int usable(const wl_gate_conn *c)
 }
 
 /* stdin: the connection that claims the routing id in token and connected closest in time to the shell connection
- * that token names (NULL when that one has closed, or none claims it). */
-static wl_gate_conn *stdin_of(wl_gate_chan *ch, const unsigned char *token, size_t tlen)
+ * that token names, in *gap the µs between them (NULL when that one has closed, or none claims it); *shell that
+ * shell connection. */
+static wl_gate_conn *stdin_of(wl_gate_chan *ch, const unsigned char *token, size_t tlen, wl_gate_conn **shell,
+                              long long *gap)
 {
-    wl_gate_conn *shell = find(ch->g->chan[WL_GATE_SHELL], token), *best = NULL;
-    long long best_gap = 0;
-    for (size_t i = 0; shell && i < ch->nconns; i++) {
+    wl_gate_conn *best = NULL;
+    *shell = find(ch->g->chan[WL_GATE_SHELL], token);
+    for (size_t i = 0; *shell && i < ch->nconns; i++) {
         wl_gate_conn *o = ch->conns[i];
         if (!usable(o) || o->claim_len != tlen - CONN_ID || memcmp(o->claim, token + CONN_ID, o->claim_len))
             continue;
-        long long gap = llabs(o->opened - shell->opened);
-        if (!best || gap < best_gap) {
+        long long d = llabs(o->opened_us - (*shell)->opened_us);
+        if (!best || d < *gap) {
             best = o;
-            best_gap = gap;
+            *gap = d;
         }
     }
     return best;
+}
+
+/* Whether a stdin connection whose handshake is not done yet (its claim unknown) connected closer in time to shell
+ * than gap µs (any, when c is NULL). */
+static int stdin_closer_pending(wl_gate_chan *ch, const wl_gate_conn *shell, const wl_gate_conn *c, long long gap)
+{
+    for (size_t i = 0; i < ch->nconns; i++) {
+        const wl_gate_conn *o = ch->conns[i];
+        if (!o->open && !o->closing && !o->gone && (!c || llabs(o->opened_us - shell->opened_us) < gap)) return 1;
+    }
+    return 0;
+}
+
+/* Sends an input_request to its stdin connection (stdin_of), or says it must wait (returns 1): while the request's
+ * shell connection is younger than WL_GATE_STDIN_WAIT_MS, it waits when no claimant connected within
+ * WL_GATE_STDIN_NEAR_MS of it, or when a connection still in its handshake connected closer to it than the claimant
+ * found: the client's own stdin connection may still be on its way (a client connects its channels together, and
+ * its execute can reach the kernel before its stdin handshake is done). Returns 0 when it was sent or dropped. */
+static int stdin_route(wl_gate_chan *ch, wl_gate_out *o, const unsigned char *token, size_t tlen, long long now)
+{
+    wl_gate_conn *shell = NULL;
+    long long gap = 0;
+    wl_gate_conn *c = stdin_of(ch, token, tlen, &shell, &gap);
+    if (shell && now - shell->opened < WL_GATE_STDIN_WAIT_MS &&
+        (!c || gap > 1000LL * WL_GATE_STDIN_NEAR_MS || stdin_closer_pending(ch, shell, c, gap)))
+        return 1;
+    if (c && deliver(c, o, 0)) c->spoken = 1;
+    else fprintf(stderr, "wordlab kernel: a message on %s for a connection that is gone: dropped\n", ch->name);
+    return 0;
+}
+
+/* Sends or drops the waiting input_requests whose time has come, oldest first; one that must still wait keeps the
+ * later ones of its client waiting too, so that a client gets them in order. */
+static void stdin_release(wl_gate_chan *ch, long long now)
+{
+    for (wl_gate_wait **p = &ch->waiting; *p;) {
+        wl_gate_wait *w = *p;
+        int blocked = 0;
+        for (wl_gate_wait *e = ch->waiting; e != w && !blocked; e = e->next)
+            blocked = e->tlen == w->tlen && !memcmp(e->token, w->token, w->tlen);
+        if (blocked || stdin_route(ch, w->out, w->token, w->tlen, now)) {
+            p = &w->next;
+            continue;
+        }
+        *p = w->next;
+        out_unref(w->out);
+        free(w);
+    }
+    reap(ch);
 }
 
 /* One message from the kernel. Relayed ports: [token, frames...] to the connection the token names (stdin: see
@@ -510,8 +574,20 @@ static void to_clients(wl_gate_chan *ch, zmq_msg_t *f, int n)
         for (size_t i = 0; i < ch->nconns; i++)
             if (usable(ch->conns[i]) && ch->conns[i]->subscribed > 0 && deliver(ch->conns[i], o, 1))
                 ch->conns[i]->spoken = 1;
+    } else if (ch->kind == WL_GATE_STDIN) {
+        int queued = 0;   /* behind an input_request of the same client that waits: it waits too */
+        for (wl_gate_wait *e = ch->waiting; e && !queued; e = e->next)
+            queued = e->tlen == tlen && !memcmp(e->token, token, tlen);
+        if (queued || stdin_route(ch, o, token, tlen, now_ms())) {
+            wl_gate_wait *w = wl_xmalloc(sizeof *w + tlen), **end = &ch->waiting;
+            while (*end) end = &(*end)->next;
+            *w = (wl_gate_wait){.out = o, .tlen = tlen};
+            memcpy(w->token, token, tlen);
+            atomic_fetch_add(&o->refs, 1);
+            *end = w;
+        }
     } else {
-        wl_gate_conn *c = ch->kind == WL_GATE_STDIN ? stdin_of(ch, token, tlen) : find(ch, token);
+        wl_gate_conn *c = find(ch, token);
         if (c && usable(c) && deliver(c, o, 0)) c->spoken = 1;
         else fprintf(stderr, "wordlab kernel: a message on %s for a connection that is gone: dropped\n", ch->name);
     }
@@ -603,6 +679,7 @@ static void *gate_thread(void *arg)
             if (live && ch->head) live = !to_kernel(ch);
         }
         long long now = now_ms();
+        if (live && g->chan[WL_GATE_STDIN]->waiting) stdin_release(g->chan[WL_GATE_STDIN], now);
         if (live && now - swept >= TICK_MS) {
             for (int i = 0; i < WL_GATE_NCH; i++) sweep(g->chan[i], now);
             swept = now;
@@ -615,6 +692,12 @@ static void *gate_thread(void *arg)
         wl_gate_chan *ch = g->chan[i];
         zmq_close(ch->pub);
         if (ch->inner) zmq_close(ch->inner);
+        for (wl_gate_wait *w = ch->waiting, *next; w; w = next) {
+            next = w->next;
+            out_unref(w->out);
+            free(w);
+        }
+        ch->waiting = NULL;
         while (ch->nconns) forget(ch->conns[0]);
         for (wl_gate_msg *m = ch->head, *next; m; m = next) {
             next = m->next;

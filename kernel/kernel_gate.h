@@ -19,7 +19,10 @@
  *   as it copies every routing id, and the gate sends the reply to that connection only (dropped when it has
  *   closed). An input_request carries the shell request's token: it goes to one stdin connection, the one that
  *   claims the same routing id and connected closest in time to the request's shell connection (a client opens
- *   its channels together; a peer that reads the routing id on IOPub connects later).
+ *   its channels together; a peer that reads the routing id on IOPub connects later). While the shell connection
+ *   is younger than WL_GATE_STDIN_WAIT_MS, the input_request waits when no claimant connected within
+ *   WL_GATE_STDIN_NEAR_MS of it or a connection still in its handshake connected closer (a client's execute can
+ *   arrive before its stdin handshake is done).
  * - iopub: a PUB to SUB/XSUB peers; a peer's subscriptions are counted, not kept: a subscribed peer gets every
  *   message (its SUB socket drops the topics it did not ask for).
  * - heartbeat: every message is sent back to its connection.
@@ -39,6 +42,8 @@
 #define WL_GATE_PING_MS 10000
 #define WL_GATE_SILENT_MS 60000
 #define WL_GATE_MESSAGE_MS 120000
+#define WL_GATE_STDIN_NEAR_MS 1000
+#define WL_GATE_STDIN_WAIT_MS 5000
 #define WL_GATE_IN_MAX (48 << 20)
 #define WL_GATE_OUT_MAX (48 << 20)
 #define WL_GATE_PORT_OUT_MAX (64 << 20)

@@ -21,7 +21,7 @@ SUBSCRIPTION_MAX = 4096  # kernel_wire.h: WL_WIRE_SUBSCRIPTION_MAX, ZMQ_MAXMSGSI
 HIST_INPUT_MAX = 64 << 10
 HIST_TOTAL_MAX = 8 << 20
 REPLAY_WINDOW = 65536
-RECONNECTS = 60          # rounds of a client that stops its channels and starts them again with its routing id
+RECONNECTS = 200         # rounds of a client that stops its channels and starts them again with its routing id
 
 
 @pytest.fixture(scope="module")
