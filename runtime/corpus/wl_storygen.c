@@ -743,15 +743,10 @@ static int sg_noise_train(sg_story *st, uint64_t seed, size_t index, wl_err *err
     size_t len = st->len;
     memcpy(clean, st->buf, len + 1);
     sg_seed(st, seed, index, 0x2545F4914F6CDD1DULL);
-    for (int tries = 0; tries < SG_NOISE_TRIES && train >= 0; tries++) {
+    for (int tries = 0; tries < SG_NOISE_TRIES; tries++) {
         sg_noise(st);
-        if (st->oom) break;
-        if ((train = sg_is_train(st->buf, st->len, err)) != 0) break;
+        if (st->oom || (train = sg_is_train(st->buf, st->len, err)) != 0) break;
         memcpy(st->buf, clean, len + 1);   /* the buffer only ever grows */
-        st->len = len;
-    }
-    if (train == 0) {
-        memcpy(st->buf, clean, len + 1);
         st->len = len;
     }
     free(clean);
