@@ -47,8 +47,8 @@ typedef struct wl_gate_conn {
     int gone;                             /* closed: forgotten by reap() once the event at hand is done */
     int subscribed;                       /* IOPub: subscriptions less cancellations */
     int lagging;                          /* a message was dropped for it (logged once until one goes again) */
-    long long opened, heard, pinged;      /* ms: connected, bytes last received, PING sent since (0: none) */
     long long opened_us;                  /* µs: connected (stdin_of tells connections a millisecond apart) */
+    long long heard, pinged;              /* ms: bytes last received, PING sent since (0: none) */
     int spoken;                           /* a message was handed to it: its silence means nothing (it may read late) */
     long long mark, mark_at;              /* z.done when a message was first seen unfinished, and when (0: none) */
     wl_gate_held *held;
@@ -404,8 +404,8 @@ static void accept_conn(wl_gate_chan *ch, const unsigned char *id)
     wl_gate_conn *c = wl_xcalloc(1, sizeof *c);
     c->ch = ch;
     memcpy(c->id, id, CONN_ID);
-    c->opened = c->heard = now_ms();
     c->opened_us = now_us();
+    c->heard = c->opened_us / 1000;
     c->held = wl_xmalloc(sizeof *c->held);
     atomic_init(&c->held->bytes, 0);
     atomic_init(&c->held->refs, 1);
@@ -502,13 +502,23 @@ static wl_gate_conn *stdin_of(wl_gate_chan *ch, const unsigned char *token, size
 }
 
 /* Whether a stdin connection whose handshake is not done yet (its claim unknown) connected closer in time to shell
- * than gap µs (any, when c is NULL). */
-static int stdin_closer_pending(wl_gate_chan *ch, const wl_gate_conn *shell, const wl_gate_conn *c, long long gap)
+ * than gap µs. */
+static int stdin_closer_pending(wl_gate_chan *ch, const wl_gate_conn *shell, long long gap)
 {
     for (size_t i = 0; i < ch->nconns; i++) {
         const wl_gate_conn *o = ch->conns[i];
-        if (!o->open && !o->closing && !o->gone && (!c || llabs(o->opened_us - shell->opened_us) < gap)) return 1;
+        if (!o->open && !o->closing && !o->gone && llabs(o->opened_us - shell->opened_us) < gap) return 1;
     }
+    return 0;
+}
+
+/* Whether an input_request for the client of token waits before until (NULL: anywhere): a later one for it waits
+ * too, so that the client gets them in order. */
+static int stdin_client_waits(const wl_gate_chan *ch, const wl_gate_wait *until, const unsigned char *token,
+                              size_t tlen)
+{
+    for (const wl_gate_wait *e = ch->waiting; e && e != until; e = e->next)
+        if (e->tlen == tlen && !memcmp(e->token, token, tlen)) return 1;
     return 0;
 }
 
@@ -522,24 +532,20 @@ static int stdin_route(wl_gate_chan *ch, wl_gate_out *o, const unsigned char *to
     wl_gate_conn *shell = NULL;
     long long gap = 0;
     wl_gate_conn *c = stdin_of(ch, token, tlen, &shell, &gap);
-    if (shell && now - shell->opened < WL_GATE_STDIN_WAIT_MS &&
-        (!c || gap > 1000LL * WL_GATE_STDIN_NEAR_MS || stdin_closer_pending(ch, shell, c, gap)))
+    if (shell && now - shell->opened_us / 1000 < WL_GATE_STDIN_WAIT_MS &&
+        (!c || gap > 1000LL * WL_GATE_STDIN_NEAR_MS || stdin_closer_pending(ch, shell, gap)))
         return 1;
     if (c && deliver(c, o, 0)) c->spoken = 1;
     else fprintf(stderr, "wordlab kernel: a message on %s for a connection that is gone: dropped\n", ch->name);
     return 0;
 }
 
-/* Sends or drops the waiting input_requests whose time has come, oldest first; one that must still wait keeps the
- * later ones of its client waiting too, so that a client gets them in order. */
+/* Sends or drops the waiting input_requests whose time has come, oldest first (stdin_client_waits). */
 static void stdin_release(wl_gate_chan *ch, long long now)
 {
     for (wl_gate_wait **p = &ch->waiting; *p;) {
         wl_gate_wait *w = *p;
-        int blocked = 0;
-        for (wl_gate_wait *e = ch->waiting; e != w && !blocked; e = e->next)
-            blocked = e->tlen == w->tlen && !memcmp(e->token, w->token, w->tlen);
-        if (blocked || stdin_route(ch, w->out, w->token, w->tlen, now)) {
+        if (stdin_client_waits(ch, w, w->token, w->tlen) || stdin_route(ch, w->out, w->token, w->tlen, now)) {
             p = &w->next;
             continue;
         }
@@ -575,10 +581,7 @@ static void to_clients(wl_gate_chan *ch, zmq_msg_t *f, int n)
             if (usable(ch->conns[i]) && ch->conns[i]->subscribed > 0 && deliver(ch->conns[i], o, 1))
                 ch->conns[i]->spoken = 1;
     } else if (ch->kind == WL_GATE_STDIN) {
-        int queued = 0;   /* behind an input_request of the same client that waits: it waits too */
-        for (wl_gate_wait *e = ch->waiting; e && !queued; e = e->next)
-            queued = e->tlen == tlen && !memcmp(e->token, token, tlen);
-        if (queued || stdin_route(ch, o, token, tlen, now_ms())) {
+        if (stdin_client_waits(ch, NULL, token, tlen) || stdin_route(ch, o, token, tlen, now_ms())) {
             wl_gate_wait *w = wl_xmalloc(sizeof *w + tlen), **end = &ch->waiting;
             while (*end) end = &(*end)->next;
             *w = (wl_gate_wait){.out = o, .tlen = tlen};
@@ -629,7 +632,7 @@ static void sweep(wl_gate_chan *ch, long long now)
         if (c->closing) {
             shut(c, "");
         } else if (!c->open) {
-            if (now - c->opened > WL_GATE_HANDSHAKE_MS) shut(c, "no ZMTP handshake within its time");
+            if (now - c->opened_us / 1000 > WL_GATE_HANDSHAKE_MS) shut(c, "no ZMTP handshake within its time");
         } else if (!c->spoken && now - c->heard > WL_GATE_SILENT_MS) {
             shut(c, "silent for too long, PING unanswered");
         } else if (c->z.count && c->mark_at && c->mark == c->z.done && now - c->mark_at > WL_GATE_MESSAGE_MS) {
