@@ -131,22 +131,21 @@ def to_priority(pid, nice):
 
 
 class ClassroomSpawner(LocalProcessSpawner):
-    """LocalProcessSpawner whose server, started at nice STARTING_NICE (Spawner.cmd), runs at 0 once it listens."""
+    """LocalProcessSpawner whose server, started at nice STARTING_NICE (Spawner.cmd), runs at 0 once it listens: its
+    start ends only then, so the hub sends the student to a server that already runs at 0."""
 
     async def start(self):
         ip_port = await super().start()
-        asyncio.ensure_future(self.at_priority_when_listening(self.pid, self.port))
-        return ip_port
-
-    async def at_priority_when_listening(self, pid, port):
-        while self.pid == pid and not listening(port):
-            await asyncio.sleep(0.25)
+        pid = self.pid
+        while not listening(self.port):
             if not os.path.exists("/proc/%d" % pid):
-                return
+                return ip_port  # it exited: the hub's own check of the server says so
+            await asyncio.sleep(0.25)
         try:
             to_priority(pid, 0)
         except OSError:  # it exited meanwhile
             pass
+        return ip_port
 
 
 c.JupyterHub.spawner_class = ClassroomSpawner
