@@ -103,8 +103,9 @@ wl_value *lang_ids_value(const int32_t *history, int nhistory, int T, wl_value *
 void lang_note_dropped(wl_call *c, const wl_tokens *t)
 {
     if (!t->dropped) return;
-    wl_call_note(c, "note: the tokenizer dropped %zu character%s that %s not a-z, 0-9 or punctuation (the first: %s); "
-                 "it keeps ASCII words only, as the course's does: café gives caf",
+    wl_call_note(c, "note: the tokenizer dropped %zu character%s that %s part of a word but not a-z or 0-9 (the first: %s); "
+                 "as the course's, it reads words of a-z only, so such a letter ends or splits a word (café gives caf, "
+                 "naïve gives na and ve), while other symbols (an emoji, a curly quote) become tokens of their own",
               t->dropped, t->dropped == 1 ? "" : "s", t->dropped == 1 ? "is" : "are", t->first_dropped);
 }
 

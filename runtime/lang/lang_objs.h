@@ -50,7 +50,7 @@ extern const wl_objtype lang_ids_type;
 
 /* The context of T ids that ends history [nhistory] (wl_context_window: cropped from the left, left-padded). */
 wl_value *lang_ids_value(const int32_t *history, int nhistory, int T, wl_value *vocab);
-/* When tokenizing dropped characters (é, 日: the course's tokenizer keeps ASCII words only), says so on stderr. */
+/* When tokenizing dropped characters (é, 日: the course's tokenizer reads words of a-z only), says so on stderr. */
 void lang_note_dropped(wl_call *c, const wl_tokens *t);
 /* When <BOS> and ntokens tokens are more than the model's context, says which ids it does not read. */
 void lang_note_cropped(wl_call *c, size_t ntokens);
