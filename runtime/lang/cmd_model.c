@@ -297,7 +297,7 @@ static int cmd_attention(wl_call *c, wl_value **out)
 {
     const lang_details *ld = attention_details(c);
     long long head, pad;
-    if (!ld || wl_opt_int(c, "head", 0, 0, ld->d.H, &head) || wl_opt_int(c, "pad", 0, 0, 1, &pad)) return -1;
+    if (!ld || wl_opt_int(c, "head", 0, 1, ld->d.H, &head) || wl_opt_int(c, "pad", 0, 0, 1, &pad)) return -1;   /* 0: every head */
     *out = lang_attention_value(ld, head ? (int)head - 1 : 0, head ? 1 : ld->d.H, (int)pad, wl_interp_options(c->in)->text_width);
     return 0;
 }

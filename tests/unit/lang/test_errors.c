@@ -78,6 +78,11 @@ static const error_case ERRORS[] = {
     {"mean 1 abc", "TypeError", 1, 8, "the second argument of `mean` must be a number, not a string"},
     {"x = perplexity 0.5\nexp $x", "TypeError", 2, 5, "`exp` takes a number or a list of numbers, not a perplexity"},
     {"heads 3", "TypeError", 1, 7, "must be a forward_details, not a number"},
+    /* heads are numbered from 1, as the help says; a one-head model has head 1 only */
+    {"s = corpus profile=smoke stories=60 audit=0\nm = model new kind=attention vocab=$s.vocab\nd = details $m \"a dog\"\n"
+     "attention $d head=2", "ArgumentError", 4, 14, "option head= of `attention` must be a whole number from 1 to 1"},
+    {"s = corpus profile=smoke stories=60 audit=0\nm = model new kind=attention vocab=$s.vocab\nd = details $m \"a dog\"\n"
+     "attention $d head=0", "ArgumentError", 4, 14, "from 1 to 1"},
     {"corpus seed=abc", "TypeError", 1, 8, "option seed= of `corpus` must be a number"},
     {"mean [tokenize \"a b\"]", "TypeError", 1, 6, "numbers"},
     /* names, fields and items */
