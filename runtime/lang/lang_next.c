@@ -58,7 +58,7 @@ static int next_render(const void *d, wl_mime *out, wl_err *err)
         double p = n->p[id], loss = -log(p);
         /* four significant digits for a small p, as perplexity shows it */
         snprintf(a, sizeof a, p < 0.01 ? "%.4g" : "%.4f", p);
-        wl_fmt_num(loss, 0, b2);
+        snprintf(b2, sizeof b2, "%.4f", loss);   /* a fixed 4 decimals, so that the column lines up */
         wl_buf bar = {0};
         for (int k = 0; k < (int)lround(BAR_COLS * p / pmax); k++) wl_buf_puts(&bar, "█");
         wl_table_cellf(tb, -1, "%d", r + 1);

@@ -136,6 +136,22 @@ static void test_distribution(wl_interp *in)
     CHECK(strstr(t, "target was: p ") && strstr(t, ", loss -ln p ") && strstr(t, ", rank "));
     CHECK(r->result.text_html && strstr(r->result.text_html, "width:100.0%") && strstr(r->result.text_html, "target <code>was</code>"));
     lt_free(r);
+    /* the -ln p column has 4 decimals in every row (trailing zeros kept, so that it lines up), in the HTML too */
+    r = lt_eval(in, "next $m \"the dog\" top=300", NULL);
+    CHECK(r->rc == 0 && r->result.text_html);
+    int rows = 0;
+    for (const char *line = strstr(lt_text(r), "\u2500\n"); line && r->result.text_html; line = strchr(line + 1, '\n')) {
+        int rank;
+        char token[128], p[32], loss[32], cell[96];
+        if (sscanf(line + 1, "%d %127s %31s %31s", &rank, token, p, loss) != 4) continue;
+        const char *dot = strchr(loss, '.');
+        CHECK_MSG(dot && strlen(dot) == 5, "rank %d: -ln p is %s", rank, loss);
+        snprintf(cell, sizeof cell, "<td>%s</td><td>%s</td>", p, loss);
+        CHECK_MSG(strstr(r->result.text_html, cell), "rank %d: the HTML has no %s", rank, cell);
+        rows++;
+    }
+    CHECK_MSG(rows == 300, "%d rows read", rows);
+    lt_free(r);
 }
 
 static void expect_error(wl_interp *in, const char *code, const char *ename, int col, const char *what)
