@@ -227,18 +227,32 @@ int wl_value_underflowed(const wl_value *v)
 /* Whether v is a number or a value that stands for numbers. */
 static int numeric(const wl_value *v) { return v->type == WL_V_NUM || (v->type == WL_V_OBJ && v->otype->numbers); }
 
-/* When a bare + - * / stands between two numbers among the arguments (print 0.1 + 0.2), says on stderr that it is
- * written as text and how to compute instead: arithmetic is a statement of its own or goes in [ ]. */
-static void note_arithmetic(wl_call *c)
+/* The operator word i of the call stands between two numbers: its character, else 0. */
+static char arith_op(wl_call *c, int i)
 {
     const wl_stmt *st = c->stmt;
-    for (int i = 1; st && i + 1 < c->argc; i++) {
-        char op = wl_word_op(&st->words[c->argword[i]]);
-        if (!op || !numeric(c->argv[i - 1]) || !numeric(c->argv[i + 1])) continue;
-        const char *a = c->argv[i - 1]->type == WL_V_NUM && c->argv[i - 1]->str ? c->argv[i - 1]->str : "...";
-        const char *b = c->argv[i + 1]->type == WL_V_NUM && c->argv[i + 1]->str ? c->argv[i + 1]->str : "...";
+    char op = i + 1 < c->argc ? wl_word_op(&st->words[c->argword[i]]) : 0;
+    return op && numeric(c->argv[i - 1]) && numeric(c->argv[i + 1]) ? op : 0;
+}
+
+/* An operand as written (a number's text), "..." for a value that stands for numbers. */
+static const char *operand(const wl_value *v) { return v->type == WL_V_NUM && v->str ? v->str : "..."; }
+
+/* When a bare + - * / stands between two numbers among the arguments (print 0.1 + 0.2), says on stderr that it is
+ * written as text and how to compute instead: arithmetic is a statement of its own or goes in [ ], the whole of it
+ * (print 2 * 3 + 1: print [2 * 3 + 1]). */
+static void note_arithmetic(wl_call *c)
+{
+    for (int i = 1; c->stmt && i + 1 < c->argc; i++) {
+        char op = arith_op(c, i);
+        if (!op) continue;
+        wl_buf b = {0};
+        wl_buf_printf(&b, "%.40s", operand(c->argv[i - 1]));
+        for (int k = i; arith_op(c, k) && b.len < 200; k += 2)
+            wl_buf_printf(&b, " %c %.40s", arith_op(c, k), operand(c->argv[k + 1]));
         wl_call_note(c, "note: `%s` writes the %c as text, as it writes every word after its name; to %s the result, put "
-                        "the arithmetic in [ ]: %s [%.40s %c %.40s]", c->cmd->name, op, c->cmd->name, c->cmd->name, a, op, b);
+                        "the arithmetic in [ ]: %s [%s]", c->cmd->name, op, c->cmd->name, c->cmd->name, b.s);
+        free(b.s);
         return;
     }
 }

@@ -230,6 +230,16 @@ static void test_arithmetic_as_words(void)
     r = lt_eval(NULL, "l = nll 0.5\nwarn $l * 2", NULL);
     CHECK_MSG(r->rc == 0 && strstr(r->out, "note: `warn` writes the * as text") && strstr(r->out, "warn [... * 2]"), "%s", r->out);
     lt_free(r);
+    /* the whole arithmetic goes in the [ ], not its first operator's part */
+    const char *const whole[][2] = {{"print 2 * 3 + 1", "writes the * as text, as it writes every word after its name; to print the "
+                                     "result, put the arithmetic in [ ]: print [2 * 3 + 1]\n"},
+                                    {"print 1 - 2 - 3 and more", "put the arithmetic in [ ]: print [1 - 2 - 3]\n"},
+                                    {"l = nll 0.5\nprint x $l * 2 / 4 y", "print [... * 2 / 4]\n"}};
+    for (int i = 0; i < 3; i++) {
+        r = lt_eval(NULL, whole[i][0], NULL);
+        CHECK_MSG(r->rc == 0 && strstr(r->out, whole[i][1]), "%s: %s", whole[i][0], r->out);
+        lt_free(r);
+    }
     const char *const quiet[] = {"print 1 \"+\" 2", "print a - b", "print [0.1 + 0.2]", "print 3 -"};
     for (int i = 0; i < 4; i++) {
         r = lt_eval(NULL, quiet[i], NULL);
