@@ -166,6 +166,10 @@ int lang_history(wl_call *c, const lang_model *lm, const wl_value *vocab, wl_tok
 void lang_note_cropped(wl_call *c, size_t ntokens)
 {
     if (ntokens + 1 <= WL_CONTEXT) return;
-    wl_call_note(c, "note: the model reads the last %d ids: the first %zu of <BOS> and the %zu tokens did not fit",
-              WL_CONTEXT, ntokens + 1 - WL_CONTEXT, ntokens);
+    size_t lost = ntokens - WL_CONTEXT;   /* tokens cropped besides <BOS> */
+    if (!lost)
+        wl_call_note(c, "note: the model reads the last %d ids: <BOS> did not fit before the %zu tokens", WL_CONTEXT, ntokens);
+    else
+        wl_call_note(c, "note: the model reads the last %d ids: <BOS> and the first %zu of the %zu tokens did not fit",
+                     WL_CONTEXT, lost, ntokens);
 }

@@ -207,10 +207,18 @@ static void test_generate_notes(void)
     for (int i = 0; i < 2; i++) {
         strcpy(code + setup, cropping[i]);
         r = lt_eval(NULL, code, NULL);
-        CHECK_MSG(r->rc == 0 && strstr(r->out, "note: the model reads the last 64 ids: the first 77 of <BOS> and the 140 "
-                                               "tokens did not fit"), "%s: %s", cropping[i], r->out);
+        CHECK_MSG(r->rc == 0 && strstr(r->out, "note: the model reads the last 64 ids: <BOS> and the first 76 of the 140 "
+                                               "tokens did not fit\n"), "%s: %s", cropping[i], r->out);
         lt_free(r);
     }
+    /* 64 tokens: only <BOS> is cropped; 63: nothing is */
+    strcpy(code + setup, "n = next $m \"");
+    for (int i = 0; i < 32; i++) strcat(code, "the dog ");
+    strcat(code, "\"");
+    r = lt_eval(NULL, code, NULL);
+    CHECK_MSG(r->rc == 0 && strstr(r->out, "note: the model reads the last 64 ids: <BOS> did not fit before the 64 tokens\n"),
+              "%s", r->out);
+    lt_free(r);
     /* ids that encode cropped: the model commands say that <BOS> goes back before the kept ones */
     strcpy(code + setup, "a = encode $long vocab=$stories\nl = losses $m $a");
     r = lt_eval(NULL, code, NULL);
