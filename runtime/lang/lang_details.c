@@ -56,16 +56,17 @@ static int details_render(const void *p, wl_mime *out, wl_err *err)
         wl_table_cell(t, b.s, -1);
         free(wl_buf_take(&b));
     }
-    wl_buf_printf(&b, "forward_details of the %s model on %d real ids in %d slots:", ld->kind, ld->nreal, d->T);
+    wl_buf_printf(&b, "forward_details of the %s model on %d real id%s in %d slots:", ld->kind, ld->nreal, ld->nreal == 1 ? "" : "s",
+                  d->T);
     char *title = wl_buf_take(&b);
     wl_table_title(t, title);
     char *tt = wl_table_text(t), *th = wl_table_html(t);
     wl_table_free(t);
     char g[32];
     if (d->E)
-        wl_buf_printf(&b, "B = %d example, T = %d slots, D = %d, H = %d heads, d = %d per head, V = %s words.\n"
+        wl_buf_printf(&b, "B = %d example, T = %d slots, D = %d, H = %d head%s, d = %d per head, V = %s words.\n"
                           "Fields: $x.E $x.Q ... $x.weights (tensors; .0 indexes the first axis).",
-                      d->B, d->T, d->D, d->H, d->d, wl_fmt_count((size_t)d->V, g));
+                      d->B, d->T, d->D, d->H, d->H == 1 ? "" : "s", d->d, wl_fmt_count((size_t)d->V, g));
     char *legend = wl_buf_take(&b);   /* "" for mlp */
     wl_buf_printf(&b, "%s%s%s", tt, d->E ? "\n" : "", legend);
     out->text_plain = wl_buf_take(&b);

@@ -128,6 +128,21 @@ static void test_counts(void)
     wl_interp_free(in);
 }
 
+/* One of a thing is written in the singular: 1 real id, 1 head; more in the plural. */
+static void test_one_and_many(void)
+{
+    lt_run *r = lt_eval(NULL, "s = corpus profile=smoke stories=60 audit=0\nm = model new kind=attention vocab=$s.vocab\n"
+                              "d = details $m \"\"\nprint $d\nd = details $m \"the dog\"\n$d", NULL);
+    CHECK_MSG(r->rc == 0 && strstr(r->out, "forward_details of the attention model on 1 real id in 64 slots:") &&
+              strstr(r->out, "H = 1 head, d = 64 per head"), "%s", r->out);
+    CHECK_MSG(strstr(lt_text(r), "on 3 real ids in 64 slots:"), "%s", lt_text(r));
+    lt_free(r);
+    r = lt_eval(NULL, "s = corpus profile=smoke stories=60 audit=0\nm = model new kind=multihead heads=4 vocab=$s.vocab\n"
+                      "details $m \"the dog\"", NULL);
+    CHECK_MSG(r->rc == 0 && strstr(lt_text(r), "H = 4 heads, d = 16 per head"), "%s", lt_text(r));
+    lt_free(r);
+}
+
 /* Help is written for a terminal (wrapped at about 90 columns) and reflows in a notebook: its HTML joins the lines of a
  * paragraph, lays term and description out as a table, and keeps line breaks only in code. */
 static void test_help_reflows(void)
@@ -340,4 +355,5 @@ void wl_test_main(void)
     test_help_reflows();
     test_html_carries_the_text();
     test_counts();
+    test_one_and_many();
 }
