@@ -63,6 +63,8 @@ wl_value *lang_heatmap_value(const lang_tensor *t, int head, int last, int cols,
     int R = t->shape[t->ndim - 2], C = t->shape[t->ndim - 1];
     /* scores and weights are [.., T, T]: their columns are the same slots as the rows */
     int square = R == C && (!strcmp(t->name, "scores") || !strcmp(t->name, "weights"));
+    /* forward_details' and forward's logits [1, V] are the last slot's row alone; it is labelled with that slot */
+    int first_slot = !strcmp(t->name, "logits") && R == 1 ? WL_T - 1 : R - last;
     const wl_vocab *vocab = t->vocab ? lang_vocab_get(t->vocab) : NULL;
     int words = !square && vocab && (int)vocab->n == C;   /* columns: words by name */
     if (cols <= 0) cols = words ? 16 : 64;
@@ -104,7 +106,7 @@ wl_value *lang_heatmap_value(const lang_tensor *t, int head, int last, int cols,
         const wl_value *lab = labels ? labels->items[r] : NULL;
         if (lab && lab->type == WL_V_STR) h->rlab[r] = wl_xstrdup(lab->str);
         else if (lab) h->rlab[r] = wl_xstrdup(wl_fmt_num(lab->num, lab->is_int, buf));
-        else snprintf(buf, sizeof buf, "%d", R - h->rows + r), h->rlab[r] = wl_xstrdup(buf);
+        else snprintf(buf, sizeof buf, "%d", first_slot + r), h->rlab[r] = wl_xstrdup(buf);
     }
     for (int k = 0; k < nc; k++) {
         if (square) h->clab[k] = wl_xstrdup(h->rlab[k]);

@@ -258,6 +258,16 @@ static void test_heatmap_value(void)
     CHECK(r->result.text_html && !strncmp(r->result.text_html, "<div class=\"wordlab-picture\"", 28) &&
           strstr(r->result.text_html, r->result.image_svg));
     lt_free(r);
+    /* the logits of details and of forward are the last slot's row: labelled 63, as logits_all's last row is */
+    r = lt_eval(NULL, "v = vocab [artifact vocab.json]\nm = model load [artifact multihead_seed11.npz] vocab=$v\n"
+                      "d = details $m \"a little dog\"\nheatmap $d.logits_all last=1 cols=5\nheatmap $d.logits cols=5\n"
+                      "heatmap [forward $m \"a little dog\"] cols=5", NULL);
+    CHECK_MSG(r->rc == 0, "%s", r->err.evalue);
+    CHECK_MSG(strstr(r->displays, "\n  1 63 \u2502") && !strstr(r->displays, "\n  1 0 \u2502"), "%s", r->displays);
+    const char *logits = strstr(r->displays, "\nlogits (the top 5 of 4000 words)");   /* details' logits, after logits_all */
+    CHECK_MSG(logits && strstr(logits, "\n  1 63 \u2502"), "%s", r->displays);
+    CHECK_MSG(strstr(lt_text(r), "\n  1 63 \u2502") && !strstr(lt_text(r), "\n  1 0 \u2502"), "%s", lt_text(r));
+    lt_free(r);
     r = lt_eval(NULL, "v = vocab [artifact vocab.json]\nm = model load [artifact multihead_seed11.npz] vocab=$v\n"
                       "d = details $m \"a little dog\"\nheatmap $d.weights head=2 last=6\nheatmap $d.scores last=4", NULL);
     CHECK_MSG(r->rc == 0, "%s", r->err.evalue);
