@@ -61,8 +61,10 @@ static void top_columns(const float *m, int row, int V, int k, int *cols)
 wl_value *lang_heatmap_value(const lang_tensor *t, int head, int last, int cols, const wl_value *labels, int width)
 {
     int R = t->shape[t->ndim - 2], C = t->shape[t->ndim - 1];
+    char base[32];   /* the intermediate it is or was sliced from: weights for weights.0 */
+    snprintf(base, sizeof base, "%.*s", (int)strcspn(t->name, "."), t->name);
     /* scores and weights are [.., T, T]: their columns are the same slots as the rows */
-    int square = R == C && (!strcmp(t->name, "scores") || !strcmp(t->name, "weights"));
+    int square = R == C && (!strcmp(base, "scores") || !strcmp(base, "weights"));
     /* forward_details' and forward's logits [1, V] are the last slot's row alone; it is labelled with that slot */
     int first_slot = !strcmp(t->name, "logits") && R == 1 ? WL_T - 1 : R - last;
     const wl_vocab *vocab = t->vocab ? lang_vocab_get(t->vocab) : NULL;
@@ -81,7 +83,7 @@ wl_value *lang_heatmap_value(const lang_tensor *t, int head, int last, int cols,
     h->rlab = wl_xcalloc((size_t)h->rows, sizeof(char *));
     h->clab = wl_xcalloc((size_t)nc, sizeof(char *));
     /* a weight is exactly 0 only where the mask put it (the softmax's exponential never reaches 0) */
-    int zero_masked = square && !strcmp(t->name, "weights");
+    int zero_masked = square && !strcmp(base, "weights");
     h->masked = zero_masked ? "masked: a later key or padding, weight exactly 0"
                             : "masked: a later key or padding, -inf before the softmax";
     double lo = INFINITY, hi = -INFINITY;

@@ -278,6 +278,19 @@ static void test_heatmap_value(void)
     CHECK_MSG(strstr(r->displays, "  6 63 │╱╱╱╱╱╱") && !strstr(r->displays, "  6 63 │╱╱╱╱╱╱╱") &&
               strstr(r->displays, "  1 58 │░░░╱╱╱"), "%s", r->displays);
     lt_free(r);
+    /* a slice of the weights or scores (one example's heads, one head) keeps the mask and the query and key axes */
+    r = lt_eval(NULL, "v = vocab [artifact vocab.json]\nm = model load [artifact multihead_seed11.npz] vocab=$v\n"
+                      "d = details $m \"a little dog\"\nheatmap $d.weights.0 last=6\nheatmap $d.weights.0.1 last=6\n"
+                      "heatmap $d.scores.0.3 last=4", NULL);
+    CHECK_MSG(r->rc == 0, "%s", r->err.evalue);
+    const char *two = strstr(r->displays, "weights.0.1:");
+    CHECK_MSG(two && strstr(r->displays, "rows: query · columns: key") && strstr(two, "rows: query · columns: key") &&
+              strstr(r->displays, "\n╱ masked: a later key or padding, weight exactly 0") &&
+              strstr(two, "\n╱ masked: a later key or padding, weight exactly 0") && strstr(r->displays, "  1 58 │░░░╱╱╱") &&
+              strstr(r->displays, "  3 60 │╱╱╱╱╱╱███╱╱╱"), "%s", r->displays);
+    CHECK_MSG(strstr(lt_text(r), "rows: query · columns: key") &&
+              strstr(lt_text(r), "\n╱ masked: a later key or padding, -inf before the softmax"), "%s", lt_text(r));
+    lt_free(r);
 }
 
 /* ---- contrast: every text over a shade that the renderers write, on a light and on a dark page ---- */
