@@ -424,8 +424,10 @@ const wl_command wl_cmds_model[] = {
     {.name = "heads", .topic = "model", .synopsis = "heads DETAILS [query=N]",
      .summary = "the final query's attention weights per head over the real tokens",
      .help = "A table with one row per head and one column per real token (<BOS> and the prompt):\n"
-             "the weights the last position gives each earlier token; each row sums to 1.\n"
-             "query=N shows the row of the N-th real token instead of the last.",
+             "the weights the last position gives each token up to it, itself included; each row\n"
+             "sums to 1. query=N shows the row of the N-th real token instead of the last: its weights\n"
+             "over the tokens up to it; the columns of the later tokens are masked (the causal mask:\n"
+             "╱ in a terminal, hatched grey in a notebook), not weights.",
      .example = LANG_EX_MODEL("multihead heads=4")
                 "d = details $m \"a little dog found a red hat\"\nheads $d\nheads $d query=3",
      .min_args = 1, .max_args = 1, .options = "query", .fn = cmd_heads,

@@ -200,7 +200,9 @@ static int heads_render(const void *p, wl_mime *out, wl_err *err)
     wl_table_header_rows(t, 1);
     wl_table_header_cols(t, 1);
     wl_buf b = {0};
-    wl_buf_printf(&b, "weights of query %d (%s) over the real tokens, per head:", h->query + 1, h->labels[h->query]);
+    int later = h->query < h->n - 1;   /* keys after the query: masked */
+    wl_buf_printf(&b, "weights of query %d (%s) over the real tokens, per head%s:", h->query + 1, h->labels[h->query],
+                  later ? " (\u2571 masked: a later key, hidden by the causal mask)" : "");
     char *title = wl_buf_take(&b);
     wl_table_title(t, title);
     free(title);
@@ -210,10 +212,18 @@ static int heads_render(const void *p, wl_mime *out, wl_err *err)
         wl_table_cellf(t, -1, "%d", k + 1);
         for (int i = 0; i < h->n; i++) {
             double w = h->w[(size_t)k * (size_t)h->n + (size_t)i];
-            wl_table_cellf(t, w, "%.3f", w);
+            if (i > h->query) wl_table_cell(t, "\u2571\u2571\u2571\u2571\u2571", NAN);   /* not a weight: the heat maps' mark */
+            else wl_table_cellf(t, w, "%.3f", w);
         }
     }
     out->text_plain = wl_table_text(t);
+    if (later) {   /* the HTML hatches a masked cell, as its heat maps do */
+        wl_buf_printf(&b, "weights of query %d (%s) over the real tokens, per head (hatched grey = masked: a later key, "
+                          "hidden by the causal mask):", h->query + 1, h->labels[h->query]);
+        title = wl_buf_take(&b);
+        wl_table_title(t, title);
+        free(title);
+    }
     out->text_html = wl_table_html(t);
     wl_table_free(t);
     return 0;
@@ -234,7 +244,7 @@ static wl_value *heads_weights(wl_value *v, wl_err *err)
 static const wl_field HEADS_FIELDS[] = {
     {.name = "query", .get = heads_query, .about = "the real slot whose row is shown, from 1"},
     {.name = "tokens", .get = heads_tokens},
-    {.name = "weights", .get = heads_weights, .about = "per head"},
+    {.name = "weights", .get = heads_weights, .about = "per head; 0 for a masked later key"},
     {0},
 };
 

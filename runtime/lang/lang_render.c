@@ -144,7 +144,7 @@ char *wl_table_html(const wl_table *t)
             }
             if (masked) wl_buf_puts(&b, ";" MASKED_CSS "\" class=\"wordlab-masked\" title=\"masked");
             wl_buf_puts(&b, head ? ">" : "\">");
-            wl_buf_html(&b, s);
+            if (!masked) wl_buf_html(&b, s);   /* a masked cell is its hatching: the text's mark is not repeated */
             wl_buf_puts(&b, head ? "</th>" : "</td>");
         }
         wl_buf_puts(&b, "</tr>");

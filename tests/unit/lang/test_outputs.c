@@ -101,6 +101,7 @@ static void test_html_carries_the_text(void)
         "t = train $m $s steps=4 batch=8 eval_every=2\n$t", "help nll", "help language", "help",
         "results [artifact comparison.json]", "$s", "corpus profile=smoke stories=60 audit=0", "vocab $s",
         "encode \"the dog\" vocab=$s context=8", "d = details $m \"the dog was happy\"\nheads $d",
+        "d = details $m \"the dog was happy\"\nheads $d query=2",
     };
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) check_words(in, codes[i]);
     /* the model card's lines stay lines */

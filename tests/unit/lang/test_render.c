@@ -293,6 +293,42 @@ static void test_heatmap_value(void)
     lt_free(r);
 }
 
+/* The count of non-overlapping occurrences of needle in s. */
+static int count_of(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+/* heads query=N: the keys after the query are masked, drawn with the heat maps' mark (hatched in HTML), never as a
+ * weight; the last query's row has none. */
+static void test_heads_masked(void)
+{
+    lt_run *r = lt_eval(NULL, "v = vocab [artifact vocab.json]\nm = model load [artifact multihead_seed11.npz] vocab=$v\n"
+                              "d = details $m \"the dog ran\"\nheads $d query=2", NULL);
+    CHECK_MSG(r->rc == 0, "%s", r->err.evalue);
+    const char *t = lt_text(r);
+    CHECK_MSG(strstr(t, "weights of query 2 (the) over the real tokens, per head (\u2571 masked: a later key, hidden by the "
+                        "causal mask):\nHead  <BOS>  the    dog    ran"), "%s", t);
+    for (int k = 1; k <= 4; k++) {   /* each head: two weights, then dog and ran masked */
+        char row[64];
+        snprintf(row, sizeof row, "\n%d     0.", k);
+        const char *at = strstr(t, row);
+        const char *masked = "\u2571\u2571\u2571\u2571\u2571  \u2571\u2571\u2571\u2571\u2571";   /* at 1 + 6 + 7 + 7 */
+        CHECK_MSG(at && !strncmp(at + 21, masked, strlen(masked)), "head %d: %s", k, t);
+    }
+    const char *html = r->result.text_html ? r->result.text_html : "";
+    CHECK_MSG(count_of(html, "class=\"wordlab-masked\"") == 8 && !strstr(html, "\u2571") &&
+              strstr(html, "per head (hatched grey = masked: a later key, hidden by the causal mask)"), "%s", html);
+    lt_free(r);
+    r = lt_eval(NULL, "v = vocab [artifact vocab.json]\nm = model load [artifact multihead_seed11.npz] vocab=$v\n"
+                      "d = details $m \"the dog ran\"\nheads $d", NULL);
+    CHECK_MSG(r->rc == 0 && !strstr(lt_text(r), "\u2571") && !strstr(lt_text(r), "masked") && r->result.text_html &&
+              !strstr(r->result.text_html, "masked"), "%s", lt_text(r));
+    lt_free(r);
+}
+
 /* ---- contrast: every text over a shade that the renderers write, on a light and on a dark page ---- */
 
 /* JupyterLab's light and dark pages (--jp-layout-color0) and their text (--jp-ui-font-color0). */
@@ -422,14 +458,6 @@ static void test_json_arrays(void)
     wl_unref(l);
 }
 
-/* The count of non-overlapping occurrences of needle in s. */
-static int count_of(const char *s, const char *needle)
-{
-    int n = 0;
-    for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle)) n++;
-    return n;
-}
-
 /* seq_weights in a terminal: one scale for the whole plot, at least 2 x uniform, so that the near-uniform weights of a
  * net without positions (0.082 to 0.084) are one moderate shade, not full blocks; a peak (0.209) is still darkest. */
 static void test_seq_weights_text(void)
@@ -456,6 +484,7 @@ void wl_test_main(void)
     test_heatmap_text();
     test_heatmap_svg();
     test_heatmap_value();
+    test_heads_masked();
     test_contrast();
     test_nice_ticks();
     test_chart_ticks_title_legend();
