@@ -152,6 +152,12 @@ static void test_help_reflows(void)
     CHECK(strstr(lt_text(r), "and single\n  punctuation marks") != NULL);   /* the terminal keeps its wrapped text */
     CHECK(r->result.text_html && strstr(r->result.text_html, "and single punctuation marks"));
     lt_free(r);
+    r = lt_eval(NULL, "help language", NULL);   /* a kept value is not shown; what corpus and train report still is */
+    CHECK_MSG(!strstr(lt_text(r), "nothing is shown") && strstr(lt_text(r), "in a variable; the value is not shown\n"
+              "                         (a command that reports as it runs still does: corpus, train)\n") && r->result.text_html &&
+              strstr(r->result.text_html, "the value is not shown (a command that reports as it runs still does: corpus, "
+                     "train)</td></tr>"), "%s", lt_text(r));
+    lt_free(r);
     r = lt_eval(NULL, "help model", NULL);
     CHECK(r->result.text_html && strstr(r->result.text_html, "<tr><td><code>model load PATH [vocab=V]</code></td><td>a checkpoint"));
     CHECK(r->result.text_html && strstr(r->result.text_html, "(one head) or multihead (heads divides 64)"));
