@@ -2,6 +2,8 @@
 #include "lang_int.h"
 #include "wl_utf8.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -519,12 +521,23 @@ static int unspaced_arith(const char *t)
     return digits && ops;
 }
 
+/* A bare word written as a number too large for a double (1e999): an error at it that says so, rather than text. */
+static int literal_overflows(wl_interp *in, const wl_word *w)
+{
+    const char *t = wl_word_bare(w);
+    double x;
+    int is_int;
+    if (!t || wl_parse_number(t, &x, &is_int) || !isinf(x)) return 0;
+    return fail_at(in, "ArithmeticError", w->line, w->col, "%.40s%s overflows a double: a number's magnitude is at most %.17g",
+                   t, strlen(t) > 40 ? "..." : "", DBL_MAX);
+}
+
 /* The numbers of word i of st (evaluated), with unary minuses *neg times before it. */
 static int expr_operand(wl_interp *in, const wl_stmt *st, int i, int neg, lang_nums *out)
 {
     const wl_word *w = &st->words[i];
     wl_value *v;
-    if (eval_word(in, w, &v)) return -1;
+    if (literal_overflows(in, w) || eval_word(in, w, &v)) return -1;
     int bad, rc = lang_nums_read(v, out, &bad);
     if (rc == -1 && bad >= 0)
         fail_at(in, "TypeError", w->line, w->col, "arithmetic takes numbers and lists of numbers; item %d of this list is %s",
@@ -635,7 +648,7 @@ static int eval_stmt(wl_interp *in, const wl_stmt *st, wl_value **out, const wl_
             return fail_at(in, "ArgumentError", w0->line, w0->col,
                            "arithmetic needs spaces around its operators: write %s as values and + - * / separated by spaces "
                            "(1 / 4)", name);
-        return eval_word(in, w0, out);
+        return literal_overflows(in, w0) ? -1 : eval_word(in, w0, out);
     }
     const wl_command *cmd = wl_command_find(name);
     if (!cmd) return unknown_command(in, w0, name);

@@ -68,6 +68,11 @@ static const error_case ERRORS[] = {
     {"mean 1 -2e400", "ArgumentError", 1, 8, "the second argument of `mean` is -2e400, a number out of range"},
     {"perplexity 1e999", "ArgumentError", 1, 12, "the first argument of `perplexity` is 1e999, a number out"},
     {"mean 1 x1e999", "TypeError", 1, 8, "must be a number, not a string"},
+    /* a value written as such a number, alone or in arithmetic, is refused where it is written, not kept as text */
+    {"x = 1e999", "ArithmeticError", 1, 5, "1e999 overflows a double: a number's magnitude is at most 1.797"},
+    {"x = 2\ny = -1e400", "ArithmeticError", 2, 5, "-1e400 overflows a double"},
+    {"x = 1 + 1e999", "ArithmeticError", 1, 9, "1e999 overflows a double"},
+    {"1e999", "ArithmeticError", 1, 1, "1e999 overflows a double"},
     /* decode: ids, a list of them, or whole numbers */
     {"s = corpus profile=smoke stories=60 audit=0\ndecode 1.5 vocab=$s", "ArgumentError", 2, 8, "1.5 is not a whole number: an id is a whole number from 0 to 1161"},
     {"s = corpus profile=smoke stories=60 audit=0\ndecode 7 2.5 vocab=$s", "ArgumentError", 2, 10, "2.5 is not a whole number"},
