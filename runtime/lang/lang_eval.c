@@ -532,6 +532,13 @@ static int literal_overflows(wl_interp *in, const wl_word *w)
                    t, strlen(t) > 40 ? "..." : "", DBL_MAX);
 }
 
+/* Whether a bare word opens or closes a ( ) group: (1 or 2), as someone writes who groups arithmetic with them. */
+static int grouped_in_parens(const wl_word *w)
+{
+    const char *t = wl_word_bare(w);
+    return t && *t && (t[0] == '(' || t[strlen(t) - 1] == ')');
+}
+
 /* The numbers of word i of st (evaluated), with unary minuses *neg times before it. */
 static int expr_operand(wl_interp *in, const wl_stmt *st, int i, int neg, lang_nums *out)
 {
@@ -542,6 +549,9 @@ static int expr_operand(wl_interp *in, const wl_stmt *st, int i, int neg, lang_n
     if (rc == -1 && bad >= 0)
         fail_at(in, "TypeError", w->line, w->col, "arithmetic takes numbers and lists of numbers; item %d of this list is %s",
                 bad, wl_value_kind(v->items[bad]));
+    else if (rc == -1 && grouped_in_parens(w))
+        fail_at(in, "TypeError", w->line, w->col, "arithmetic takes numbers and lists of numbers, not the text \"%s\": ( ) do "
+                "not group arithmetic; [ ] do: [1 + 2] * 3", wl_word_bare(w));
     else if (rc == -1)
         fail_at(in, "TypeError", w->line, w->col, "arithmetic takes numbers and lists of numbers, not %s%s", wl_value_kind(v),
                 v->type == WL_V_STR ? " (a number in \"quotes\" is text)" : "");
