@@ -95,12 +95,17 @@ static int cmd_losses(wl_call *c, wl_value **out)
         snprintf(title, sizeof title, "%s story %td (of %zu) scored by the %s model", wl_split_name(s),
                  st - lc->c.stories[s] + 1, lc->c.n[s], lm->m.kind_name);
     } else {
+        const char *given = c->argv[1]->type == WL_V_LIST ? "token list"
+                          : wl_obj_data(c->argv[1], &lang_ids_type) ? "ids" : "text";
+        const char *pick = wl_opt_has(c, "split") ? "split" : wl_opt_has(c, "story") ? "story" : NULL;
+        if (pick)   /* they choose a corpus's story; this one is given */
+            return wl_call_fail(c, "ArgumentError", wl_call_optword(c, pick), "%s= picks a story of a corpus; the %s given "
+                                "here is scored whole, so leave %s= out", pick, given, pick);
         if (!lm->vocab)
             return wl_call_fail(c, "ArgumentError", wl_call_argword(c, 1), LANG_NO_VOCAB "; or pass a corpus");
         if (lang_history(c, lm, lm->vocab, &toks, &hist)) return -1;
         n = (int)toks.n;
-        snprintf(title, sizeof title, "the %s scored by the %s model",
-                 wl_obj_data(c->argv[1], &lang_ids_type) ? "ids" : "text", lm->m.kind_name);
+        snprintf(title, sizeof title, "the %s scored by the %s model", given, lm->m.kind_name);
     }
     int rc = 0;
     if (n == 0)   /* only an <EOS> to score: the perplexity of no story */
@@ -170,9 +175,10 @@ const wl_command wl_cmds_cross_entropy[] = {
              "exp, the perplexity of that one story. The shading is a background colour in a notebook\n"
              "and in a terminal that shows colour; every token's loss also follows it in parentheses.\n"
              "CORPUS picks story=N (from 1) of split= (train, validation or test); TEXT is tokenized\n"
-             "with the model's vocabulary; IDS (from `encode`) are read as they are. eos=0 scores only\n"
-             "the tokens, not the final <EOS> (for the start of a story, which has no end yet); the\n"
-             "default eos=1 scores it, as `evaluate` does.",
+             "and a token list (from `tokenize`) looked up with the model's vocabulary; IDS (from\n"
+             "`encode`) are read as they are; split= and story= apply to a corpus only. eos=0 scores\n"
+             "only the tokens, not the final <EOS> (for the start of a story, which has no end yet);\n"
+             "the default eos=1 scores it, as `evaluate` does.",
      .example = LANG_EX_STORIES
                 "m = model new kind=attention vocab=$stories.vocab seed=11\n"
                 "losses $m $stories split=test story=2\n"

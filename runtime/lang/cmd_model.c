@@ -186,8 +186,8 @@ static int cmd_model(wl_call *c, wl_value **out)
     return 0;
 }
 
-/* The context a command runs model lm on: argument 1 as ids (from `encode`), or text encoded with the model's
- * vocabulary (or vocab=), checked against the model. *li is borrowed or lives in *enc; *vv is the vocabulary
+/* The context a command runs model lm on: argument 1 as ids (from `encode`), or text or a token list encoded with the
+ * model's vocabulary (or vocab=), checked against the model. *li is borrowed or lives in *enc; *vv is the vocabulary
  * used for text or given with vocab= (a new reference or NULL). Returns 0, or -1 with nothing to release. */
 static int read_context(wl_call *c, const lang_model *lm, lang_ids **li, wl_value **enc, wl_value **vv)
 {
@@ -196,17 +196,19 @@ static int read_context(wl_call *c, const lang_model *lm, lang_ids **li, wl_valu
     *li = wl_obj_data(idv, &lang_ids_type);
     if ((!*li || wl_opt_has(c, "vocab")) && !(*vv = lang_model_vocab(c, lm))) return -1;
     int rc = 0;
-    if (!*li) { /* text: encode with the vocabulary */
+    if (!*li) { /* text or a token list: encode with the vocabulary */
         wl_tokens toks;
         int32_t *hist;
-        const char *s = idv->type == WL_V_STR ? idv->str : NULL;
-        if (!s)
-            rc = wl_call_fail(c, "TypeError", wl_call_argword(c, 1), "the second argument of `%s` must be ids (from `encode`) or text, not %s",
-                              c->cmd->name, wl_value_kind(idv));
-        else if (wl_context_encode(lang_vocab_get(*vv), s, strlen(s), &toks, &hist, c->err))
+        if (idv->type != WL_V_STR && idv->type != WL_V_LIST)
+            rc = wl_call_fail(c, "TypeError", wl_call_argword(c, 1), "the second argument of `%s` must be ids (from `encode`), "
+                              "text or a token list (from `tokenize`), not %s", c->cmd->name, wl_value_kind(idv));
+        else if (lang_tokens_arg(c, 1, &toks))
             rc = -1;
+        else if (wl_context_ids(lang_vocab_get(*vv), (const char *const *)toks.tok, toks.n, &hist, c->err)) {
+            wl_tokens_free(&toks);
+            rc = -1;
+        }
         if (!rc) {
-            lang_note_dropped(c, &toks);
             *enc = lang_ids_value(hist, (int)toks.n + 1, WL_T, *vv);
             free(hist);
             wl_tokens_free(&toks);

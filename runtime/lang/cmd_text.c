@@ -7,48 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Tokens from argument i: a list of strings, or text to tokenize. Fills t (free with wl_tokens_free) or a list view. */
-static int tokens_of(wl_call *c, int i, wl_tokens *t)
-{
-    memset(t, 0, sizeof *t);
-    wl_value *v = c->argv[i];
-    if (v->type == WL_V_LIST) {
-        size_t total = 0;
-        for (int k = 0; k < v->n; k++) {
-            if (v->items[k]->type != WL_V_STR)
-                return wl_call_fail(c, "TypeError", wl_call_argword(c, i), "a token list holds strings; item %d is %s", k,
-                                    wl_value_kind(v->items[k]));
-            total += v->items[k]->len + 1;
-        }
-        t->n = (size_t)v->n;
-        t->tok = calloc(t->n + 1, sizeof(char *));
-        t->buf = malloc(total + 1);
-        if (!t->tok || !t->buf) {
-            wl_tokens_free(t);
-            return wl_fail(c->err, "out of memory copying a list of %d tokens", v->n);
-        }
-        char *p = t->buf;
-        for (int k = 0; k < v->n; k++) {
-            memcpy(p, v->items[k]->str, v->items[k]->len + 1);
-            t->tok[k] = p;
-            p += v->items[k]->len + 1;
-        }
-        return 0;
-    }
-    const char *s = wl_arg_str(c, i);
-    if (!s) return -1;
-    if (wl_text_tokenize(s, strlen(s), t, c->err)) {
-        c->errword = wl_call_argword(c, i);
-        return -1;
-    }
-    lang_note_dropped(c, t);
-    return 0;
-}
-
 static int cmd_tokenize(wl_call *c, wl_value **out)
 {
     wl_tokens t;
-    if (tokens_of(c, 0, &t)) return -1;
+    if (lang_tokens_arg(c, 0, &t)) return -1;
     *out = wl_list_strs(t.tok, t.n);
     wl_tokens_free(&t);
     return 0;
@@ -71,7 +33,7 @@ static int cmd_encode(wl_call *c, wl_value **out)
     wl_value *vv = opt_vocab(c, "look the tokens up");
     if (!vv) return -1;
     wl_tokens t;
-    if (tokens_of(c, 0, &t)) {
+    if (lang_tokens_arg(c, 0, &t)) {
         wl_unref(vv);
         return -1;
     }

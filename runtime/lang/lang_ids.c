@@ -109,6 +109,43 @@ void lang_note_dropped(wl_call *c, const wl_tokens *t)
               t->dropped, t->dropped == 1 ? "" : "s", t->dropped == 1 ? "is" : "are", t->first_dropped);
 }
 
+int lang_tokens_arg(wl_call *c, int i, wl_tokens *t)
+{
+    memset(t, 0, sizeof *t);
+    wl_value *v = c->argv[i];
+    if (v->type == WL_V_LIST) {
+        size_t total = 0;
+        for (int k = 0; k < v->n; k++) {
+            if (v->items[k]->type != WL_V_STR)
+                return wl_call_fail(c, "TypeError", wl_call_argword(c, i), "a token list holds strings; item %d is %s", k,
+                                    wl_value_kind(v->items[k]));
+            total += v->items[k]->len + 1;
+        }
+        t->n = (size_t)v->n;
+        t->tok = calloc(t->n + 1, sizeof(char *));
+        t->buf = malloc(total + 1);
+        if (!t->tok || !t->buf) {
+            wl_tokens_free(t);
+            return wl_fail(c->err, "out of memory copying a list of %d tokens", v->n);
+        }
+        char *p = t->buf;
+        for (int k = 0; k < v->n; k++) {
+            memcpy(p, v->items[k]->str, v->items[k]->len + 1);
+            t->tok[k] = p;
+            p += v->items[k]->len + 1;
+        }
+        return 0;
+    }
+    const char *s = wl_arg_str(c, i);
+    if (!s) return -1;
+    if (wl_text_tokenize(s, strlen(s), t, c->err)) {
+        c->errword = wl_call_argword(c, i);
+        return -1;
+    }
+    lang_note_dropped(c, t);
+    return 0;
+}
+
 int lang_ids_check(wl_call *c, const lang_ids *li, const lang_model *lm, const wl_value *vocab, int word)
 {
     for (int i = 0; i < li->T; i++)
@@ -127,16 +164,15 @@ int lang_history(wl_call *c, const lang_model *lm, const wl_value *vocab, wl_tok
     const lang_ids *li = wl_obj_data(a, &lang_ids_type);
     memset(toks, 0, sizeof *toks);
     *hist = NULL;
-    if (!li && a->type != WL_V_STR && a->type != WL_V_NUM)
-        return wl_call_fail(c, "TypeError", word, "the second argument of `%s` must be text or ids (from `encode`), not %s",
-                            c->cmd->name, wl_value_kind(a));
-    if (!li) {   /* text (a number is read as its text) */
-        const char *s = wl_arg_str(c, 1);
-        if (!s || wl_context_encode(lang_vocab_get(vocab), s, strlen(s), toks, hist, c->err)) {
-            c->errword = word;
+    if (!li && a->type != WL_V_STR && a->type != WL_V_NUM && a->type != WL_V_LIST)
+        return wl_call_fail(c, "TypeError", word, "the second argument of `%s` must be text, a token list (from `tokenize`) "
+                            "or ids (from `encode`), not %s", c->cmd->name, wl_value_kind(a));
+    if (!li) {   /* text (a number is read as its text) or a token list */
+        if (lang_tokens_arg(c, 1, toks)) return -1;
+        if (wl_context_ids(lang_vocab_get(vocab), (const char *const *)toks->tok, toks->n, hist, c->err)) {
+            wl_tokens_free(toks);
             return -1;
         }
-        lang_note_dropped(c, toks);
         return 0;
     }
     if (lang_ids_check(c, li, lm, vocab, word)) return -1;

@@ -156,9 +156,15 @@ int lang_next_value(wl_call *c, const lang_model *lm, wl_value *vocab, const wl_
 {
     const wl_vocab *v = lang_vocab_get(vocab);
     int V = lm->m.V, tid = -1;
-    if (target && (tid = wl_vocab_id(v, target)) == WL_UNK && strcmp(target, lang_token(v, WL_UNK)))
-        return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "target"), "target=%s is not a word of the vocabulary "
-                            "(a target is one token, as tokenize gives them)", target);
+    char *norm = NULL;   /* target= normalized as the text is (Dog: dog); a special token is matched as written */
+    if (target && (tid = wl_vocab_id(v, target)) == WL_UNK && strcmp(target, lang_token(v, WL_UNK))) {
+        if (wl_text_normalize(target, strlen(target), &norm, NULL, c->err)) return -1;
+        tid = wl_vocab_id(v, norm);
+        free(norm);
+        if (tid == WL_UNK)
+            return wl_call_fail(c, "ArgumentError", wl_call_optword(c, "target"), "target=%s is not a word of the vocabulary "
+                                "(a target is one token, as tokenize gives them)", target);
+    }
     int32_t ctx[WL_CONTEXT];
     size_t cropped = wl_context_window(hist, toks->n + 1, ctx, WL_CONTEXT);
     lang_next *n = wl_xcalloc(1, sizeof *n);

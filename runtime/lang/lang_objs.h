@@ -52,6 +52,9 @@ extern const wl_objtype lang_ids_type;
 wl_value *lang_ids_value(const int32_t *history, int nhistory, int T, wl_value *vocab);
 /* When tokenizing dropped characters (é, 日: the course's tokenizer reads words of a-z only), says so on stderr. */
 void lang_note_dropped(wl_call *c, const wl_tokens *t);
+/* The tokens of argument i: a list of strings (from `tokenize`), or text (a number's text) tokenized, with the note
+ * above. Fills t (free with wl_tokens_free). Returns 0, or -1 with an error on c and nothing to free. lang_ids.c */
+int lang_tokens_arg(wl_call *c, int i, wl_tokens *t);
 /* When <BOS> and ntokens tokens are more than the model's context, says which ids it does not read. */
 void lang_note_cropped(wl_call *c, size_t ntokens);
 
@@ -130,8 +133,8 @@ int lang_model_and_corpus(wl_call *c, lang_model **lm, lang_corpus **lc);
 /* 0 when every id of li is inside lm's vocabulary and li's vocabulary (if it has one) is vocab (if given); else an
  * ArgumentError at argument word naming the bad id or the first word that differs. lang_ids.c */
 int lang_ids_check(wl_call *c, const lang_ids *li, const lang_model *lm, const wl_value *vocab, int word);
-/* What argument 1 (text, or ids from `encode`) gives model lm to read: *hist [1 + toks->n + 1] holds <BOS> and the
- * ids (the last slot is free for an <EOS>), *toks the tokens (text: tokenized with vocab, a vocab value; ids: the ids
+/* What argument 1 (text, a token list, or ids from `encode`) gives model lm to read: *hist [1 + toks->n + 1] holds <BOS>
+ * and the ids (the last slot is free for an <EOS>), *toks the tokens (text: tokenized; looked up in vocab, a vocab value; ids: the ids
  * after the padding and the <BOS>, named by vocab, whose strings they borrow). Free both with wl_tokens_free and
  * free. Returns 0, or -1 with an error on c that names the argument and nothing to free. lang_ids.c */
 int lang_history(wl_call *c, const lang_model *lm, const wl_value *vocab, wl_tokens *toks, int32_t **hist);

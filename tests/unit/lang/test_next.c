@@ -154,6 +154,21 @@ static void test_distribution(wl_interp *in)
     lt_free(r);
 }
 
+/* A token list (from `tokenize`) is read as its text is, by every command that reads a model's context; target= is
+ * lower-cased as the text is. */
+static void test_token_lists_and_case(wl_interp *in)
+{
+    CHECK(num_of(in, "a = losses $m [tokenize \"The dog was happy.\"]\nb = losses $m \"The dog was happy.\"\n"
+                     "$a.perplexity - $b.perplexity") == 0);
+    CHECK(num_of(in, "a = next $m [tokenize \"the dog\"] target=was\nb = next $m \"the dog\" target=was\n$a.p - $b.p") == 0);
+    CHECK(num_of(in, "a = details $m [tokenize \"the dog\"]\nb = details $m \"the dog\"\nmaxdiff $a.logits $b.logits") == 0);
+    expect_same_json(in, "g = generate $m [tokenize \"the dog\"] tokens=4\n$g.tokens", "g = generate $m \"the dog\" tokens=4\n$g.tokens");
+    CHECK(num_of(in, "a = next $m \"The Dog\" target=Was\nb = next $m \"the dog\" target=was\n$a.p - $b.p") == 0);
+    lt_run *r = lt_eval(in, "n = next $m \"the dog\" target=WAS\nprint $n.target", NULL);
+    CHECK_MSG(r->rc == 0 && !strcmp(r->out, "was\n"), "%s %s", r->out, r->err.evalue);
+    lt_free(r);
+}
+
 static void expect_error(wl_interp *in, const char *code, const char *ename, int col, const char *what)
 {
     lt_run *r = lt_eval(in, code, NULL);
@@ -168,8 +183,16 @@ static void test_errors(wl_interp *in)
     expect_error(in, "next $m \"a dog\" top=0", "ArgumentError", 17, "top= of `next` must be a whole number");
     expect_error(in, "next $s \"a dog\"", "TypeError", 6, "must be a model");
     expect_error(in, "m2 = model new kind=mlp vocab=50\nnext $m2 \"a dog\"", "ArgumentError", 18, "no vocabulary");
-    expect_error(in, "next $m $m", "TypeError", 9, "the second argument of `next` must be text or ids (from `encode`), not a model");
-    expect_error(in, "generate $m [tokenize \"a\"]", "TypeError", 13, "must be text or ids (from `encode`), not a list");
+    expect_error(in, "next $m $m", "TypeError", 9, "the second argument of `next` must be text, a token list (from `tokenize`) "
+                 "or ids (from `encode`), not a model");
+    expect_error(in, "generate $m [softmax 1 2]", "TypeError", 13, "a token list holds strings; item 0 is a number");
+    expect_error(in, "details $m 3", "TypeError", 12, "must be ids (from `encode`), text or a token list (from `tokenize`), not a number");
+    /* split= and story= choose a corpus's story: with a text, token list or ids they are refused, not ignored */
+    expect_error(in, "losses $m \"the dog\" split=train", "ArgumentError", 21, "split= picks a story of a corpus; the text given "
+                 "here is scored whole, so leave split= out");
+    expect_error(in, "losses $m [tokenize \"the dog\"] story=2", "ArgumentError", 32, "story= picks a story of a corpus; the "
+                 "token list given");
+    expect_error(in, "a = encode \"the dog\" vocab=$s\nlosses $m $a split=test story=1", "ArgumentError", 14, "the ids given");
     expect_error(in, "losses $m \"\"", "ArgumentError", 11, "there is no token to score: the text has none");
     expect_error(in, "losses $m \"\" eos=0", "ArgumentError", 11, "there is no token to score");
     expect_error(in, "losses $m \"a\" eos=2", "ArgumentError", 15, "option eos= of `losses` must be a whole number from 0 to 1");
@@ -198,6 +221,7 @@ void wl_test_main(void)
     test_ids_as_text(in);
     test_losses_without_eos(in);
     test_distribution(in);
+    test_token_lists_and_case(in);
     test_errors(in);
     wl_interp_free(in);
 }
