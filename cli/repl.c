@@ -57,7 +57,7 @@ typedef struct term {
     int tty, color;    /* stdout is a terminal; colour allowed (tty, no NO_COLOR, TERM not dumb) */
     char live_id[128]; /* on a terminal: the display shown last, which updates redraw in place */
     char *live;        /* its text, NULL when there is none */
-    char *held;        /* not a terminal: the latest update of a live display, printed when the display ends */
+    char *held;        /* not a terminal: the latest state of a live display, printed when the display ends */
     int clear_pending; /* `clear wait=1`: clear the screen when the next output arrives */
 } term;
 
@@ -152,7 +152,8 @@ static void term_display(void *ud, const char *display_id, const wl_mime *m, int
         if (m->app_json) print_json_line(m->app_json);
         return;
     }
-    if (update && !t->tty) {   /* a log keeps the first and the last state of a live display */
+    if (display_id && !t->tty) {   /* a log keeps only the last state of a live display (a training run's: its summary) */
+        if (!update) live_end(t);   /* a new display: the one held before has ended */
         free(t->held);
         t->held = wl_xstrdup(m->text_plain);
         return;

@@ -6,7 +6,10 @@ test_compare_resume.py; here the kernel itself is killed while a comparison runs
 """
 import json
 import os
+import pty
 import random
+import re
+import select
 import shutil
 import signal
 import subprocess
@@ -203,18 +206,38 @@ def test_sigint_storm_during_training_in_the_kernel(kernel):
 def test_sigint_storm_during_training_in_wordlab_c(tmp_path):
     code = ("stories = corpus profile=smoke\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
             "train $m $stories steps=1000000 batch=32 eval_every=10\n")
-    proc = subprocess.Popen([WORDLAB, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = ""
-    while tt.progress_step(line) is None:        # a log shows the live display's first state: step 1 was validated
-        line = proc.stdout.readline()
-        assert line, "training ended before the storm: " + proc.stderr.read()
+    # Its output on a terminal, where the live display is drawn (a log gets its last state only, the summary).
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([WORDLAB, "-c", code], stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE,
+                            env=dict(os.environ, TERM="xterm", NO_COLOR="1"))
+    os.close(slave)
+
+    def read_until(done, limit):
+        out, deadline = b"", time.monotonic() + limit
+        while not done(out):
+            ready, _, _ = select.select([master], [], [], max(0.0, deadline - time.monotonic()))
+            assert ready, f"nothing more within {limit} s: {out[-500:]!r}"
+            try:
+                data = os.read(master, 65536)
+            except OSError:              # the terminal's other side closed: wordlab has exited
+                data = b""
+            if not data:
+                return out, True
+            out += data
+        return out, False
+
+    out, ended = read_until(lambda o: re.search(rb"step \d+/1000000 ", o), 120)   # step 1 was validated
+    assert not ended, "training ended before the storm: " + proc.stderr.read().decode()
     storm(proc.pid)
-    rest, err = proc.communicate(timeout=30)
+    rest, _ = read_until(lambda o: False, 30)
+    os.close(master)
+    err = proc.stderr.read().decode()
     # It stops the command with an Interrupted error and exits normally, not killed by the signal.
-    assert proc.returncode == 1, (proc.returncode, err[-500:])
+    assert proc.wait(timeout=30) == 1, (proc.returncode, err[-500:])
     assert "Interrupted" in err
-    assert rest.startswith("trained attention for "), rest[:500]   # and then the display's last state: the summary
-    tt.summary(rest)
+    rest = rest.decode()
+    assert "trained attention for " in rest, rest[:500]   # and then the display's last state: the summary
+    tt.summary(rest[rest.index("trained attention for "):])
 
 
 def test_100_mb_of_output_is_coalesced(kernel):

@@ -3,7 +3,10 @@ commands from a pipe, plain text without escape codes off a terminal, NO_COLOR."
 import json
 import os
 import pty
+import re
 import subprocess
+
+import training_text as tt
 
 WORDLAB = os.environ.get("WORDLAB", "build/wordlab")
 
@@ -125,6 +128,21 @@ def test_colour_only_on_a_terminal_without_no_color():
     assert "\x1b[" in tty_run(["-c", "nosuch"], env)
     assert "\x1b[" not in tty_run(["-c", "nosuch"], dict(env, NO_COLOR="1"))
     assert "\x1b[" not in tty_run(["-c", "nosuch"], dict(env, TERM="dumb"))
+
+
+def test_live_progress_only_on_a_terminal():
+    # a log (stdout not a terminal) gets a training run's summary and trace, not a progress line left from its first
+    # state; a terminal shows the progress live, then the summary in its place
+    code = ("stories = corpus profile=smoke stories=60 audit=0\nm = model new kind=attention vocab=$stories.vocab seed=11\n"
+            "train $m $stories steps=40 batch=8 eval_every=10\nprint after\n")
+    p = run("-c", code)
+    assert p.returncode == 0, p.stderr
+    assert not re.search(r"step \d+/40 ", p.stdout + p.stderr), p.stdout
+    assert p.stdout.index("trained attention for 40 of 40 steps") < p.stdout.index("after\n")
+    tt.summary(p.stdout)
+    env = dict(os.environ, TERM="xterm", NO_COLOR="1")
+    out = tty_run(["-c", code], env)
+    assert 0 <= out.index("step 1/40 ") < out.index("trained attention for 40 of 40 steps") < out.index("after")
 
 
 def test_help_lists_every_command_and_usage():
