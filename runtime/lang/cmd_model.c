@@ -291,7 +291,7 @@ static int cmd_heads(wl_call *c, wl_value **out)
     const lang_details *ld = attention_details(c);
     long long q;
     if (!ld || wl_opt_int(c, "query", ld->nreal, 1, ld->nreal, &q)) return -1;
-    *out = lang_heads_value(ld, (int)q - 1);
+    *out = lang_heads_value(ld, (int)q - 1, wl_interp_options(c->in)->text_width);
     return 0;
 }
 

@@ -1,5 +1,6 @@
 /* lang_details.c: forward_details (every intermediate of one forward pass) and its views: the head table, the attention maps. */
 #include "lang_objs.h"
+#include "wl_utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -184,6 +185,7 @@ typedef struct lang_heads {
     int H, n, query;      /* query: 0-based real slot whose row is shown */
     char **labels;        /* [n] */
     double *w;            /* [H, n] */
+    int width;            /* text columns */
 } lang_heads;
 
 static void heads_free(void *p)
@@ -192,38 +194,76 @@ static void heads_free(void *p)
     free_labels(h->labels, h->n);
 }
 
-static int heads_render(const void *p, wl_mime *out, wl_err *err)
+/* The table of every head's weights over real tokens [c0, c1), titled title. */
+static wl_table *heads_table(const lang_heads *h, int c0, int c1, const char *title)
 {
-    (void)err;
-    const lang_heads *h = p;
-    wl_table *t = wl_table_new(h->n + 1);
+    wl_table *t = wl_table_new(c1 - c0 + 1);
     wl_table_header_rows(t, 1);
     wl_table_header_cols(t, 1);
-    wl_buf b = {0};
-    int later = h->query < h->n - 1;   /* keys after the query: masked */
-    wl_buf_printf(&b, "weights of query %d (%s) over the real tokens, per head%s:", h->query + 1, h->labels[h->query],
-                  later ? " (\u2571 masked: a later key, hidden by the causal mask)" : "");
-    char *title = wl_buf_take(&b);
     wl_table_title(t, title);
-    free(title);
     wl_table_cell(t, "Head", -1);
-    for (int i = 0; i < h->n; i++) wl_table_cell(t, h->labels[i], -1);
+    for (int i = c0; i < c1; i++) wl_table_cell(t, h->labels[i], -1);
     for (int k = 0; k < h->H; k++) {
         wl_table_cellf(t, -1, "%d", k + 1);
-        for (int i = 0; i < h->n; i++) {
+        for (int i = c0; i < c1; i++) {
             double w = h->w[(size_t)k * (size_t)h->n + (size_t)i];
             if (i > h->query) wl_table_cell(t, "\u2571\u2571\u2571\u2571\u2571", NAN);   /* not a weight: the heat maps' mark */
             else wl_table_cellf(t, w, "%.3f", w);
         }
     }
-    out->text_plain = wl_table_text(t);
-    if (later) {   /* the HTML hatches a masked cell, as its heat maps do */
-        wl_buf_printf(&b, "weights of query %d (%s) over the real tokens, per head (hatched grey = masked: a later key, "
-                          "hidden by the causal mask):", h->query + 1, h->labels[h->query]);
-        title = wl_buf_take(&b);
-        wl_table_title(t, title);
-        free(title);
+    return t;
+}
+
+/* The end of the text block of tokens that starts at c0: as many as fit in h->width columns (one at least). */
+static int heads_block_end(const lang_heads *h, int c0)
+{
+    int width = h->width > 0 ? h->width : 80, used = 4, c = c0;   /* 4: the "Head" column */
+    for (; c < h->n; c++) {
+        int w = (int)wl_utf8_cp_count(h->labels[c], strlen(h->labels[c]));
+        w = 2 + (w > 5 ? w : 5);   /* the gap, then the label or a weight (0.123) */
+        if (c > c0 && used + w > width) break;
+        used += w;
     }
+    return c;
+}
+
+static int heads_render(const void *p, wl_mime *out, wl_err *err)
+{
+    (void)err;
+    const lang_heads *h = p;
+    wl_buf b = {0};
+    int later = h->query < h->n - 1;   /* keys after the query: masked */
+    wl_buf_printf(&b, "weights of query %d (%s) over the real tokens, per head%s:", h->query + 1, h->labels[h->query],
+                  later ? " (\u2571 masked: a later key, hidden by the causal mask)" : "");
+    int nblocks = 0;
+    for (int c0 = 0; c0 < h->n; c0 = heads_block_end(h, c0)) nblocks++;
+    if (nblocks == 1) {
+        char *title = wl_buf_take(&b);
+        wl_table *t = heads_table(h, 0, h->n, title);
+        free(title);
+        out->text_plain = wl_table_text(t);
+        wl_table_free(t);
+    } else {   /* wider than the text: blocks of columns, as the heat maps have */
+        wl_buf_printf(&b, "\n(%d tokens, in %d blocks to fit %d characters)", h->n, nblocks, h->width > 0 ? h->width : 80);
+        for (int c0 = 0, c1; c0 < h->n; c0 = c1) {
+            c1 = heads_block_end(h, c0);
+            char span[64];
+            if (c1 - c0 > 1) snprintf(span, sizeof span, "tokens %d\u2013%d of %d", c0 + 1, c1, h->n);
+            else snprintf(span, sizeof span, "token %d of %d", c1, h->n);
+            wl_table *t = heads_table(h, c0, c1, span);
+            char *tt = wl_table_text(t);
+            wl_buf_printf(&b, "\n%s%s", c0 ? "\n" : "", tt);
+            free(tt);
+            wl_table_free(t);
+        }
+        out->text_plain = wl_buf_take(&b);
+    }
+    /* the HTML: one table, which scrolls; a masked cell is hatched, as in its heat maps */
+    wl_buf_printf(&b, "weights of query %d (%s) over the real tokens, per head%s:", h->query + 1, h->labels[h->query],
+                  later ? " (hatched grey = masked: a later key, hidden by the causal mask)" : "");
+    char *title = wl_buf_take(&b);
+    wl_table *t = heads_table(h, 0, h->n, title);
+    free(title);
     out->text_html = wl_table_html(t);
     wl_table_free(t);
     return 0;
@@ -259,9 +299,10 @@ static double weight_at(const lang_details *ld, int head, int row, int key)
     return d->weights[(((size_t)head * (size_t)d->T) + (size_t)row) * (size_t)d->T + (size_t)key];
 }
 
-wl_value *lang_heads_value(const lang_details *ld, int query)
+wl_value *lang_heads_value(const lang_details *ld, int query, int width)
 {
     lang_heads *h = wl_xcalloc(1, sizeof *h);
+    h->width = width;
     h->H = ld->d.H;
     h->n = ld->nreal;
     h->query = query;

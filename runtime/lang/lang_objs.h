@@ -175,8 +175,8 @@ extern const wl_objtype lang_details_type;
 /* forward_details of model m on the context li (WL_T ids), naming tokens with vocab (may be NULL). */
 wl_value *lang_details_value(const wl_model *m, const lang_ids *li, wl_value *vocab, wl_err *err);
 extern const wl_objtype lang_heads_type;
-/* The weights that the real slot query (0-based) gives every real slot, per head. */
-wl_value *lang_heads_value(const lang_details *ld, int query);
+/* The weights that the real slot query (0-based) gives every real slot, per head; width: text columns. */
+wl_value *lang_heads_value(const lang_details *ld, int query, int width);
 /* Heat maps of heads first_head .. first_head + nheads - 1 (0-based) over the real slots, or all WL_T slots with
  * pad; width: text columns. */
 wl_value *lang_attention_value(const lang_details *ld, int first_head, int nheads, int pad, int width);

@@ -1,6 +1,7 @@
 /* test_render.c: the shared renderers: nice chart ticks, wrapped chart titles, the Vega-Lite form, heat maps (text and
  * SVG: scales, colour bars, masks, axes, panels), the contrast of every text over a shade, JSON arrays. */
 #include "lang_test.h"
+#include "wl_utf8.h"
 #include "wl_cmd.h"
 #include "wl_test.h"
 
@@ -329,6 +330,33 @@ static void test_heads_masked(void)
     lt_free(r);
 }
 
+/* heads on a long prompt: the text is split into blocks of columns that fit the width (80 by default), each with the
+ * Head column, every token in one of them; the HTML keeps one table, which scrolls. */
+static void test_heads_blocks(void)
+{
+    char code[2048] = "v = vocab [artifact vocab.json]\nm = model load [artifact multihead_seed11.npz] vocab=$v\nd = details $m \"";
+    for (int i = 0; i < 15; i++) strcat(code, "the little dog found a ");   /* 75 tokens: the last 64 are read */
+    strcat(code, "\"\nheads $d");
+    lt_run *r = lt_eval(NULL, code, NULL);
+    CHECK_MSG(r->rc == 0, "%s", r->err.evalue);
+    const char *t = lt_text(r);
+    CHECK_MSG(strstr(t, "\n(64 tokens, in ") && strstr(t, " blocks to fit 80 characters)\ntokens 1\u201310 of 64\nHead  little  dog"),
+              "%s", t);
+    int widest = 0, heads = 0;
+    for (const char *line = t; *line;) {
+        size_t n = strcspn(line, "\n");
+        int w = (int)wl_utf8_cp_count(line, n);
+        if (line != t && w > widest) widest = w;   /* the title line is prose */
+        heads += !strncmp(line, "Head  ", 6);
+        line += n + (line[n] == '\n');
+    }
+    CHECK_MSG(widest <= 80 && heads >= 7, "widest line %d, %d blocks: %s", widest, heads, t);
+    CHECK_MSG(strstr(t, "tokens 61\u201364 of 64\nHead  little  dog    found  a\n"), "%s", t);   /* the last tokens too */
+    const char *html = r->result.text_html ? r->result.text_html : "";
+    CHECK(count_of(html, "<table") == 1 && count_of(html, "<th style=\"padding:4px 8px\">dog</th>") == 13);
+    lt_free(r);
+}
+
 /* ---- contrast: every text over a shade that the renderers write, on a light and on a dark page ---- */
 
 /* JupyterLab's light and dark pages (--jp-layout-color0) and their text (--jp-ui-font-color0). */
@@ -485,6 +513,7 @@ void wl_test_main(void)
     test_heatmap_svg();
     test_heatmap_value();
     test_heads_masked();
+    test_heads_blocks();
     test_contrast();
     test_nice_ticks();
     test_chart_ticks_title_legend();
