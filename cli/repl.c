@@ -118,6 +118,26 @@ static void term_clear(void *ud, int wait)
     fflush(stdout);
 }
 
+/* Text as a terminal shows it: control characters from data (ESC, CR, BEL...) written visibly as \u00XX. */
+static char *visible(const char *s, size_t n)
+{
+    char *v = wl_utf8_visible(s, n);
+    if (!v) abort();   /* out of memory, as wl_xmalloc */
+    return v;
+}
+
+/* Writes text to f: byte for byte into a pipe or a file, as visible() shows it on a terminal. */
+static void put_text(FILE *f, const char *s, size_t n)
+{
+    if (!isatty(fileno(f))) {
+        fwrite(s, 1, n, f);
+        return;
+    }
+    char *v = visible(s, n);
+    fputs(v, f);
+    free(v);
+}
+
 static void term_write(void *ud, const char *stream, const char *s, size_t n)
 {
     term *t = ud;
@@ -128,7 +148,7 @@ static void term_write(void *ud, const char *stream, const char *s, size_t n)
     if (!t->tty) live_end(t);
     live_erase(t);
     out_flush();
-    fwrite(s, 1, n, f);
+    put_text(f, s, n);
     if (f == stdout) out_flush();
     else fflush(f);
     if (keep) printf("%s\n", t->live);
@@ -161,13 +181,18 @@ static void term_display(void *ud, const char *display_id, const wl_mime *m, int
     clear_if_pending(t);
     if (update && t->live && display_id && !strcmp(t->live_id, display_id)) live_erase(t);
     else live_end(t);
-    printf("%s\n", m->text_plain);
+    /* on a terminal the runtime's own colour stays; any other control is shown */
+    const char *text = m->text_plain;
+    char *shown = t->tty && !m->text_plain_sgr ? visible(text, strlen(text)) : wl_xstrdup(text);
+    printf("%s\n", shown);
     out_flush();
     free(t->live);
     t->live = NULL;
     if (t->tty && display_id) {
-        t->live = wl_xstrdup(m->text_plain);
+        t->live = shown;   /* redrawn as shown */
         snprintf(t->live_id, sizeof t->live_id, "%s", display_id);
+    } else {
+        free(shown);
     }
 }
 
@@ -176,7 +201,7 @@ static int term_input(void *ud, const char *prompt, int password, char *out, siz
 {
     term *t = ud;
     live_end(t);
-    fputs(prompt, stdout);
+    put_text(stdout, prompt, strlen(prompt));
     out_flush();
     struct termios old;
     int quiet = password && isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &old) == 0;
@@ -221,7 +246,9 @@ static void print_error(const term *t, const wl_lang_error *e)
     for (int i = 0; i < e->ntraceback; i++) {
         const char *pre = "", *post = "";
         if (color) pre = i == 0 ? "\033[1;31m" : i == 2 ? "\033[31m" : "", post = i == 0 || i == 2 ? "\033[0m" : "";
-        fprintf(stderr, "%s%s%s\n", pre, e->traceback[i], post);
+        fputs(pre, stderr);
+        put_text(stderr, e->traceback[i], strlen(e->traceback[i]));   /* the source line echoed is data too */
+        fprintf(stderr, "%s\n", post);
     }
     fflush(stderr);
 }

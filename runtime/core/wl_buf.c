@@ -1,6 +1,7 @@
 /* wl_buf.c: the project's growable string, HTML and JSON text in it, and its allocation convention for small
  * bookkeeping memory. */
 #include "wl_buf.h"
+#include "wl_utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -115,6 +116,14 @@ void wl_buf_html_lines(wl_buf *b, const char *s)
         if (*s) s++;
         if (*s) wl_buf_puts(b, "<br>");
     }
+}
+
+void wl_buf_visible(wl_buf *b, const char *s, size_t n)
+{
+    char *v = wl_utf8_visible(s, n);
+    if (!v) abort();   /* out of memory: as wl_xmalloc */
+    wl_buf_puts(b, v);
+    free(v);
 }
 
 void wl_buf_json_num(wl_buf *b, double x)

@@ -34,6 +34,8 @@ char *wl_buf_take(wl_buf *b);   /* the NUL-terminated string ("" when nothing wa
 void wl_buf_html(wl_buf *b, const char *s);
 /* The same with each line break of s as <br>, so that HTML keeps the lines the text has (a trailing one dropped). */
 void wl_buf_html_lines(wl_buf *b, const char *s);
+/* Appends s[0..n) as wl_utf8_visible writes it: control characters but newline and tab as \u00XX. */
+void wl_buf_visible(wl_buf *b, const char *s, size_t n);
 /* JSON number text ("null" for NaN/Inf), at full precision: the shortest of 15 to 17 digits that reads back. */
 void wl_buf_json_num(wl_buf *b, double x);
 /* A JSON string. */

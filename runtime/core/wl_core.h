@@ -28,6 +28,8 @@ typedef struct wl_mime {
     char *image_svg;    /* image/svg+xml */
     char *app_json;     /* WL_MIME_VALUE_JSON: the value for programs, a JSON object or array as text */
     char *vegalite;     /* application/vnd.vegalite.v5+json: a chart's Vega-Lite specification as text */
+    int text_plain_sgr; /* 1: text_plain shades with the runtime's own ANSI colour (ESC [ ... m) and holds no
+                         * other control character; a terminal shows it as it is (else controls are shown visibly) */
 } wl_mime;
 
 void wl_mime_free(wl_mime *m);

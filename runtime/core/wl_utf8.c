@@ -1,6 +1,7 @@
 /* wl_utf8.c: the one UTF-8 decoder and encoder of the project, and what is built on them. */
 #include "wl_utf8.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,14 +52,25 @@ size_t wl_utf8_put(uint32_t cp, char out[4])
     return 4;
 }
 
-char *wl_utf8_clean(const char *s, size_t n)
+/* A control character that text shows visibly: C0 but newline and tab, DEL, C1. */
+static int is_shown_control(uint32_t cp)
 {
-    char *out = malloc(3 * n + 1);   /* each invalid byte may grow to the 3-byte U+FFFD */
+    return (cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7F && cp <= 0x9F);
+}
+
+/* s[0..n) as valid UTF-8 (each invalid byte as U+FFFD), with controls written as \u00XX when visible is set. */
+static char *clean(const char *s, size_t n, int visible)
+{
+    char *out = malloc((visible ? 6 : 3) * n + 1);   /* a 1-byte control grows to 6 bytes, an invalid byte to 3 */
     if (!out) return NULL;
     size_t o = 0;
     for (size_t i = 0; i < n;) {
-        size_t k = wl_utf8_next(s + i, n - i, NULL);
-        if (k) {
+        uint32_t cp;
+        size_t k = wl_utf8_next(s + i, n - i, &cp);
+        if (k && visible && is_shown_control(cp)) {
+            o += (size_t)snprintf(out + o, 7, "\\u%04x", (unsigned)cp);
+            i += k;
+        } else if (k) {
             memcpy(out + o, s + i, k);
             o += k;
             i += k;
@@ -71,6 +83,10 @@ char *wl_utf8_clean(const char *s, size_t n)
     out[o] = 0;
     return out;
 }
+
+char *wl_utf8_clean(const char *s, size_t n) { return clean(s, n, 0); }
+
+char *wl_utf8_visible(const char *s, size_t n) { return clean(s, n, 1); }
 
 size_t wl_utf8_byte_offset(const char *s, size_t len, long cp)
 {

@@ -23,6 +23,12 @@ size_t wl_utf8_put(uint32_t cp, char out[4]);
 /* A malloc'd copy of s[0..n) that is valid UTF-8 (each invalid byte becomes U+FFFD); NULL when memory runs out. */
 char *wl_utf8_clean(const char *s, size_t n);
 
+/* As wl_utf8_clean, and with every control character but newline and tab (C0 U+0000-U+001F, DEL U+007F, C1
+ * U+0080-U+009F) written visibly as the six characters \u00XX, as JSON writes them: text that a terminal or an
+ * ANSI-reading notebook shows as it is, where ESC, CR or BEL from data could clear the screen, set the title or
+ * overwrite a line. NULL when memory runs out. */
+char *wl_utf8_visible(const char *s, size_t n);
+
 /* Code points <-> byte offsets in valid UTF-8 text: the byte offset of code point cp (clamped to len), and the
  * number of code points in the first bytes bytes (counting stops at a NUL). */
 size_t wl_utf8_byte_offset(const char *s, size_t len, long cp);

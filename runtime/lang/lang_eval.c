@@ -79,8 +79,9 @@ static const char *line_of(const char *code, size_t len, int lineno, size_t *n)
     return p;
 }
 
-/* The traceback: "origin:line:col: ename: evalue", the source line, a caret under the column; an interrupt, which is
- * no mistake in the code, only its first line (a short notice under what the command reached). */
+/* The traceback: "origin:line:col: ename: evalue", the source line with its control characters shown as \u00XX (an
+ * ESC in it would act on a terminal), a caret under the column; an interrupt, which is no mistake in the code, only its
+ * first line (a short notice under what the command reached). */
 static void build_traceback(wl_lang_error *e, const char *code, size_t len, const char *origin, int first_line)
 {
     wl_buf b = {0};
@@ -93,11 +94,18 @@ static void build_traceback(wl_lang_error *e, const char *code, size_t len, cons
     size_t n;
     const char *p = line_of(code, len, e->line, &n);
     if (n && p[n - 1] == '\r') n--;
+    char *line = wl_xmalloc(n + 1);   /* a NUL byte in it included, shown as \u0000 */
+    for (size_t i = 0; i < n; i++) line[i] = p[i] == '\t' ? ' ' : p[i];
     wl_buf_puts(&b, "    ");
-    for (size_t i = 0; i < n; i++) wl_buf_put(&b, p[i] == '\t' ? " " : p + i, 1);
+    wl_buf_visible(&b, line, n);
     tb_push(e, wl_buf_take(&b));
+    wl_buf before = {0};   /* the line up to the column, as shown */
+    wl_buf_visible(&before, line, wl_utf8_byte_offset(line, n, e->col - 1));
+    long caret = wl_utf8_cp_count(before.s, before.len);
+    free(before.s);
+    free(line);
     wl_buf_puts(&b, "    ");
-    for (int i = 1; i < e->col; i++) wl_buf_put(&b, " ", 1);
+    for (long i = 0; i < caret; i++) wl_buf_put(&b, " ", 1);
     wl_buf_put(&b, "^", 1);
     tb_push(e, wl_buf_take(&b));
 }

@@ -34,7 +34,9 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
     const lang_losses *l = d;
     char a[64], b2[64];
     wl_buf t = {0}, h = {0};
-    wl_buf_printf(&t, "%s\n", l->title);
+    if (l->color) wl_buf_visible(&t, l->title, strlen(l->title));
+    else wl_buf_puts(&t, l->title);
+    wl_buf_puts(&t, "\n");
     if (l->color) wl_buf_puts(&t, "background: the token's loss, light 0 to dark red >= 8 nats; the loss follows in ( )\n");
     int col = 0;
     for (int i = 0; i < l->n; i++) {
@@ -45,10 +47,11 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
             col = 0;
         }
         if (col) wl_buf_puts(&t, " ");
-        if (l->color) { /* the same shade and text colour as the notebook's */
+        if (l->color) { /* the same shade and text colour as the notebook's; the token's own controls shown */
             wl_rgb bg = wl_scale_rgb(WL_SCALE_LOSS, l->loss[i] / LOSS_TOP), fg = wl_rgb_text_on(bg);
-            wl_buf_printf(&t, "\033[48;2;%d;%d;%dm\033[38;2;%d;%d;%dm%s%s\033[0m(%.2f)", bg.r, bg.g, bg.b, fg.r, fg.g, fg.b,
-                          l->tokens[i], l->unknown[i] ? "*" : "", l->loss[i]);
+            wl_buf_printf(&t, "\033[48;2;%d;%d;%dm\033[38;2;%d;%d;%dm", bg.r, bg.g, bg.b, fg.r, fg.g, fg.b);
+            wl_buf_visible(&t, l->tokens[i], strlen(l->tokens[i]));
+            wl_buf_printf(&t, "%s\033[0m(%.2f)", l->unknown[i] ? "*" : "", l->loss[i]);
         } else {
             wl_buf_puts(&t, word);
         }
@@ -60,6 +63,7 @@ static int losses_render(const void *d, wl_mime *out, wl_err *err)
     wl_buf_printf(&t, "\n%s %s: mean loss %s nats per token, perplexity %s%s", wl_fmt_count((size_t)l->n, g), targets,
                   wl_fmt_num(l->mean, 0, a), wl_fmt_num(l->ppl, 0, b2), no_eos);
     out->text_plain = wl_buf_take(&t);
+    out->text_plain_sgr = l->color;
 
     wl_buf_puts(&h, "<div class=\"wordlab-losses\" style=\"max-width:56em;line-height:2.1;color:" WL_CSS_FG "\"><p><b>");
     wl_buf_html(&h, l->title);

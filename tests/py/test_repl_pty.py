@@ -1,5 +1,6 @@
 """The REPL in a real pseudo-terminal: tab completion, continuation prompt, history (in the session and
-from ~/.wordlab_history), Ctrl-C at the prompt and during training, Ctrl-D, exit or quit to quit."""
+from ~/.wordlab_history), Ctrl-C at the prompt and during training, Ctrl-D, exit or quit to quit; control characters
+from data shown on a terminal and kept byte for byte in a pipe."""
 import os
 import pty
 import re
@@ -7,6 +8,8 @@ import select
 import signal
 import struct
 import fcntl
+import json
+import subprocess
 import termios
 import time
 
@@ -250,12 +253,112 @@ def test_losses_shade_with_colour_when_the_terminal_has_it(home):
         r = started(home, env)
         for line in ("stories = corpus profile=smoke", "m = model new kind=attention vocab=$stories.vocab seed=11"):
             r.run(line, timeout=120)
-        r.send('losses $m "the dog was happy ."\r')
+        r.send('losses $m "the dog \\u001b[8m was happy ."\r')   # ESC [ 8 m (conceal) in a token: shown, not obeyed
         out = r.expect_raw(r"perplexity [0-9.]+")
         assert ("\x1b[48;2;" in out) == coloured, repr(out)
+        assert "\x1b[8m" not in out and "\\u001b" in out, repr(out)
         assert re.search(r"dog(\x1b\[0m)?\(\d+\.\d\d\)", out), repr(out)   # the loss follows either way
         r.expect(PROMPT)
         assert r.close() == 0
     r = started(home)
     assert "terminal that shows colour" in r.run("help losses")
+    assert r.close() == 0
+
+
+# Escape sequences a corpus file, a string or a shared script may hold: set the clipboard (OSC 52), clear the screen,
+# set the window title, and the C1 CSI U+009B. On a terminal none of them may reach it raw.
+ESC_STORY = "once upon a time \x1b]52;c;ZWNobyBwd25lZA==\x07 the dog \x1b[2J\x1b]0;OWNED\x07 ran home . "
+RAW = ("\x1b]", "\x07", "\x1b[2J", "\x9b")
+
+
+def pty_run(args, timeout=60):
+    """Runs wordlab with args with stdout and stderr on one pseudo-terminal (colour on); returns its exit status and
+    everything it wrote, once it has exited."""
+    env = dict(os.environ, TERM="xterm", NO_COLOR="")
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(WORDLAB, [WORDLAB, *args], env)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 120, 0, 0))
+    out, end = b"", time.monotonic() + timeout
+    try:
+        while True:
+            assert time.monotonic() < end, f"wordlab {args} did not finish; output so far:\n{out!r}"
+            r, _, _ = select.select([fd], [], [], 0.5)
+            if not r:
+                continue
+            try:
+                data = os.read(fd, 65536)
+            except OSError:   # EIO: the program has exited and the terminal is closed
+                break
+            if not data:
+                break
+            out += data
+    finally:
+        os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8")
+
+
+def escape_files(tmp_path):
+    """A corpus file whose stories hold ESC_STORY, a script that shows them and more, and a script whose line with
+    ESC ] 0 ; T BEL is a parse error."""
+    corpus = tmp_path / "esc.jsonl"
+    corpus.write_text("".join(json.dumps({"text": f"story {i} " + ESC_STORY * 3}) + "\n" for i in range(60)))
+    script = tmp_path / "show.wlab"
+    script.write_text(f"c = corpus file={corpus} stories=60 audit=0\n"
+                      "story $c split=train story=1\n"
+                      'print "a\\u001b[2Jb"\n'
+                      'warn "w\\u001b]0;T\\u0007"\n'
+                      's = "v\\u009bz"\n'
+                      "$s\n")
+    bad = tmp_path / "bad.wlab"
+    bad.write_bytes(b"foo\x1b]0;T\x07bar 1\n")
+    return script, bad
+
+
+def test_control_characters_from_data_are_shown_on_a_terminal(tmp_path):
+    script, bad = escape_files(tmp_path)
+    rc, out = pty_run(["run", str(script)])
+    assert rc == 0, out
+    for raw in RAW:
+        assert raw not in out, (raw, out)
+    assert "\\u001b]52;c;ZWNobyBwd25lZA==\\u0007 the dog \\u001b[2J\\u001b]0;OWNED\\u0007 ran home" in out   # story
+    assert "a\\u001b[2Jb" in out and "w\\u001b]0;T\\u0007" in out   # print (stdout) and warn (stderr)
+    assert "v\\u009bz" in out                                        # a value shown: C1 too
+
+    rc, out = pty_run(["run", str(bad)])
+    assert rc == 1
+    for raw in RAW:
+        assert raw not in out, (raw, out)
+    assert "\x1b[1;31m" in out and "\x1b[0m" in out, out   # the error's own colour stays
+    lines = ANSI.sub("", out).split("\n")
+    src = next(i for i, line in enumerate(lines) if "foo" in line)
+    assert lines[src] == "    foo\\u001b]0;T\\u0007bar 1", lines
+    assert lines[src + 1].index("^") == lines[src].index("]"), lines   # the caret under the column as shown
+
+    rc, out = pty_run(["-c", 'x = "d\\u001b[2Je"\nprint $x'])
+    assert rc == 0 and "d\\u001b[2Je" in out and "\x1b[2J" not in out, out
+
+
+def test_control_characters_from_data_pass_a_pipe_byte_for_byte(tmp_path):
+    script, bad = escape_files(tmp_path)
+    p = subprocess.run([WORDLAB, "run", str(script)], capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert ESC_STORY.strip().encode() in p.stdout
+    assert b"a\x1b[2Jb\n" in p.stdout and "v\x9bz\n".encode() in p.stdout
+    assert b"w\x1b]0;T\x07\n" in p.stderr
+    # an error's echo of its line is a message, not data: controls in it are shown in a pipe too
+    p = subprocess.run([WORDLAB, "run", str(bad)], capture_output=True, timeout=60)
+    assert p.returncode == 1 and b"    foo\\u001b]0;T\\u0007bar 1\n" in p.stderr, p.stderr
+
+
+def test_an_input_prompt_and_print_show_control_characters(home):
+    r = started(home)
+    r.send('name = input "\\u001b]0;T\\u0007who? "\r')
+    out = r.expect_raw(r"who\? ")
+    assert "\\u001b]0;T\\u0007who? " in out and "\x1b]0;T" not in out, repr(out)
+    r.run("Ada")
+    r.send('print "hello\\u001b[2J, $name"\r')
+    out = r.expect_raw(PROMPT)
+    assert "hello\\u001b[2J, Ada" in out and "\x1b[2J" not in out, repr(out)
     assert r.close() == 0

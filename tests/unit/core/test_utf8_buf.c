@@ -1,4 +1,4 @@
-/* test_utf8_buf.c: the one UTF-8 decoder and encoder, U+FFFD cleaning, offsets, and the growable string. */
+/* test_utf8_buf.c: the UTF-8 decoder and encoder, U+FFFD cleaning, visible controls, offsets, the growable string. */
 #include "wl_buf.h"
 #include "wl_test.h"
 #include "wl_utf8.h"
@@ -54,6 +54,14 @@ static void test_clean_and_offsets(void)
 {
     char *c = wl_utf8_clean("a\xff\xc3\xa9\xc3", 5);
     CHECK(c && !strcmp(c, "a\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd"));
+    free(c);
+    /* ESC ] 0 ; T BEL, CR, DEL, NUL, C1 CSI (U+009B) shown; newline, tab, é and U+00A0 kept; an invalid byte U+FFFD */
+    static const char ctl[] = "\x1b]0;T\x07x\r\n\t\x7f\0\xc2\x9b\xc3\xa9\xc2\xa0\xff";
+    c = wl_utf8_visible(ctl, sizeof ctl - 1);
+    CHECK(c && !strcmp(c, "\\u001b]0;T\\u0007x\\u000d\n\t\\u007f\\u0000\\u009b\xc3\xa9\xc2\xa0\xef\xbf\xbd"));
+    free(c);
+    c = wl_utf8_visible("", 0);
+    CHECK(c && !strcmp(c, ""));
     free(c);
     const char *s = "a\xc3\xa9\xe2\x82\xac!";   /* a é € ! */
     size_t len = strlen(s);

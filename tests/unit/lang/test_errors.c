@@ -161,6 +161,17 @@ static void test_traceback_has_caret(void)
     CHECK(r->err.col == 11);
     if (r->err.ntraceback == 3) CHECK(!strcmp(r->err.traceback[2], "              ^"));
     lt_free(r);
+
+    /* the echoed line shows control characters as \u00XX (a terminal would act on ESC ] 0 ; ... BEL); the caret
+     * stays under the column of the line as shown */
+    r = lt_eval(NULL, "print \"\x1b]0;T\x07\" $nope", NULL);
+    CHECK(r->err.col == 16);
+    CHECK(r->err.ntraceback == 3);
+    if (r->err.ntraceback == 3) {
+        CHECK_MSG(!strcmp(r->err.traceback[1], "    print \"\\u001b]0;T\\u0007\" $nope"), "%s", r->err.traceback[1]);
+        CHECK_MSG(!strcmp(r->err.traceback[2], "                             ^"), "%s", r->err.traceback[2]);
+    }
+    lt_free(r);
 }
 
 static void test_brackets_nested_too_deep(void)
