@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wl_buf.h"
 #include "wl_utf8.h"
 
 const char *wl_json_str(const cJSON *obj, const char *key)
@@ -28,18 +29,23 @@ long wl_json_int(const cJSON *obj, const char *key, long dflt)
     return (long)v->valuedouble;
 }
 
-cJSON *wl_json_string(const char *s)
+/* A JSON string of t, which is freed (NULL, when memory ran out: an empty string). */
+static cJSON *take_string(char *t)
 {
-    char *t = wl_utf8_clean(s, strlen(s));
     cJSON *j = cJSON_CreateString(t ? t : "");
     free(t);
     return j;
 }
 
+cJSON *wl_json_string(const char *s) { return take_string(wl_utf8_clean(s, strlen(s))); }
+
+cJSON *wl_json_visible(const char *s, size_t n) { return take_string(wl_utf8_visible(s, n)); }
+
 cJSON *wl_json_mime(const wl_mime *b)
 {
     cJSON *d = cJSON_CreateObject();
-    cJSON_AddItemToObject(d, "text/plain", wl_json_string(b->text_plain ? b->text_plain : ""));
+    const char *plain = b->text_plain ? b->text_plain : "";
+    cJSON_AddItemToObject(d, "text/plain", wl_json_visible(plain, strlen(plain)));
     if (b->text_html) cJSON_AddItemToObject(d, "text/html", wl_json_string(b->text_html));
     if (b->image_svg) cJSON_AddItemToObject(d, "image/svg+xml", wl_json_string(b->image_svg));
     if (b->app_json) {
@@ -55,21 +61,26 @@ void wl_json_error(cJSON *obj, const wl_lang_error *e)
 {
     const char *ename = e->ename[0] ? e->ename : "Error";
     cJSON_AddItemToObject(obj, "ename", wl_json_string(ename));
-    cJSON_AddItemToObject(obj, "evalue", wl_json_string(e->evalue));
+    cJSON_AddItemToObject(obj, "evalue", wl_json_visible(e->evalue, strlen(e->evalue)));
     cJSON *tb = cJSON_AddArrayToObject(obj, "traceback");
+    wl_buf b = {0};
     for (int i = 0; i < e->ntraceback; i++) {
-        char line[WL_ERR_MAX + 64];
-        /* The first line (the message) in red, as notebooks show errors. */
-        snprintf(line, sizeof line, i ? "%s" : "\x1b[0;31m%s\x1b[0m", e->traceback[i]);
-        cJSON_AddItemToArray(tb, wl_json_string(line));
+        /* The first line (the message) in red, as notebooks show errors; any control of the text itself shown. */
+        if (!i) wl_buf_puts(&b, "\x1b[0;31m");
+        wl_buf_visible(&b, e->traceback[i], strlen(e->traceback[i]));
+        if (!i) wl_buf_puts(&b, "\x1b[0m");
+        char *line = wl_buf_take(&b);
+        cJSON_AddItemToArray(tb, cJSON_CreateString(line));
+        free(line);
     }
     if (e->ntraceback) return;
-    char line[WL_ERR_MAX + 200];
-    if (e->line > 0)
-        snprintf(line, sizeof line, "\x1b[0;31m%s\x1b[0m at line %d, column %d: %s", ename, e->line, e->col, e->evalue);
-    else
-        snprintf(line, sizeof line, "\x1b[0;31m%s\x1b[0m: %s", ename, e->evalue);
-    cJSON_AddItemToArray(tb, wl_json_string(line));
+    wl_buf_printf(&b, "\x1b[0;31m%s\x1b[0m", ename);
+    if (e->line > 0) wl_buf_printf(&b, " at line %d, column %d", e->line, e->col);
+    wl_buf_puts(&b, ": ");
+    wl_buf_visible(&b, e->evalue, strlen(e->evalue));
+    char *line = wl_buf_take(&b);
+    cJSON_AddItemToArray(tb, cJSON_CreateString(line));
+    free(line);
 }
 
 cJSON *wl_json_error_reply(const char *ename, const char *evalue)

@@ -18,6 +18,10 @@ int wl_json_bool(const cJSON *obj, const char *key, int dflt);
 long wl_json_int(const cJSON *obj, const char *key, long dflt);
 /* A string made valid UTF-8 first. */
 cJSON *wl_json_string(const char *s);
+/* Text made valid UTF-8 with its control characters but newline and tab shown as \u00XX (wl_utf8_visible): front
+ * ends read ANSI codes in text/plain, streams and tracebacks (JupyterLab, jupyter console), where an ESC from data
+ * would recolour or hide text, or act on the terminal. */
+cJSON *wl_json_visible(const char *s, size_t n);
 /* A MIME bundle as the "data" object: text/plain always, and every richer form the value has. */
 cJSON *wl_json_mime(const wl_mime *b);
 /* Adds the error fields to obj: ename, evalue and a traceback list. The language's traceback names the origin,

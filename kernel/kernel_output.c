@@ -7,7 +7,6 @@
 #include <time.h>
 
 #include "kernel_json.h"
-#include "wl_utf8.h"
 
 #define STREAM_FLUSH_S 0.05      /* coalesce stream writes and display updates for this long */
 #define STREAM_MAX (64 * 1024)   /* or until this many bytes are buffered */
@@ -30,9 +29,7 @@ static void flush_stream(wl_output *o)
     if (o->buf.len) {
         cJSON *s = cJSON_CreateObject();
         cJSON_AddStringToObject(s, "name", o->stream);
-        char *t = wl_utf8_clean(o->buf.s, o->buf.len);
-        cJSON_AddStringToObject(s, "text", t ? t : "");
-        free(t);
+        cJSON_AddItemToObject(s, "text", wl_json_visible(o->buf.s, o->buf.len));   /* no raw ESC from data */
         publish(o, "stream", s);
         free(o->buf.s);
         o->buf = (wl_buf){0};
@@ -167,7 +164,8 @@ static int sink_input(void *ud, const char *prompt, int password, char *out, siz
     flush_all(o);
     pthread_mutex_unlock(&o->mu);
     cJSON *req = cJSON_CreateObject();
-    cJSON_AddItemToObject(req, "prompt", wl_json_string(prompt ? prompt : ""));
+    const char *shown = prompt ? prompt : "";
+    cJSON_AddItemToObject(req, "prompt", wl_json_visible(shown, strlen(shown)));
     cJSON_AddBoolToObject(req, "password", password);
     return t->input(t->ud, o->req, req, input_stop, o, out, cap);
 }

@@ -67,6 +67,33 @@ def test_error_reply_and_traceback(kernel):
     assert msgs[-1]["content"]["execution_state"] == "idle"
 
 
+def test_control_characters_reach_the_front_end_shown(kernel, tmp_path):
+    """JupyterLab and jupyter console read ANSI codes in streams, text/plain and tracebacks: an ESC from a story, a
+    string or a cell's line arrives as the six characters \\u001b; the error line keeps the kernel's own red."""
+    km, kc = kernel
+    story = "once upon a time \x1b]52;c;ZWNobyBwd25lZA==\x07 the dog \x1b[2J\x1b]0;OWNED\x07 ran home . "
+    corpus = tmp_path / "esc.jsonl"
+    corpus.write_text("".join(json.dumps({"text": f"story {i} " + story * 3}) + "\n" for i in range(60)))
+    reply, msgs = ku.run(kc, f"c = corpus file={corpus} stories=60 audit=0\nstory $c split=train story=1\n"
+                             'print "a\\u001b[2Jb"\nwarn "w\\u0007"\ns = "v\\u009bz"\n$s')
+    assert reply["content"]["status"] == "ok", reply["content"]
+    texts = [m["content"]["text"] for m in msgs if m["msg_type"] == "stream"]
+    texts += [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] in ("display_data", "execute_result")]
+    shown = "".join(texts)
+    for raw in ("\x1b", "\x07", "\x9b"):
+        assert raw not in shown, (raw, shown)
+    assert "\\u001b]52;c;ZWNobyBwd25lZA==\\u0007 the dog \\u001b[2J\\u001b]0;OWNED\\u0007 ran home" in shown, shown
+    assert "a\\u001b[2Jb\n" in shown and "w\\u0007\n" in shown and "v\\u009bz" in shown, shown
+
+    reply, msgs = ku.run(kc, "foo\x1b]0;T\x07bar 1", stop_on_error=False)
+    err = next(m for m in msgs if m["msg_type"] == "error")["content"]
+    tb = err["traceback"]
+    assert tb[0].startswith("\x1b[0;31m") and tb[0].endswith("\x1b[0m"), tb   # the kernel's own colour stays
+    rest = "".join(tb).replace("\x1b[0;31m", "").replace("\x1b[0m", "") + err["evalue"]
+    assert "\x1b" not in rest and "\x07" not in rest, tb
+    assert "    foo\\u001b]0;T\\u0007bar 1" in tb, tb
+
+
 def test_stop_on_error_aborts_queue(kernel):
     """The failing cell waits for input while two more executes are queued behind it (a control round trip after
     them shows the kernel has taken them in); the input makes it fail: the queued ones are aborted, each with

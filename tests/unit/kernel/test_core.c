@@ -88,7 +88,8 @@ static void mock_reset(mock_transport *m)
     memset(m, 0, sizeof *m);
 }
 
-/* ---- the mock adapter: "print TEXT", "value TEXT", "fail", "ask", and help for "?NAME" ---- */
+/* ---- the mock adapter: "print TEXT", "value TEXT", "ask [PROMPT]", help for "?NAME"; anything else fails (its
+ * message TEXT for "fail TEXT") ---- */
 
 typedef struct mock_lang {
     int executed;             /* how many cells ran */
@@ -111,13 +112,13 @@ static int mock_execute(void *self, const char *code, size_t len, const wl_sink 
         sink->write(sink->ud, "stdout", code + 6, strlen(code + 6));
     } else if (!strncmp(code, "value ", 6)) {
         result->text_plain = strdup(code + 6);
-    } else if (!strcmp(code, "ask")) {
+    } else if (!strncmp(code, "ask", 3) && (!code[3] || code[3] == ' ')) {
         char line[64];
-        if (sink->input(sink->ud, "name? ", 0, line, sizeof line)) return -1;
+        if (sink->input(sink->ud, code[3] ? code + 4 : "name? ", 0, line, sizeof line)) return -1;
         result->text_plain = strdup(line);
     } else {
         snprintf(err->ename, sizeof err->ename, "RuntimeError");
-        snprintf(err->evalue, sizeof err->evalue, "boom");
+        snprintf(err->evalue, sizeof err->evalue, "%s", strncmp(code, "fail ", 5) ? "boom" : code + 5);
         return -1;
     }
     return 0;
@@ -356,6 +357,35 @@ static void test_stdin(void)
     teardown(&f);
 }
 
+/* Control characters in the text a cell writes reach the client shown as \u00XX (front ends read ANSI codes in
+ * streams, text/plain, prompts and tracebacks); the kernel's own colour of the error line stays. In the JSON below a
+ * raw ESC would be \u001b, the six characters shown are \\u001b. */
+static void test_controls_shown(void)
+{
+    fixture f;
+    setup(&f);
+    int at = 0;
+    send_on(&f.shell, "execute_request", "{\"code\":\"print a\\u001b]0;T\\u0007b\\r\\n\\tc\"}");
+    EXPECT(&f, &at, BUSY, "iopub execute_input",
+           "iopub stream {\"name\":\"stdout\",\"text\":\"a\\\\u001b]0;T\\\\u0007b\\\\u000d\\n\\tc\"}",
+           "reply execute_reply", IDLE);
+    send_on(&f.shell, "execute_request", "{\"code\":\"value x\\u001b[8my\\u009b\"}");
+    EXPECT(&f, &at, BUSY, "iopub execute_input",
+           "iopub execute_result {\"execution_count\":2,\"data\":{\"text/plain\":\"x\\\\u001b[8my\\\\u009b\"}",
+           "reply execute_reply", IDLE);
+    send_on(&f.shell, "execute_request", "{\"code\":\"fail e\\u001b[2J\",\"stop_on_error\":false}");
+    EXPECT(&f, &at, BUSY, "iopub execute_input",
+           "iopub error {\"ename\":\"RuntimeError\",\"evalue\":\"e\\\\u001b[2J\",\"traceback\":"
+           "[\"\\u001b[0;31mRuntimeError\\u001b[0m: e\\\\u001b[2J\"]}",
+           "reply execute_reply {\"status\":\"error\"", IDLE);
+    f.t.answer = "Ada";
+    send_on(&f.shell, "execute_request", "{\"code\":\"ask \\u001b]52;c;eA==\\u0007who?\",\"allow_stdin\":true}");
+    EXPECT(&f, &at, BUSY, "iopub execute_input",
+           "stdin input_request {\"prompt\":\"\\\\u001b]52;c;eA==\\\\u0007who?\",\"password\":false}",
+           "iopub execute_result", "reply execute_reply", IDLE);
+    teardown(&f);
+}
+
 void wl_test_main(void)
 {
     test_execute_order_and_count();
@@ -363,4 +393,5 @@ void wl_test_main(void)
     test_history();
     test_other_requests();
     test_stdin();
+    test_controls_shown();
 }
