@@ -203,10 +203,13 @@ static void out_push(nb_out *o, cJSON *item, const char *display_id)
     o->ids[o->nids++] = display_id ? wl_xstrdup(display_id) : NULL;
 }
 
-static void nb_write(void *ud, const char *stream, const char *s, size_t n)
+static void nb_write(void *ud, const char *stream, const char *raw, size_t n)
 {
     nb_out *o = ud;
     if (!n) return;
+    char *s = wl_utf8_visible(raw, n);   /* as the kernel streams it: JupyterLab reads ANSI codes in stream text */
+    if (!s) abort();
+    n = strlen(s);
     const char *name = stream && !strcmp(stream, "stderr") ? "stderr" : "stdout";
     int last = cJSON_GetArraySize(o->outputs) - 1;
     cJSON *prev = last >= 0 && !o->clear_pending ? cJSON_GetArrayItem(o->outputs, last) : NULL;
@@ -218,12 +221,14 @@ static void nb_write(void *ud, const char *stream, const char *s, size_t n)
         wl_buf_put(&all, s, n);
         cJSON_ReplaceItemInObject(prev, "text", nb_lines(all.s, all.len));
         free(all.s);
+        free(s);
         return;
     }
     cJSON *item = cJSON_CreateObject();
     cJSON_AddStringToObject(item, "name", name);
     cJSON_AddStringToObject(item, "output_type", "stream");
     cJSON_AddItemToObject(item, "text", nb_lines(s, n));
+    free(s);
     out_push(o, item, NULL);
 }
 

@@ -247,6 +247,16 @@ def test_notebook_command_builds_outputs(tmp_path):
     assert first.startswith('{\n "cells": [\n  {\n   "cell_type": "markdown",')
 
 
+def test_notebook_outputs_show_control_characters(tmp_path):
+    # JupyterLab reads ANSI codes in stream text and text/plain: an ESC saved raw in an output would recolour or hide
+    # text when the notebook is opened, so outputs hold it as the kernel sends it, the six characters \u001b
+    r, out = build(tmp_path, '#%%\nprint "a\\u001b[8mb"\nwarn "c\\u0007"\n#%%\ns = "d\\u001b]0;T\\u0007e"\n$s\n')
+    assert r.returncode == 0, r.stderr
+    nb = nbformat.read(str(out), as_version=4)
+    assert [(o.name, o.text) for o in nb.cells[0].outputs] == [("stdout", "a\\u001b[8mb\n"), ("stderr", "c\\u0007\n")]
+    assert nb.cells[1].outputs[0].data["text/plain"] == "d\\u001b]0;T\\u0007e"
+
+
 def test_notebook_command_keeps_the_last_display_update(tmp_path):
     r, out = build(tmp_path, "#%%\nstories = corpus profile=smoke\n"
                    "m = model new kind=attention vocab=$stories.vocab seed=11\n"
