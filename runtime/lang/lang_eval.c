@@ -571,33 +571,38 @@ static int expr_operand(wl_interp *in, const wl_stmt *st, int i, int neg, lang_n
 }
 
 /* Folds vals[k] ops[k] vals[k+1] for the operators in which (e.g. "* /"), left to right; n: values (updated). */
+/* Applies the operators in which, left to right, in one pass: vals[0..n) with ops[k] between vals[k] and vals[k + 1]
+ * become the values and operators that are left (n shrinks; linear in n). On an error the values not yet consumed are
+ * moved down so that vals[0..n) still holds every live value for the caller to free. */
 static int expr_fold(wl_interp *in, const wl_stmt *st, lang_nums *vals, int *valw, char *ops, int *opw, int *n,
                      const char *which)
 {
-    int k = 0;
-    while (k < *n - 1) {
-        if (!strchr(which, ops[k])) {
-            k++;
+    int w = 0;   /* vals[0..w] and ops[0..w) are what is left so far */
+    for (int k = 1; k < *n; k++) {
+        if (!strchr(which, ops[k - 1])) {
+            ops[w] = ops[k - 1];
+            opw[w] = opw[k - 1];
+            w++;
+            vals[w] = vals[k];
+            valw[w] = valw[k];
             continue;
         }
         lang_nums r;
         wl_buf msg = {0};
         int blame;
-        if (lang_nums_op(ops[k], &vals[k], &vals[k + 1], &r, &msg, &blame)) {
-            const wl_word *w = &st->words[blame == 0 ? opw[k] : blame == 1 ? valw[k] : valw[k + 1]];
-            fail_at(in, "ArithmeticError", w->line, w->col, "%s", msg.s);
+        if (lang_nums_op(ops[k - 1], &vals[w], &vals[k], &r, &msg, &blame)) {
+            const wl_word *wd = &st->words[blame == 0 ? opw[k - 1] : blame == 1 ? valw[w] : valw[k]];
+            fail_at(in, "ArithmeticError", wd->line, wd->col, "%s", msg.s);
             free(msg.s);
+            memmove(vals + w + 1, vals + k, sizeof *vals * (size_t)(*n - k));
+            *n = w + 1 + (*n - k);
             return -1;
         }
+        lang_nums_free(&vals[w]);
         lang_nums_free(&vals[k]);
-        lang_nums_free(&vals[k + 1]);
-        vals[k] = r;
-        memmove(vals + k + 1, vals + k + 2, sizeof *vals * (size_t)(*n - k - 2));
-        memmove(valw + k + 1, valw + k + 2, sizeof *valw * (size_t)(*n - k - 2));
-        memmove(ops + k, ops + k + 1, (size_t)(*n - k - 2));
-        memmove(opw + k, opw + k + 1, sizeof *opw * (size_t)(*n - k - 2));
-        (*n)--;
+        vals[w] = r;
     }
+    *n = w + 1;
     return 0;
 }
 

@@ -116,6 +116,9 @@ static const error_case ERRORS[] = {
     {"x = 2 * 1)", "TypeError", 1, 9, "not the text \"1)\": ( ) do not group"},
     {"t = tokenize \"a b\"\n2 * $t", "TypeError", 2, 5, "item 0 of this list is a string"},
     {"x = 2\ny = $x / 0", "ArithmeticError", 2, 10, "division by zero"},
+    /* an error amid a chain: the values before and after it are still freed once (the sanitizer builds check) */
+    {"l = nll 0.5 0.25\n1 + $l * 2 / 0 + $l - 3", "ArithmeticError", 2, 14, "division by zero"},
+    {"l = nll 0.5 0.25\n$l - 2 * 3 + [softmax 1 2 3] * 1", "ArithmeticError", 2, 12, "have 2 and 3 items"},
     {"1 / [nll 1 0.5]", "ArithmeticError", 1, 5, "item 0 of the list is 0"},
     {"[softmax 1 2] + [softmax 1 2 3]", "ArithmeticError", 1, 15, "have 2 and 3 items"},
     {"1e300 * 1e300", "ArithmeticError", 1, 7, "overflows"},
