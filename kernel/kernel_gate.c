@@ -535,8 +535,12 @@ static int stdin_route(wl_gate_chan *ch, wl_gate_out *o, const unsigned char *to
     if (shell && now - shell->opened_us / 1000 < WL_GATE_STDIN_WAIT_MS &&
         (!c || gap > 1000LL * WL_GATE_STDIN_NEAR_MS || stdin_closer_pending(ch, shell, gap)))
         return 1;
-    if (c && deliver(c, o, 0)) c->spoken = 1;
-    else fprintf(stderr, "wordlab kernel: a message on %s for a connection that is gone: dropped\n", ch->name);
+    if (c && deliver(c, o, 0)) {
+        c->spoken = 1;
+    } else {
+        fprintf(stderr, "wordlab kernel: an input_request for a client without a stdin connection: dropped\n");
+        atomic_fetch_add(&ch->g->stdin_dropped, 1);   /* the kernel's wait for its reply ends (kernel_zmq.c) */
+    }
     return 0;
 }
 
@@ -762,6 +766,7 @@ int wl_gate_start(wl_gate *g, void *ctx, void *const pub[WL_GATE_NCH])
 {
     memset(g, 0, sizeof *g);
     atomic_init(&g->subscribers, 0);
+    atomic_init(&g->stdin_dropped, 0);
     int ok = 1, zero = 0;
     for (int i = 0; ok && i < WL_GATE_NCH; i++) {
         wl_gate_chan *ch = g->chan[i] = wl_xcalloc(1, sizeof *ch);

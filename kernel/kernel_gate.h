@@ -58,6 +58,7 @@ typedef struct wl_gate_chan wl_gate_chan;
 typedef struct wl_gate {
     void *inner[WL_GATE_RELAYED];   /* the kernel's ROUTERs (in-process), used by its threads in place of the ports */
     atomic_int subscribers;         /* IOPub connections with a subscription */
+    atomic_int stdin_dropped;       /* input_requests dropped because their client has no stdin connection */
     wl_gate_chan *chan[WL_GATE_NCH];
     void *stop_tx, *stop_rx;        /* wl_gate_stop tells the gate's thread to end */
     pthread_t thread;

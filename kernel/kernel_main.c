@@ -188,8 +188,8 @@ int wl_kernel_main(int argc, char **argv, const wl_interp_opts *opts)
     wl_port stdin_port = {0};
     wl_zchan zshell = {0};
     wl_control control = {0};
-    wl_zchan_init(&zshell, "shell", &stdin_port, &gate.subscribers);
-    wl_zchan_init(&control.z, "control", NULL, &gate.subscribers);
+    wl_zchan_init(&zshell, "shell", &stdin_port, &gate.subscribers, &gate.stdin_dropped);
+    wl_zchan_init(&control.z, "control", NULL, &gate.subscribers, &gate.stdin_dropped);
     wl_chan shell = {.k = &k, .t = &zshell.t, .is_shell = 1};
     control.c = (wl_chan){.k = &k, .t = &control.z.t};
     ok = ok && !wl_port_init(&zshell.req, &wire, gate.inner[WL_GATE_SHELL], "shell") &&

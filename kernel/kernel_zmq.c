@@ -38,14 +38,17 @@ static int publish(void *ud, const wl_request *parent, const char *type, cJSON *
     return send_logged(&((wl_zchan *)ud)->iopub, parent, 0, type, content);
 }
 
-/* input_request on stdin with the shell request's routing ids, then waits for input_reply. */
+/* input_request on stdin with the shell request's routing ids, then waits for input_reply; -1 at once when the gate
+ * drops the request (its client connected no stdin channel: nobody could answer). */
 static int input(void *ud, const wl_request *req, cJSON *content, int (*stop)(void *arg), void *arg, char *out,
                  size_t cap)
 {
-    wl_port *p = ((wl_zchan *)ud)->stdin_port;
+    wl_zchan *z = ud;
+    wl_port *p = z->stdin_port;
+    int dropped = atomic_load(z->stdin_dropped);
     if (send_logged(p, req, 1, "input_request", content)) return -1;
     for (;;) {
-        if (stop(arg)) return -1;
+        if (stop(arg) || atomic_load(z->stdin_dropped) != dropped) return -1;
         zmq_pollitem_t it = {p->sock, 0, ZMQ_POLLIN, 0};
         int r = zmq_poll(&it, 1, INPUT_POLL_MS);
         if (r < 0 && errno != EINTR) return -1;
@@ -93,10 +96,12 @@ static void await_listener(void *ud)
         nanosleep(&tick, NULL);
 }
 
-void wl_zchan_init(wl_zchan *z, const char *name, wl_port *stdin_port, atomic_int *subscribers)
+void wl_zchan_init(wl_zchan *z, const char *name, wl_port *stdin_port, atomic_int *subscribers,
+                   atomic_int *stdin_dropped)
 {
     z->stdin_port = stdin_port;
     z->subscribers = subscribers;
+    z->stdin_dropped = stdin_dropped;
     z->t = (wl_transport){.ud = z,
                           .name = name,
                           .reply = reply,

@@ -1,7 +1,7 @@
 """test_attacks_kernel.py: the kernel under deliberate attack: oversized messages, a peer that claims another
-client's routing id (and clients that reconnect, which must keep working), bytes that are not ZMTP, history floods,
-very long or odd message types, replays after many messages, an address that binds every interface, and requests
-that come right after an error.
+client's routing id (and clients that reconnect, which must keep working), an input for a client without a stdin
+connection, bytes that are not ZMTP, history floods, very long or odd message types, replays after many messages,
+an address that binds every interface, and requests that come right after an error.
 
 Every check waits for a state (a reply, a log line, a zmq connection event), never for a time: a message that
 must be dropped is followed by one that must be answered on the same connection, and the first reply that comes
@@ -180,6 +180,25 @@ def test_a_client_that_reconnects_with_its_routing_id_gets_every_reply(fresh):
             old.stop_channels()
         old = c
     old.stop_channels()
+
+
+def test_an_input_for_a_client_without_a_stdin_connection_fails_and_frees_the_kernel(fresh):
+    """A client that connects shell only and asks for input (allow_stdin true) can never answer: the kernel drops
+    the input_request once the client's stdin connection cannot still be on its way, and the cell ends with an
+    InputError instead of holding shell (and every other client) until someone interrupts it. Then it runs the
+    cell's default, and the kernel answers the next client."""
+    km, kc = fresh
+    with ku.RawClient(km, "shell") as lone:
+        _, msg_id = lone.send("execute_request", {"code": 'input "who? "', "silent": False, "store_history": True,
+                                                  "user_expressions": {}, "allow_stdin": True, "stop_on_error": True})
+        header, content = lone.recv_reply_to(msg_id, timeout=4 * ku.TIMEOUT)
+        assert header["msg_type"] == "execute_reply" and content["status"] == "error", content
+        assert content["ename"] == "InputError", content
+        _, msg_id = lone.send("execute_request", {"code": 'input "who? " default=nobody', "silent": False,
+                                                  "store_history": True, "user_expressions": {}, "allow_stdin": True,
+                                                  "stop_on_error": True})
+        assert lone.recv_reply_to(msg_id, timeout=4 * ku.TIMEOUT)[1]["status"] == "ok"
+    client_round(kc)
 
 
 def test_two_clients_with_one_routing_id_each_get_their_replies(fresh):
