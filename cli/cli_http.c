@@ -10,7 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
-#define CLI_HTTP_MAX_BODY (256u << 20)   /* a rows page is about 100 KB */
+/* An answer's most bytes, decoded: a rows page is about 100 KB and a Hub answer a few KB; the JSON parse that follows
+ * takes about 30 times its text, so a small compressed answer must not decode to much more. */
+#define CLI_HTTP_MAX_BODY (16u << 20)
 
 typedef struct http_xfer {
     char *body;

@@ -314,6 +314,16 @@ def test_malformed_json_is_retried_then_an_error(fake, tmp_path):
     assert "revision from the Hugging Face Hub" in r.stderr
 
 
+def test_a_compressed_answer_that_decodes_past_the_limit_is_refused(fake, tmp_path):
+    """A server (a mirror given with api=, or one that answers for the Hub) sends 100 KB of gzip that would decode to
+    a 20 MiB JSON array: the fetch stops reading at 16 MiB (a Hub answer is a few KB, a page of rows about 100 KB)
+    and says so, instead of decoding and parsing it whole (a JSON parse takes about 30 times its text)."""
+    fake.queue("hub", ("bomb", 20))
+    r = run(corpus_cmd(fake, tmp_path))
+    assert r.returncode == 1 and "the answer is over 16 MiB" in r.stderr, r.stderr
+    assert len(fake.requests()) == 1
+
+
 def test_an_http_error_is_not_retried(fake, tmp_path):
     fake.queue("hub", ("status", 404))
     r = run(corpus_cmd(fake, tmp_path))

@@ -1,5 +1,6 @@
 """tinystories_fake.py: a fake of the Hugging Face Hub API and the Dataset Viewer rows API on 127.0.0.1 (plain
 HTTP, a free port), serving rows that this module makes, with faults a test queues per request."""
+import gzip
 import http.server
 import json
 import random
@@ -29,7 +30,8 @@ class Fake:
     """The server. faults[key] is a list of actions taken by the next requests for key ("hub" or a page offset):
     ("status", code, headers) answers with that status; "partial", "truncated", "malformed", ("rows", n) spoil the
     page; "block" holds the request until release() (blocked is set meanwhile); "drip" sends the page 2 bytes every
-    half second, until the client goes away or the fake closes; None answers normally."""
+    half second, until the client goes away or the fake closes; ("bomb", mib) answers with a gzip body of 100 KB
+    that decodes to a JSON array of mib MiB; None answers normally."""
 
     def __init__(self):
         self.revision = REVISION
@@ -132,6 +134,9 @@ class Fake:
             action = None
         if isinstance(action, tuple) and action[0] == "status":
             return self._send(h, action[1], b'{"error": "fake"}', action[2] if len(action) > 2 else ())
+        if isinstance(action, tuple) and action[0] == "bomb":
+            zeros = b"[" + b"0," * (action[1] << 19) + b"0]"
+            return self._send(h, 200, gzip.compress(zeros), [("Content-Encoding", "gzip")])
         if key == "hub":
             body = json.dumps({"id": "roneneldan/TinyStories", "sha": self.revision, "private": False}).encode()
         else:
