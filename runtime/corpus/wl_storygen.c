@@ -27,6 +27,10 @@ typedef struct sg_story {
 } sg_story;
 
 #define SG_N(a) (sizeof(a) / sizeof((a)[0]))
+/* Nesting of templates: from SG_DEPTH_CALM on, a draw from a word list takes its plainest entry (sg_draw), so that
+ * the lists' circles end (one text in about 400,000 nested past it); past SG_DEPTH_MAX the tables are wrong. */
+#define SG_DEPTH_CALM 12
+#define SG_DEPTH_MAX 24
 /* Percent of openings and of the middle's sentences taken from the bank of written sentences. */
 #define SG_BANK_PCT 55
 /* Percent of the texts that are a snippet of one to three sentences (sg_snippet), and percent of the snippets
@@ -178,15 +182,31 @@ static int sg_is(const char *name, size_t n, const char *want)
     return strlen(want) == n && memcmp(name, want, n) == 0;
 }
 
+/* The entry of l with the fewest slots and alternatives (the first of them): where a draw nests too deep. */
+static const char *sg_plainest(const wl_sg_list *l)
+{
+    const char *best = NULL;
+    size_t fewest = (size_t)-1;
+    for (size_t i = 0; i < l->words.n; i++) {
+        size_t k = 0;
+        for (const char *c = l->words.items[i]; *c; c++) k += *c == '{' || *c == '[';
+        if (k < fewest) best = l->words.items[i], fewest = k;
+    }
+    return best;
+}
+
 /* A word drawn from the list called name[0..n), or NULL if there is no such list. A word list
  * with a part of speech gives, 30 times in 100, a word of another list of the same part of
  * speech instead: the odd word in an unusual place, so that a model meets every word after
- * many contexts, as in real text, while the sentence stays grammatical. */
-static const char *sg_draw(sg_story *st, const char *name, size_t n)
+ * many contexts, as in real text, while the sentence stays grammatical. The lists refer to one
+ * another in circles (an object can hold a verb phrase that holds an object), so a draw nested
+ * SG_DEPTH_CALM deep takes the list's plainest entry, which ends the circle (sg_plainest). */
+static const char *sg_draw(sg_story *st, const char *name, size_t n, int depth)
 {
     for (size_t i = 0; i < wl_sg_nlists; i++) {
         const wl_sg_list *l = &wl_sg_lists[i];
         if (!sg_is(name, n, l->name)) continue;
+        if (depth >= SG_DEPTH_CALM) return sg_plainest(l);
         if (l->pos && sg_chance(st, 30)) {
             const wl_sg_list *o;
             do o = &wl_sg_lists[sg_pick(st, wl_sg_nlists)]; while (!o->pos || strcmp(o->pos, l->pos) != 0);
@@ -233,7 +253,7 @@ static void sg_slot(sg_story *st, const char *name, size_t n, int depth)
     else if (sg_is(name, n, "W")) v = st->town;
     else if (sg_is(name, n, "X")) v = st->animal;
     else if (sg_is(name, n, "B")) v = st->body;
-    else v = sg_draw(st, name, n);
+    else v = sg_draw(st, name, n, depth);
     if (!v) {
         if (!st->bad) { st->bad = name; st->bad_len = n; }
         return;
@@ -249,7 +269,7 @@ static void sg_slot(sg_story *st, const char *name, size_t n, int depth)
 /* Expands the template t..end: alternatives [a|b], slots {name}, literal text. */
 static void sg_expand(sg_story *st, const char *t, const char *end, int depth)
 {
-    if (depth > 12) { if (!st->bad) { st->bad = t; st->bad_len = (size_t)(end - t); } return; }
+    if (depth > SG_DEPTH_MAX) { if (!st->bad) { st->bad = t; st->bad_len = (size_t)(end - t); } return; }
     while (t < end) {
         if (*t == '[') {
             const char *opts[32], *close = NULL;
@@ -644,8 +664,8 @@ static void sg_write(sg_story *st)
     st->size = wl_sg_sizes.items[sg_pick_tail(st, wl_sg_sizes.n)];
     st->place = &wl_sg_places[sg_pick_tail(st, wl_sg_nplaces)];
     st->town = wl_sg_towns.items[sg_pick_tail(st, wl_sg_towns.n)];
-    st->animal = sg_draw(st, "animal", 6);
-    st->body = sg_draw(st, "body", 4);
+    st->animal = sg_draw(st, "animal", 6, 0);
+    st->body = sg_draw(st, "body", 4, 0);
     const wl_sg_plot *plot = &wl_sg_plots[sg_pick(st, wl_sg_nplots)];
     st->brief = sg_chance(st, 25);
 

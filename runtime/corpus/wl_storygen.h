@@ -23,8 +23,7 @@
  * dialogue whose verb phrases, objects and prepositional phrases combine freely over large word
  * lists, so that a word is followed by many different words, as in real text. The texts that
  * fall in the training split (the corpus's rule, a hash of the text) then get noise: words
- * replaced by a word that follows the same token in some training text or by any word of the
- * tables, punctuation dropped or replaced, so that models keep some probability for any word in
+ * replaced by any word of the tables, punctuation dropped or replaced, so that models keep some probability for any word in
  * a context they have not seen it in; validation and test texts stay as written. Some stories
  * open in the middle of things and about 4% stop after a word, as truncated stories do in
  * generated collections. The dgx corpus has the figures of TinyStories that docs/data.md lists
