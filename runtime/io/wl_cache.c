@@ -152,11 +152,14 @@ static int older(const void *a, const void *b)
     return x->t.tv_nsec < y->t.tv_nsec ? -1 : x->t.tv_nsec > y->t.tv_nsec;
 }
 
+/* The bytes the folder's entries may take. */
+static uint64_t cache_limit(const wl_cache *c) { return c->limit ? c->limit : WL_CACHE_DEFAULT_LIMIT; }
+
 /* Removes the entries used longest ago (never keep) until the folder's entries take at most limit bytes, and the
  * temporary files of writers that died (untouched for 10 minutes). */
 static void evict(const wl_cache *c, const char *keep)
 {
-    uint64_t limit = c->limit ? c->limit : WL_CACHE_DEFAULT_LIMIT, total = 0;
+    uint64_t limit = cache_limit(c), total = 0;
     DIR *d = opendir(c->dir);
     if (!d) return;
     used *u = NULL;
@@ -269,6 +272,15 @@ int wl_cache_get(const wl_cache *c, const char *name, wl_cache_fill_fn fill, voi
     uint64_t len64 = len;
     memcpy(buf + OFF_LEN, &len64, 8);
     memcpy(buf + OFF_KEY, key, 32);
+    uint64_t limit = cache_limit(c);
+    if (len + WL_CACHE_HEAD > limit) {
+        /* stored, it would evict every other entry and still pass the limit */
+        close(lfd);
+        note(c, "the cache entry %s would take %.1f MiB, over the cache's limit of %.1f MiB; kept here only", path,
+             (double)(len + WL_CACHE_HEAD) / (1 << 20), (double)limit / (1 << 20));
+        *e = (wl_cache_entry){.data = buf + WL_CACHE_HEAD, .len = len, .base = buf};
+        return 0;
+    }
     int stored = sha256(buf + WL_CACHE_HEAD, len, buf + OFF_SUM) == 0 && entry_write(c->dir, path, buf, len) == 0;
     close(lfd);
     if (stored) evict(c, file);

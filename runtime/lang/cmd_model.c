@@ -21,7 +21,7 @@ static int model_new(wl_call *c, wl_value **out)
     if (!vopt)
         return wl_call_fail(c, "ArgumentError", c->argc + 1, "`model new` needs vocab=: a vocabulary (vocab=$stories.vocab) or its size (vocab=1500)");
     if (vopt->type == WL_V_NUM) {
-        if (wl_opt_int(c, "vocab", 0, 5, 100000, &vsize)) return -1;
+        if (wl_opt_int(c, "vocab", 0, 5, WL_MODEL_MAX_V, &vsize)) return -1;
     } else {
         vv = lang_vocab_from(c, vopt, wl_call_optword(c, "vocab"));
         if (!vv) return -1;

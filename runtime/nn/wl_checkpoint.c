@@ -140,9 +140,9 @@ static const wl_npy *embedding(const char *path, const wl_npz *z, wl_err *err)
 {
     const wl_npy *e = wl_npz_find(z, EMB_NAME);
     if (!e) wl_fail(err, "%s: the checkpoint has no array '%s'", path, EMB_NAME);
-    else if (e->ndim != 2 || e->shape[1] != WL_D || e->shape[0] <= WL_UNK || e->shape[0] > (1u << 24))
-        wl_fail(err, "%s: array '%s' must have shape [V, %d], got %d dimensions [%zu, ...]", path, EMB_NAME, WL_D,
-                e->ndim, e->ndim > 0 ? e->shape[0] : 0);
+    else if (e->ndim != 2 || e->shape[1] != WL_D || e->shape[0] <= WL_UNK || e->shape[0] > WL_MODEL_MAX_V)
+        wl_fail(err, "%s: array '%s' must have shape [V, %d] with V from %d to %d, got %d dimensions [%zu, ...]", path,
+                EMB_NAME, WL_D, WL_UNK + 1, WL_MODEL_MAX_V, e->ndim, e->ndim > 0 ? e->shape[0] : 0);
     else return e;
     return NULL;
 }

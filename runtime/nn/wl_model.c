@@ -70,9 +70,9 @@ int wl_model_layout(wl_model *m, const char *kind_name, int V, int heads, wl_err
     memset(m, 0, sizeof *m);
     if (!kind_name || (strcmp(kind_name, "mlp") && strcmp(kind_name, "attention") && strcmp(kind_name, "multihead")))
         return wl_fail(err, "unknown model kind '%s': choose mlp, attention or multihead", kind_name ? kind_name : "");
-    if (V < 4 || V > (1 << 24))
-        return wl_fail(err, "model %s: vocabulary size %d is outside 4..16777216 (ids 0..3 are the special tokens)",
-                       kind_name, V);
+    if (V < 4 || V > WL_MODEL_MAX_V)
+        return wl_fail(err, "model %s: vocabulary size %d is outside 4..%d (ids 0..3 are the special tokens)",
+                       kind_name, V, WL_MODEL_MAX_V);
     int multi = strcmp(kind_name, "multihead") == 0;
     if (heads == 0) heads = multi ? 4 : 1;
     if (!multi && heads != 1)

@@ -13,6 +13,9 @@
 
 #define WL_T WL_CONTEXT   /* the model's context is the corpus's window length (64) */
 #define WL_D 64
+/* The largest vocabulary of a model (`model new`, a checkpoint's embedding): 100,000 words keep the largest model
+ * near 40 MB of weights. */
+#define WL_MODEL_MAX_V 100000
 #define WL_F 256
 #define WL_MAX_PARAMS 12
 

@@ -198,6 +198,17 @@ static void test_eviction(void)
     CHECK_MSG(access(paths[0], F_OK) == 0, "A (used last) was evicted");
     CHECK_MSG(access(paths[1], F_OK) != 0, "B (used longest ago) was kept past the limit");
     CHECK_MSG(access(paths[2], F_OK) == 0, "C was evicted though the limit needed one entry gone");
+    /* an entry larger than the limit is computed and given, never stored: it would evict every other entry */
+    notes[0] = 0;
+    c.note = note;
+    job big = {.seed = 14, .len = 4 * entry};
+    CHECK(wl_cache_get(&c, "E", fill, &big, &e, &err) == 0);
+    CHECK_MSG(payload_ok(&e, &big) && !e.cached, "the oversized entry's payload is not the computed one");
+    wl_cache_release(&e);
+    CHECK_MSG(wl_cache_entry_path(&c, "E", path_of, sizeof path_of) == 0 && access(path_of, F_OK) != 0,
+              "an entry over the limit was stored");
+    CHECK_MSG(strstr(notes, "over the cache's limit") != NULL, "the note says: %s", notes);
+    CHECK_MSG(access(paths[0], F_OK) == 0 && access(paths[2], F_OK) == 0, "the oversized entry evicted others");
 }
 
 static void test_not_mine_and_bypass(void)

@@ -312,6 +312,15 @@ static void test_declared_bound(void)
     CHECK_MSG(strstr(err.msg, "declared.npz: its arrays declare 1480009472 bytes, more than the") &&
               strstr(err.msg, "that a checkpoint with a vocabulary of 37 tokens holds"), "%s", err.msg);
     unlink(p);
+    /* a vocabulary past what `model new` makes: a few MB of zeros would declare, and inflate to, gigabytes */
+    const zc_member big[1] = {{"state__token_embedding.weight.npy", "<f4", "(1000000, 64)", (size_t)1000000 * 64 * 4}};
+    buf = zc_build(big, 1, &len);
+    CHECK(wl_write_atomic(p, buf, len, &err) == 0);
+    free(buf);
+    CHECK(wl_checkpoint_load(p, 0, NULL, &back, NULL, &err) == -1);
+    CHECK_MSG(strstr(err.msg, "must have shape [V, 64] with V from 4 to 100000") && strstr(err.msg, "[1000000, ...]"),
+              "%s", err.msg);
+    unlink(p);
 }
 
 void wl_test_main(void)
