@@ -1,6 +1,7 @@
 /* lang_comparison.c: the comparison value: a comparison.json read back, each model's mean ± sample std and steps. */
 #include "lang_objs.h"
 
+#include "wl_compare.h"
 #include "wl_utf8.h"
 
 #include <cjson/cJSON.h>
@@ -168,7 +169,7 @@ int lang_comparison_load(wl_call *c, const char *where, int word, wl_value **out
     else wl_buf_printf(&b, "%s/comparison.json", where);
     char *path = wl_buf_take(&b), *text;
     size_t len;
-    if (wl_read_file(path, &text, &len, c->err)) {
+    if (wl_read_file_max(path, WL_COMPARE_FILE_MAX, &text, &len, c->err)) {
         free(path);
         c->errword = word;
         return -1;

@@ -256,7 +256,7 @@ static int load_existing(state *st, const char *outdir, int *kept, wl_err *err)
     char *text;
     size_t len;
     if (access(st->path, F_OK) != 0) return 0;
-    if (wl_read_file(st->path, &text, &len, err) < 0) return -1;
+    if (wl_read_file_max(st->path, WL_COMPARE_FILE_MAX, &text, &len, err) < 0) return -1;
     char why[WL_ERR_MAX / 2];
     cJSON *root = wl_corpus_json_parse(text, len, why, sizeof why);
     free(text);

@@ -11,6 +11,9 @@
 
 #define WL_COMPARE_MAX_MODELS 8
 #define WL_COMPARE_MAX_SEEDS 16
+/* The most bytes of a comparison.json read back (the protocol's is about 20 KB; its JSON parse takes about 30 times
+ * its text). */
+#define WL_COMPARE_FILE_MAX ((size_t)16 << 20)
 
 typedef struct wl_compare_model {
     char kind[16];      /* "mlp", "attention" or "multihead" */

@@ -313,8 +313,8 @@ def test_a_reader_refuses_what_is_not_a_regular_file(tmp_path, reader, kind):
     assert f"{shown}, not a regular file; wordlab reads only regular files" in text(p), text(p)
 
 
-@pytest.mark.parametrize("reader,limit", [("vocab", 64 << 20), ("model", (2 << 30) + (16 << 20)), ("run", 1 << 20),
-                                          ("results", 4 << 30), ("corpus", 4 << 30)])
+@pytest.mark.parametrize("reader,limit", [("vocab", 16 << 20), ("model", (2 << 30) + (16 << 20)), ("run", 1 << 20),
+                                          ("results", 16 << 20), ("corpus", 4 << 30)])
 def test_a_reader_checks_the_size_against_its_limit_before_reading(tmp_path, reader, limit):
     path = tmp_path / "input.json"
     with open(path, "wb") as f:
