@@ -213,19 +213,23 @@ static int term_input(void *ud, const char *prompt, int password, char *out, siz
     char *line = NULL;
     size_t n = 0, len;
     int k = wl_read_line(stdin, &line, &n, &len);   /* Ctrl-C: read fails with EINTR (no SA_RESTART) */
+    int why = errno;
     if (quiet) {
         tcsetattr(STDIN_FILENO, TCSANOW, &old);
         putchar('\n');
     }
-    if (k <= 0) {   /* the end of the input, or an error, said here: the command only learns there is no input */
-        if (k < 0 && errno != EINTR) fprintf(stderr, "wordlab: input: cannot read stdin: %s\n", wl_read_line_why(errno));
+    int too_long = k < 0 && why == EFBIG;   /* past wl_read_line's limit: the rest of the line goes too */
+    for (int ch; too_long && (ch = getchar()) != EOF && ch != '\n';) {}
+    if (k <= 0 && !too_long) {   /* the end of the input, or an error, said here: the command learns only that */
+        if (k < 0 && why != EINTR) fprintf(stderr, "wordlab: input: cannot read stdin: %s\n", wl_read_line_why(why));
         free(line);
         clearerr(stdin);
         return -1;
     }
-    snprintf(out, cap, "%s", line);
+    int fits = !too_long && len < cap;
+    if (fits) memcpy(out, line, len + 1);
     free(line);
-    return 0;
+    return fits ? 0 : 1;
 }
 
 static void print_error(const term *t, const wl_lang_error *e)

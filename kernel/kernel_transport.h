@@ -31,7 +31,8 @@ typedef struct wl_transport {
     /* A message on IOPub with parent req (NULL: none). */
     int (*publish)(void *ud, const wl_request *parent, const char *type, cJSON *content);
     /* Shell only (NULL on control): sends input_request content on stdin to req's sender and waits for its
-     * input_reply, asking stop(arg) between waits; 0 with the value in out[cap], -1 when stopped or failed. */
+     * input_reply, asking stop(arg) between waits; 0 with the value in out[cap], 1 when the value has cap bytes or
+     * more (out left empty), -1 when stopped or failed. */
     int (*input)(void *ud, const wl_request *req, cJSON *content, int (*stop)(void *arg), void *arg, char *out,
                  size_t cap);
     /* A request already queued on this channel, without waiting: 1 with *out filled (give it back with

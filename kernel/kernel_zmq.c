@@ -57,9 +57,10 @@ static int input(void *ud, const wl_request *req, cJSON *content, int (*stop)(vo
         if (wl_wire_recv(p, &m, ZMQ_DONTWAIT) != 1) continue;
         int ok = !strcmp(m.type, "input_reply");
         const char *value = wl_json_str(m.content, "value");
-        if (ok) snprintf(out, cap, "%s", value ? value : "");
+        size_t len = value ? strlen(value) : 0;
+        if (ok && len < cap) memcpy(out, value ? value : "", len + 1);
         wl_msg_free(&m);
-        if (ok) return 0;
+        if (ok) return len < cap ? 0 : 1;
     }
 }
 

@@ -9,6 +9,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -125,7 +126,8 @@ namespace
         {
             nl::json c = to_json(content);
             std::string value = xeus::blocking_input_request(c["prompt"], c["password"]);
-            std::snprintf(out, cap, "%s", value.c_str());
+            if (value.size() >= cap) return 1;
+            std::memcpy(out, value.c_str(), value.size() + 1);
             return 0;
         }
 

@@ -44,7 +44,8 @@ typedef struct wl_sink {
     void (*display)(void *ud, const char *display_id, const wl_mime *bundle, int update);
     /* Clears the current cell's output (wait != 0: when the next output arrives). */
     void (*clear)(void *ud, int wait);
-    /* Asks the user for a line; returns 0 and fills out (NUL-terminated), or -1 if no input is possible. */
+    /* Asks the user for a line; returns 0 and fills out (NUL-terminated), 1 when the answer has cap bytes or more
+     * (out is left empty: an answer is never cut), or -1 if no input is possible. */
     int (*input)(void *ud, const char *prompt, int password, char *out, size_t cap);
     /* Set to non-zero (by a signal handler or interrupt_request) to stop the running command. */
     volatile sig_atomic_t *interrupt;

@@ -25,11 +25,15 @@ static int cmd_input(wl_call *c, wl_value **out)
     if (wl_opt_int(c, "password", 0, 0, 1, &password)) return -1;
     const char *dflt = wl_opt_has(c, "default") ? wl_opt_str(c, "default", "") : NULL;
     if (wl_opt_has(c, "default") && !dflt) return -1;
-    char line[4096];
-    if (c->sink && c->sink->input && c->sink->input(c->sink->ud, prompt, (int)password, line, sizeof line) == 0) {
-        *out = wl_str(line);
-        return 0;
-    }
+    enum { LINE_MAX_BYTES = 1 << 16 };
+    char *line = wl_xmalloc(LINE_MAX_BYTES);
+    int got = c->sink && c->sink->input ? c->sink->input(c->sink->ud, prompt, (int)password, line, LINE_MAX_BYTES) : -1;
+    if (got == 0) *out = wl_str(line);
+    free(line);
+    if (got == 0) return 0;
+    if (got == 1)
+        return wl_call_fail(c, "InputError", 0, "the answer is longer than %d bytes, the most an input takes",
+                            LINE_MAX_BYTES - 1);
     if (wl_sink_interrupted(c->sink))
         return wl_call_fail(c, "Interrupted", 0, "interrupted while waiting for input");
     if (dflt) {

@@ -274,6 +274,21 @@ def test_an_endless_script_on_stdin_is_refused_past_the_limit():
     assert "LimitError" in p.stderr.decode()
 
 
+@pytest.mark.parametrize("answer,said", [
+    ("é" * 32768, "the answer is longer than 65535 bytes, the most an input takes"),   # one byte over
+    ("a" * (17 << 20), "the answer is longer than 65535 bytes, the most an input takes"),   # past the line limit
+], ids=["one-byte-over", "past-the-line-limit"])
+def test_an_answer_longer_than_an_input_takes_is_refused_whole(tmp_path, answer, said):
+    """`input` in a script reads its answer from stdin: one longer than it takes is refused with an error that says
+    so (never cut inside a character), and the rest of that line is not read as the next answer."""
+    script = tmp_path / "ask.wlab"
+    script.write_text('x = input "name? " default=none\nprint got $x\n')
+    p = run("run", str(script), stdin=(answer + "\nsecond\n").encode())
+    assert p.returncode == 1 and said in text(p) and "got" not in text(p), text(p)[-300:]
+    ok = run("run", str(script), stdin=("é" * 32767 + "\n").encode())
+    assert ok.returncode == 0 and ok.stdout.decode().endswith("é" * 32767 + "\n"), text(ok)[-300:]
+
+
 def test_mean_of_huge_numbers_does_not_overflow():
     p = run("-c", "print [mean 1e308 1e308]\nprint [mean -1e308 -1e308 -1e308]\nperplexity 1e-300 1e-300")
     assert p.returncode == 0, text(p)

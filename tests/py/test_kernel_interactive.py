@@ -109,6 +109,23 @@ def test_input_request(kernel):
     ku.collect(kc, msg_id)
 
 
+def test_an_answer_longer_than_an_input_takes_is_refused_not_cut(kernel):
+    """65,535 bytes are the most an input takes: an answer of 2 bytes more (multi-byte characters) is refused whole
+    with an error that says so, never cut inside a character; the next answer is read as usual."""
+    km, kc = kernel
+    for answer, ok in (("é" * 32767, True), ("é" * 32768, False)):
+        msg_id = kc.execute('x = input "name? "\nprint $x', allow_stdin=True, stop_on_error=False)
+        assert kc.get_stdin_msg(timeout=ku.TIMEOUT)["parent_header"]["msg_id"] == msg_id
+        kc.input(answer)
+        reply = ku.shell_reply(kc, msg_id)
+        printed = ku.stdout_text(ku.collect(kc, msg_id))
+        if ok:
+            assert reply["content"]["status"] == "ok" and printed == answer + "\n", reply["content"]
+        else:
+            assert reply["content"]["ename"] == "InputError", reply["content"]
+            assert "longer than 65535 bytes, the most an input takes" in reply["content"]["evalue"]
+
+
 def test_allow_stdin_false_is_honoured(kernel):
     km, kc = kernel
     refused, msgs = ku.run(kc, 'input "who? "', allow_stdin=False, stop_on_error=False)
