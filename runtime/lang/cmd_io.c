@@ -127,7 +127,8 @@ const wl_command wl_cmds_io[] = {
      .summary = "ask the user for a line of text",
      .help = "Shows PROMPT and gives the line the user typed as a string. password=1 hides what is typed.\n"
              "Where nobody can answer (a script without a terminal, a notebook run headless),\n"
-             "it gives default=TEXT, or fails when there is no default.",
+             "it gives default=TEXT, or fails when there is no default. A line longer than 65,535 bytes is\n"
+             "refused whole (an error says so), never cut.",
      .example = "name = input \"your name? \" default=\"world\"\nprint \"hello, $name\"",
      .min_args = 0, .max_args = 1, .options = "password default", .fn = cmd_input},
     {.name = "clear", .topic = "input and output", .synopsis = "clear [wait=1]",
