@@ -50,6 +50,7 @@ typedef struct wl_gate_conn {
     long long opened_us;                  /* µs: connected (stdin_of tells connections a millisecond apart) */
     long long heard, pinged;              /* ms: bytes last received, PING sent since (0: none) */
     int spoken;                           /* a message was handed to it: its silence means nothing (it may read late) */
+    int vouched;                          /* it sent a message signed with the key (kernel_gate.h) */
     long long mark, mark_at;              /* z.done when a message was first seen unfinished, and when (0: none) */
     wl_gate_held *held;
     wl_zmtp z;
@@ -342,6 +343,25 @@ static void echo(wl_gate_conn *c, wl_zmtp_frame *frames, int n)
 
 /* A whole message from a client: on a relayed port, the token (the connection's number and its claimed routing id),
  * then its frames, queued for the kernel; on IOPub a subscription ([1 or 0, topic]), on heartbeat an echo. */
+/* Whether the frames are a message signed with the key that is not a copy of one the kernel signed (its header
+ * names the kernel's session: IOPub shows those to every subscriber). */
+static int signed_by_client(wl_gate *g, const wl_zmtp_frame *frames, int n)
+{
+    static const char delim[] = "<IDS|MSG>";
+    int d = 0;
+    while (d < n && !(frames[d].len == sizeof delim - 1 && !memcmp(frames[d].data, delim, sizeof delim - 1))) d++;
+    if (n < d + 6) return 0;
+    const void *part[4];
+    size_t len[4];
+    for (int i = 0; i < 4; i++) {
+        part[i] = frames[d + 2 + i].data;
+        len[i] = frames[d + 2 + i].len;
+    }
+    const char *session = g->sig.wire->session;
+    return wl_port_signed(&g->sig, frames[d + 1].data, frames[d + 1].len, part, len) &&
+           !memmem(part[0], len[0], session, strlen(session));
+}
+
 static void on_message(void *ud, wl_zmtp_frame *frames, int n)
 {
     wl_gate_conn *c = ud;
@@ -359,6 +379,7 @@ static void on_message(void *ud, wl_zmtp_frame *frames, int n)
         for (int i = 0; i < n; i++) free(frames[i].data);
         return;
     }
+    if (!c->vouched) c->vouched = signed_by_client(ch->g, frames, n);
     wl_gate_msg *m = wl_xmalloc(sizeof *m + (size_t)(n + 1) * sizeof(zmq_msg_t));
     m->next = NULL;
     size_t tlen = CONN_ID + c->claim_len, cost = tlen + (size_t)(n + 1) * FRAME_COST;
@@ -390,8 +411,37 @@ static void on_message(void *ud, wl_zmtp_frame *frames, int n)
 
 /* ---- the clients' side ---- */
 
+/* Whether c is vouched for: it sent a client's signed message, or connected within WL_GATE_STDIN_NEAR_MS of a shell
+ * connection that did. */
+static int vouched(const wl_gate_conn *c)
+{
+    if (c->vouched) return 1;
+    const wl_gate_chan *shell = c->ch->g->chan[WL_GATE_SHELL];
+    for (size_t i = 0; i < shell->nconns; i++) {
+        const wl_gate_conn *o = shell->conns[i];
+        if (o->vouched && !o->gone && llabs(o->opened_us - c->opened_us) <= 1000LL * WL_GATE_STDIN_NEAR_MS) return 1;
+    }
+    return 0;
+}
+
+/* On a full port: closes the oldest connection that is not vouched for (its place is free once it is gone: at once,
+ * unless its close has to wait for room). */
+static void evict(wl_gate_chan *ch)
+{
+    wl_gate_conn *oldest = NULL;
+    for (size_t i = 0; i < ch->nconns; i++) {
+        wl_gate_conn *c = ch->conns[i];
+        if (c->gone || c->closing || vouched(c)) continue;
+        if (!oldest || c->opened_us < oldest->opened_us) oldest = c;
+    }
+    if (!oldest) return;
+    shut(oldest, "the port is full and it is not vouched for (no signed message): its place goes to a new one");
+    reap(ch);
+}
+
 static void accept_conn(wl_gate_chan *ch, const unsigned char *id)
 {
+    if (ch->nconns >= WL_GATE_CONNS_MAX) evict(ch);
     if (ch->nconns >= WL_GATE_CONNS_MAX) {
         fprintf(stderr, "wordlab kernel: refused a connection on %s: it has %d already\n", ch->name,
                 WL_GATE_CONNS_MAX);
@@ -724,6 +774,7 @@ static void free_chans(wl_gate *g)
         free(g->chan[i]);
         g->chan[i] = NULL;
     }
+    wl_port_free(&g->sig);
 }
 
 /* The kernel's side of a relayed port: its ROUTER, bound in-process, and the gate's DEALER on it. */
@@ -762,9 +813,10 @@ void *wl_gate_port(void *ctx, int linger_ms)
     return s;
 }
 
-int wl_gate_start(wl_gate *g, void *ctx, void *const pub[WL_GATE_NCH])
+int wl_gate_start(wl_gate *g, void *ctx, void *const pub[WL_GATE_NCH], wl_wire *wire)
 {
     memset(g, 0, sizeof *g);
+    wl_port_init(&g->sig, wire, NULL, "gate");
     atomic_init(&g->subscribers, 0);
     atomic_init(&g->stdin_dropped, 0);
     int ok = 1, zero = 0;

@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "kernel_wire.h"
+
 /* Why not libzmq's own ROUTER, PUB and heartbeat sockets (README, "The kernel's ports"): libzmq keeps every frame
  * of a multipart message until its last one arrives, whatever ZMQ_MAXMSGSIZE (a bound per frame) and the high-water
  * marks (counted in whole messages) say, so one peer that never ends a message holds memory without bound; its PUB
@@ -26,7 +28,12 @@
  * - iopub: a PUB to SUB/XSUB peers; a peer's subscriptions are counted, not kept: a subscribed peer gets every
  *   message (its SUB socket drops the topics it did not ask for).
  * - heartbeat: every message is sent back to its connection.
- * Bounds: at most WL_GATE_CONNS_MAX connections per port. A connection is closed without its handshake after
+ * Bounds: at most WL_GATE_CONNS_MAX connections per port. A connection is vouched for when it has sent a message
+ * signed with the key (not a copy of one of the kernel's own, which IOPub shows everyone), or connected within
+ * WL_GATE_STDIN_NEAR_MS of a shell connection that did (a client connects its channels together). When a port is
+ * full, a new connection takes the place of the oldest one that is not vouched for, so peers without the key cannot
+ * hold every place (a client's first request comes at once, and vouches for its channels, long before as many
+ * newer connections have come as the port holds); only when every connection is vouched for is the new one refused. A connection is closed without its handshake after
  * WL_GATE_HANDSHAKE_MS; when it was never sent a message, silent for WL_GATE_SILENT_MS (PINGed after
  * WL_GATE_PING_MS; one that was sent messages may be busy with them, and TCP keepalive finds it if it vanished); with a
  * message unfinished for WL_GATE_MESSAGE_MS; or with a message over the limits of kernel_wire.h. What shell, control and
@@ -59,6 +66,7 @@ typedef struct wl_gate {
     void *inner[WL_GATE_RELAYED];   /* the kernel's ROUTERs (in-process), used by its threads in place of the ports */
     atomic_int subscribers;         /* IOPub connections with a subscription */
     atomic_int stdin_dropped;       /* input_requests dropped because their client has no stdin connection */
+    wl_port sig;                    /* the gate thread's signature check (wl_port_signed), no socket */
     wl_gate_chan *chan[WL_GATE_NCH];
     void *stop_tx, *stop_rx;        /* wl_gate_stop tells the gate's thread to end */
     pthread_t thread;
@@ -69,8 +77,9 @@ typedef struct wl_gate {
  * set before it), linger_ms of linger. NULL on failure (errno set). */
 void *wl_gate_port(void *ctx, int linger_ms);
 /* Takes the bound ports pub[] (made by wl_gate_port, in WL_GATE_* order), makes inner[] and the PULL at
- * WL_GATE_IOPUB_ENDPOINT, and starts the thread. Returns 0, or -1 (errno set; pub[] stay the caller's). */
-int wl_gate_start(wl_gate *g, void *ctx, void *const pub[WL_GATE_NCH]);
+ * WL_GATE_IOPUB_ENDPOINT, and starts the thread; wire (its key and session) tells who is vouched for. Returns 0, or
+ * -1 (errno set; pub[] stay the caller's). */
+int wl_gate_start(wl_gate *g, void *ctx, void *const pub[WL_GATE_NCH], wl_wire *wire);
 /* Before zmq_ctx_shutdown: relays everything the kernel has sent and published so far, closes the ports (they linger
  * until it is written) and ends the thread. The caller closes inner[] once the threads that use them are done. */
 void wl_gate_stop(wl_gate *g);

@@ -176,7 +176,7 @@ int wl_kernel_main(int argc, char **argv, const wl_interp_opts *opts)
         ok = ok && port[i] && !bind_retry(port[i], conn.endpoint[from_conn[i]], names[i]);
     }
     wl_gate gate = {0};
-    ok = ok && !wl_gate_start(&gate, ctx, port);
+    ok = ok && !wl_gate_start(&gate, ctx, port, &wire);
     if (!ok)
         for (int i = 0; i < WL_GATE_NCH; i++)
             if (port[i]) zmq_close(port[i]);

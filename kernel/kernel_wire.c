@@ -142,6 +142,15 @@ void wl_msg_free(wl_msg *m)
     memset(m, 0, sizeof *m);
 }
 
+int wl_port_signed(wl_port *p, const void *sig, size_t siglen, const void *const part[4], const size_t len[4])
+{
+    if (!p->wire->keylen) return 1;
+    char want[SIG_HEX + 1];
+    if (siglen != SIG_HEX) return 0;
+    sign_parts(p, part, len, want);
+    return sodium_memcmp(want, sig, SIG_HEX) == 0;
+}
+
 /* Checks the frames and the signature, then parses; returns 1, or 0 after logging why it dropped the message. */
 static int check_and_parse(wl_port *p, wl_msg *m)
 {
@@ -159,12 +168,10 @@ static int check_and_parse(wl_port *p, wl_msg *m)
         len[i] = zmq_msg_size(&m->frames[d + 2 + i]);
     }
     if (p->wire->keylen) {
-        char want[SIG_HEX + 1];
         const char *got = zmq_msg_data(&m->frames[d + 1]);
         if (zmq_msg_size(&m->frames[d + 1]) != SIG_HEX) return drop(p, "signature of the wrong length"), 0;
-        sign_parts(p, part, len, want);
-        if (sodium_memcmp(want, got, SIG_HEX)) return drop(p, "bad signature"), 0;
-        if (seen_before(p->wire, want)) return drop(p, "duplicate signature (a replayed message)"), 0;
+        if (!wl_port_signed(p, got, SIG_HEX, part, len)) return drop(p, "bad signature"), 0;
+        if (seen_before(p->wire, got)) return drop(p, "duplicate signature (a replayed message)"), 0;
     }
     cJSON **out[4] = {&m->header, &m->parent, &m->metadata, &m->content};
     static const char *names[4] = {"header", "parent_header", "metadata", "content"};

@@ -63,6 +63,8 @@ void wl_port_free(wl_port *p);
  * memory (a parent_header, metadata or content that is not a JSON object is logged and read as {}); -1 when none
  * was received (errno: EAGAIN with ZMQ_DONTWAIT or after the socket's receive timeout, EINTR, ETERM). */
 int wl_wire_recv(wl_port *p, wl_msg *m, int flags);
+/* Whether sig[0..siglen) is the HMAC of the four parts (always 1 without a key). */
+int wl_port_signed(wl_port *p, const void *sig, size_t siglen, const void *const part[4], const size_t len[4]);
 void wl_msg_free(wl_msg *m);
 
 /* Sends a message of msg_type with the given content (JSON text) and metadata "{}".

@@ -1,6 +1,6 @@
 """test_attacks_kernel.py: the kernel under deliberate attack: oversized messages, a peer that claims another
-client's routing id (and clients that reconnect, which must keep working), an input for a client without a stdin
-connection, bytes that are not ZMTP, history floods, very long or odd message types, replays after many messages,
+client's routing id (and clients that reconnect, which must keep working), peers that hold every place of every
+port, an input for a client without a stdin connection, bytes that are not ZMTP, history floods, very long or odd message types, replays after many messages,
 an address that binds every interface, and requests that come right after an error.
 
 Every check waits for a state (a reply, a log line, a zmq connection event), never for a time: a message that
@@ -9,6 +9,7 @@ back must be that one's.
 """
 import json
 import socket
+import time
 
 import pytest
 import zmq
@@ -199,6 +200,58 @@ def test_an_input_for_a_client_without_a_stdin_connection_fails_and_frees_the_ke
                                                   "stop_on_error": True})
         assert lone.recv_reply_to(msg_id, timeout=4 * ku.TIMEOUT)[1]["status"] == "ok"
     client_round(kc)
+
+
+def hold_every_port(km, n):
+    """n plain libzmq sockets on each of the five ports, as a peer without the key can open (they answer ZMTP PINGs,
+    and reconnect at once when closed); returns (context, sockets)."""
+    info = km.get_connection_info()
+    ctx = zmq.Context()
+    kinds = {"shell": zmq.DEALER, "control": zmq.DEALER, "stdin": zmq.DEALER, "hb": zmq.REQ, "iopub": zmq.SUB}
+    socks = []
+    for channel, kind in kinds.items():
+        for _ in range(n):
+            s = ctx.socket(kind)
+            s.linger = 0
+            s.connect(f"tcp://{info['ip']}:{info[channel + '_port']}")
+            socks.append(s)
+    return ctx, socks
+
+
+def test_peers_without_the_key_holding_every_port_cannot_lock_a_client_out(tmp_path):
+    """40 idle connections on each port (8 more than a port holds, and libzmq reconnects the refused ones): once
+    every port is full (the kernel's log says so), a client that starts gets its places (the oldest connections that
+    sent no signed message give way), is ready (heartbeat included) and gets every reply; more such connections then
+    do not push it out."""
+    km, kc, log = ku.start_logged(tmp_path / "kernel.stderr")
+    kc.stop_channels()
+    ctx, socks = hold_every_port(km, 40)
+    try:
+        deadline = time.monotonic() + ku.TIMEOUT
+        while not all(f"refused a connection on {name}: it has 32 already" in (got := open(log).read()) or
+                      f"closed a connection on {name}: the port is full" in got
+                      for name in ("shell", "control", "stdin", "iopub", "heartbeat")):
+            assert time.monotonic() < deadline, "the ports did not fill up:\n" + open(log).read()[-2000:]
+            time.sleep(0.01)
+        c = km.client()
+        c.start_channels()
+        c.wait_for_ready(timeout=ku.TIMEOUT)
+        client_round(c)
+        more_ctx, more = hold_every_port(km, 40)
+        try:
+            for i in range(3):
+                client_round(c, code=f"mean {i} 2")
+            assert c.is_alive()
+        finally:
+            for s in more:
+                s.close()
+            more_ctx.term()
+        c.stop_channels()
+    finally:
+        for s in socks:
+            s.close()
+        ctx.term()
+        ku.stop(km, kc)
 
 
 def test_two_clients_with_one_routing_id_each_get_their_replies(fresh):
