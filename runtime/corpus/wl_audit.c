@@ -44,7 +44,7 @@ char *wl_corpus_audit_text(const wl_corpus *c)
     wl_buf b = {0};
     char g1[32], g2[32];
     size_t docs = a->split[WL_TRAIN].documents + a->split[WL_VALIDATION].documents + a->split[WL_TEST].documents;
-    wl_buf_printf(&b, "corpus: %s stories from %s\n", grouped(docs, g1), c->source);
+    wl_buf_printf(&b, "corpus: %s %s from %s\n", grouped(docs, g1), docs == 1 ? "story" : "stories", c->source);
     wl_buf_printf(&b, "profile: %s (max_vocab %s, min_freq %zu)\n\n", c->profile.name ? c->profile.name : "?",
               grouped(c->profile.max_vocab, g2), c->profile.min_freq);
     wl_buf_printf(&b, "%-22s", "");

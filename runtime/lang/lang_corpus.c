@@ -112,8 +112,8 @@ const wl_story *lang_corpus_story(wl_call *c, const lang_corpus *lc, wl_split *s
     long long story;
     if (lang_opt_split(c, "test", split) || wl_opt_int(c, "story", 1, 1, LLONG_MAX, &story)) return NULL;
     if ((size_t)story > lc->c.n[*split]) {
-        wl_call_fail(c, "ArgumentError", wl_call_optword(c, "story"), "the %s split has %zu stories", wl_split_name(*split),
-                     lc->c.n[*split]);
+        wl_call_fail(c, "ArgumentError", wl_call_optword(c, "story"), "the %s split has %zu %s", wl_split_name(*split),
+                     lc->c.n[*split], lc->c.n[*split] == 1 ? "story" : "stories");
         return NULL;
     }
     return &lc->c.stories[*split][story - 1];
