@@ -101,6 +101,7 @@ struct wl_gate_chan {
     size_t nconns;
     wl_gate_msg *head, **tail;            /* messages waiting for room on the dealer; none read meanwhile */
     wl_gate_wait *waiting;                /* stdin: input_requests waiting for their connection, oldest first */
+    wl_log_limit log;                     /* its log lines about peers */
 };
 
 static long long now_us(void)
@@ -177,7 +178,7 @@ static void free_ticket(void *data, void *hint)
  * sent yet, the gate ignores its bytes and tries again at its next tick. */
 static void shut(wl_gate_conn *c, const char *why)
 {
-    if (!c->closing) fprintf(stderr, "wordlab kernel: closed a connection on %s: %s\n", c->ch->name, why);
+    if (!c->closing) wl_log_peer(&c->ch->log, why, "closed a connection on %s: %s", c->ch->name, why);
     zmq_msg_t m;
     zmq_msg_init(&m);
     if (send_id(c->ch->pub, c->id, &m) == 0 || errno == EHOSTUNREACH) c->gone = 1;
@@ -214,7 +215,7 @@ static int deliver(wl_gate_conn *c, wl_gate_out *o, int bounded)
     size_t held = atomic_load(&c->held->bytes);
     if ((bounded && held && held + o->len > WL_GATE_OUT_MAX) || atomic_load(&c->held->refs) >= STREAM_SNDHWM) {
         if (!c->lagging)
-            fprintf(stderr, "wordlab kernel: a client on %s does not read: messages for it are dropped\n",
+            wl_log_peer(&c->ch->log, NULL, "a client on %s does not read: messages for it are dropped",
                     c->ch->name);
         c->lagging = 1;
         return 0;
@@ -237,7 +238,7 @@ static int deliver(wl_gate_conn *c, wl_gate_out *o, int bounded)
     if (rc == 0) c->lagging = 0;
     else if (e == EHOSTUNREACH) c->gone = 1;
     else if (!c->lagging++)
-        fprintf(stderr, "wordlab kernel: a message on %s could not be queued: %s\n", c->ch->name, zmq_strerror(e));
+        wl_log_peer(&c->ch->log, NULL, "a message on %s could not be queued: %s", c->ch->name, zmq_strerror(e));
     return rc == 0;
 }
 
@@ -401,7 +402,7 @@ static void on_message(void *ud, wl_zmtp_frame *frames, int n)
     if (made < n + 1) {
         for (int i = 0; i < made; i++) zmq_msg_close(&m->frames[i]);
         free(m);
-        fprintf(stderr, "wordlab kernel: dropped a message on %s: out of memory\n", ch->name);
+        wl_log_peer(&ch->log, NULL, "dropped a message on %s: out of memory", ch->name);
         return;
     }
     m->n = n + 1;
@@ -411,15 +412,23 @@ static void on_message(void *ud, wl_zmtp_frame *frames, int n)
 
 /* ---- the clients' side ---- */
 
-/* Whether c is vouched for: it sent a client's signed message, or connected within WL_GATE_STDIN_NEAR_MS of a shell
- * connection that did. */
+/* Whether c is vouched for: it sent a client's signed message, or (off shell) it is the connection of its port that
+ * came closest in time to a shell connection that did, within WL_GATE_STDIN_NEAR_MS of it. */
 static int vouched(const wl_gate_conn *c)
 {
     if (c->vouched) return 1;
     const wl_gate_chan *shell = c->ch->g->chan[WL_GATE_SHELL];
+    if (c->ch == shell) return 0;
     for (size_t i = 0; i < shell->nconns; i++) {
-        const wl_gate_conn *o = shell->conns[i];
-        if (o->vouched && !o->gone && llabs(o->opened_us - c->opened_us) <= 1000LL * WL_GATE_STDIN_NEAR_MS) return 1;
+        const wl_gate_conn *s = shell->conns[i];
+        long long gap = llabs(s->opened_us - c->opened_us);
+        if (!s->vouched || s->gone || gap > 1000LL * WL_GATE_STDIN_NEAR_MS) continue;
+        int closest = 1;
+        for (size_t j = 0; closest && j < c->ch->nconns; j++) {
+            const wl_gate_conn *o = c->ch->conns[j];
+            closest = o == c || o->gone || llabs(s->opened_us - o->opened_us) >= gap;
+        }
+        if (closest) return 1;
     }
     return 0;
 }
@@ -443,7 +452,7 @@ static void accept_conn(wl_gate_chan *ch, const unsigned char *id)
 {
     if (ch->nconns >= WL_GATE_CONNS_MAX) evict(ch);
     if (ch->nconns >= WL_GATE_CONNS_MAX) {
-        fprintf(stderr, "wordlab kernel: refused a connection on %s: it has %d already\n", ch->name,
+        wl_log_peer(&ch->log, NULL, "refused a connection on %s: it has %d already", ch->name,
                 WL_GATE_CONNS_MAX);
         zmq_msg_t m;
         zmq_msg_init(&m);
@@ -588,7 +597,7 @@ static int stdin_route(wl_gate_chan *ch, wl_gate_out *o, const unsigned char *to
     if (c && deliver(c, o, 0)) {
         c->spoken = 1;
     } else {
-        fprintf(stderr, "wordlab kernel: an input_request for a client without a stdin connection: dropped\n");
+        wl_log_peer(&ch->log, NULL, "an input_request for a client without a stdin connection: dropped");
         atomic_fetch_add(&ch->g->stdin_dropped, 1);   /* the kernel's wait for its reply ends (kernel_zmq.c) */
     }
     return 0;
@@ -618,7 +627,7 @@ static void to_clients(wl_gate_chan *ch, zmq_msg_t *f, int n)
     size_t tlen = zmq_msg_size(&f[0]);
     const unsigned char *token = zmq_msg_data(&f[0]);
     if (relayed && (n < 2 || tlen < CONN_ID)) {
-        fprintf(stderr, "wordlab kernel: a message for %s without the gate's token: dropped\n", ch->name);
+        wl_log_peer(&ch->log, NULL, "a message for %s without the gate's token: dropped", ch->name);
         return;
     }
     const void **data = wl_xmalloc((size_t)n * sizeof *data);
@@ -646,7 +655,7 @@ static void to_clients(wl_gate_chan *ch, zmq_msg_t *f, int n)
     } else {
         wl_gate_conn *c = find(ch, token);
         if (c && usable(c) && deliver(c, o, 0)) c->spoken = 1;
-        else fprintf(stderr, "wordlab kernel: a message on %s for a connection that is gone: dropped\n", ch->name);
+        else wl_log_peer(&ch->log, NULL, "a message on %s for a connection that is gone: dropped", ch->name);
     }
     out_unref(o);
     reap(ch);

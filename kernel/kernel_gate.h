@@ -29,8 +29,9 @@
  *   message (its SUB socket drops the topics it did not ask for).
  * - heartbeat: every message is sent back to its connection.
  * Bounds: at most WL_GATE_CONNS_MAX connections per port. A connection is vouched for when it has sent a message
- * signed with the key (not a copy of one of the kernel's own, which IOPub shows everyone), or connected within
- * WL_GATE_STDIN_NEAR_MS of a shell connection that did (a client connects its channels together). When a port is
+ * signed with the key (not a copy of one of the kernel's own, which IOPub shows everyone), or when it is the
+ * connection of its port (control, stdin, iopub, heartbeat) that came closest in time to a shell connection that
+ * did, within WL_GATE_STDIN_NEAR_MS of it (a client connects its channels together). When a port is
  * full, a new connection takes the place of the oldest one that is not vouched for, so peers without the key cannot
  * hold every place (a client's first request comes at once, and vouches for its channels, long before as many
  * newer connections have come as the port holds); only when every connection is vouched for is the new one refused. A connection is closed without its handshake after

@@ -128,7 +128,7 @@ static int seen_before(wl_wire *w, const char *sig)
 
 static void drop(wl_port *p, const char *why)
 {
-    fprintf(stderr, "wordlab kernel: dropped a message on %s: %s\n", p->name, why);
+    wl_log_peer(&p->log, why, "dropped a message on %s: %s", p->name, why);
 }
 
 void wl_msg_free(wl_msg *m)
@@ -182,7 +182,7 @@ static int check_and_parse(wl_port *p, wl_msg *m)
             snprintf(why, sizeof why, "%s is not a JSON object", names[i]);
             /* A malformed header makes the message unanswerable; other parts are replaced by {}. */
             if (i == 0) return drop(p, why), 0;
-            fprintf(stderr, "wordlab kernel: on %s: %s; using {}\n", p->name, why);
+            wl_log_peer(&p->log, why, "on %s: %s; using {}", p->name, why);
             cJSON_Delete(*out[i]);
             *out[i] = cJSON_CreateObject();
         }

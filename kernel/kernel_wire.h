@@ -10,6 +10,8 @@
 #include <sodium.h>
 #include <zmq.h>
 
+#include "kernel_log.h"
+
 /* What one message may hold: the gate (kernel_gate.h) closes the connection of a peer that sends a bigger frame, or
  * a message whose frames together pass WL_WIRE_MESSAGE_MAX (the peer's socket connects again by itself). */
 #define WL_WIRE_FRAME_MAX (16 << 20)
@@ -40,6 +42,7 @@ typedef struct wl_port {
     const char *name;          /* "shell", "control", "stdin", "iopub": for log lines */
     wl_wire *wire;
     crypto_auth_hmacsha256_state mac;   /* keyed HMAC-SHA256, copied for each message; unused without a key */
+    wl_log_limit log;                   /* its log lines about peers (dropped messages) */
 } wl_port;
 
 /* A received message. frames[0..delim) are the routing ids; the four JSON parts are

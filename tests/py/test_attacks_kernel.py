@@ -1,6 +1,6 @@
 """test_attacks_kernel.py: the kernel under deliberate attack: oversized messages, a peer that claims another
 client's routing id (and clients that reconnect, which must keep working), peers that hold every place of every
-port, an input for a client without a stdin connection, bytes that are not ZMTP, history floods, very long or odd message types, replays after many messages,
+port, a flood of unsigned messages (its log lines), an input for a client without a stdin connection, bytes that are not ZMTP, history floods, very long or odd message types, replays after many messages,
 an address that binds every interface, and requests that come right after an error.
 
 Every check waits for a state (a reply, a log line, a zmq connection event), never for a time: a message that
@@ -251,6 +251,29 @@ def test_peers_without_the_key_holding_every_port_cannot_lock_a_client_out(tmp_p
         for s in socks:
             s.close()
         ctx.term()
+        ku.stop(km, kc)
+
+
+def test_a_flood_of_unsigned_messages_is_logged_a_few_lines_a_second(tmp_path):
+    """A peer without the key sends 3,000 messages with a bad signature: the kernel logs at most 5 lines a second
+    about them (it wrote one line per message, 56 MB in 10 s) and says how many it left out, and it still answers."""
+    km, kc, log = ku.start_logged(tmp_path / "kernel.stderr")
+    try:
+        with ku.RawClient(km, "shell") as peer:
+            start = time.monotonic()
+            for _ in range(3000):
+                peer.send_frames([b"<IDS|MSG>", b"0" * 64, b"{}", b"{}", b"{}", b"{}"])
+            assert ku.answers(kc)   # the kernel read past them (shell takes messages in order)
+            took = time.monotonic() - start
+            lines = open(log).read().count("bad signature")
+            assert 1 <= lines <= 5 * (int(took) + 2), f"{lines} lines in {took:.1f} s"
+            deadline = time.monotonic() + ku.TIMEOUT
+            while "lines like it left out: at most 5 a second" not in open(log).read():
+                assert time.monotonic() < deadline, open(log).read()[-2000:]
+                peer.send_frames([b"<IDS|MSG>", b"0" * 64, b"{}", b"{}", b"{}", b"{}"])
+                time.sleep(0.05)
+            assert ku.answers(kc)
+    finally:
         ku.stop(km, kc)
 
 
