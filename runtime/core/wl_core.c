@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "wl_core.h"
+#include "wl_utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -230,10 +231,98 @@ static int write_into(int dfd, const char *name, const char *path, const char *s
     return rc;
 }
 
+/* Up to cap bytes from the start of fd into buf: how many were read, or -1 (errno set). */
+static ssize_t read_head(int fd, unsigned char *buf, size_t cap)
+{
+    size_t n = 0;
+    while (n < cap) {
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    return (ssize_t)n;
+}
+
+/* What the n first bytes of a file of size > 0 bytes hold, for a refusal: "holds a ZIP archive of 9 bytes",
+ * "holds text beginning \"my essay\"" (up to 40 characters, white space as one space) or "holds binary data of 9
+ * bytes" (a control character, or bytes that are not UTF-8). */
+static void describe_content(const unsigned char *b, size_t n, size_t size, char *out, size_t cap)
+{
+    if (n >= 4 && !memcmp(b, "PK\3\4", 4)) {
+        snprintf(out, cap, "holds a ZIP archive of %zu bytes", size);
+        return;
+    }
+    char shown[40 * 4 + 1];
+    size_t k = 0, i = 0;
+    for (int chars = 0; i < n && chars < 40; chars++) {
+        uint32_t cp;
+        size_t len = wl_utf8_next((const char *)b + i, n - i, &cp);
+        if (!len && n - i < 4 && n < size) break;   /* a character cut where the head ends */
+        if (!len || (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7f) {
+            snprintf(out, cap, "holds binary data of %zu bytes", size);
+            return;
+        }
+        if (cp < 0x20 || cp == ' ') {
+            if (k && shown[k - 1] != ' ') shown[k++] = ' ';
+        } else {
+            memcpy(shown + k, b + i, len);
+            if (cp == '"') shown[k] = '\'';
+            k += len;
+        }
+        i += len;
+    }
+    while (k && shown[k - 1] == ' ') k--;
+    shown[k] = 0;
+    snprintf(out, cap, "holds text beginning \"%s%s\"", shown, i < size ? "..." : "");
+}
+
+/* Refuses (-1, err set) to replace target, the file a save to path replaces, when it exists and kind->is says it is
+ * not of the kind; an empty file, which holds nothing to lose, is replaced. */
+static int check_kind(const char *path, const char *target, const wl_save_kind *kind, wl_err *err)
+{
+    size_t size;
+    struct stat st;
+    if (lstat(target, &st) != 0 && errno == ENOENT) return 0;
+    int fd = wl_open_read(AT_FDCWD, target, 0, SIZE_MAX, NULL, &size, err);
+    if (fd < 0) return -1;
+    if (size == 0) {
+        close(fd);
+        return 0;
+    }
+    size_t want = size < kind->head ? size : kind->head;
+    unsigned char *head = malloc(want);
+    ssize_t n = head ? read_head(fd, head, want) : -1;
+    int e = head ? errno : ENOMEM;
+    close(fd);
+    int rc = 0;
+    if (n < 0) {
+        rc = fail_at(err, path, NULL, "cannot read what a save would replace", e);
+    } else if (!kind->is(head, (size_t)n, size)) {
+        char what[WL_ERR_MAX / 2], held[256];
+        describe_content(head, (size_t)n, size, held, sizeof held);
+        snprintf(what, sizeof what, "%s, not %s; nothing was written (wordlab replaces only a file of the kind it "
+                 "saves): remove the file or save under another name", held, kind->name);
+        rc = fail_at(err, path, NULL, what, 0);
+    }
+    free(head);
+    return rc;
+}
+
 int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err)
+{
+    return wl_write_atomic_kind(path, NULL, data, len, err);
+}
+
+int wl_write_atomic_kind(const char *path, const wl_save_kind *kind, const void *data, size_t len, wl_err *err)
 {
     char *target;
     if (save_target(path, &target, err)) return -1;
+    if (kind && check_kind(path, target, kind, err)) {
+        free(target);
+        return -1;
+    }
     char *slash = strrchr(target, '/');
     const char *name = slash ? slash + 1 : target;
     if (!*name) {

@@ -64,6 +64,19 @@ int wl_sink_interrupted(const wl_sink *s);
  * while saving left behind. */
 int wl_write_atomic(const char *path, const void *data, size_t len, wl_err *err);
 
+/* What a save of one kind may replace, so that a slip of the name does not destroy a file of another kind (an essay,
+ * a notebook). is() sees the first head bytes of the regular file that stands there (n of them, fewer when the file,
+ * of size bytes, is shorter) and says 1 when that file is of the kind. */
+typedef struct wl_save_kind {
+    const char *name;   /* what the save writes, in messages: "a checkpoint (a ZIP of .npy arrays, as numpy.savez writes)" */
+    size_t head;
+    int (*is)(const unsigned char *head, size_t n, size_t size);
+} wl_save_kind;
+
+/* wl_write_atomic that replaces an existing file (the one a link leads to) only when it is empty or kind->is says it is
+ * of the kind; otherwise nothing is written and the error names the path, what it holds and what the save replaces. */
+int wl_write_atomic_kind(const char *path, const wl_save_kind *kind, const void *data, size_t len, wl_err *err);
+
 /* The same as name in the directory dfd, never through a link: a regular file at name is replaced, anything else (a
  * symbolic link included) is refused. shown names the file in messages. For a directory that holds only what wordlab
  * writes there (the download cache). */

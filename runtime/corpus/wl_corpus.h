@@ -52,9 +52,10 @@ int32_t wl_vocab_id(const wl_vocab *v, const char *token);
 /* ids[i] = id of tokens[i]; returns the number of unknown tokens. */
 size_t wl_vocab_encode(const wl_vocab *v, const char *const *tokens, size_t n, int32_t *ids);
 
-/* vocab.json: {"itos": [...], "profile": ..., "min_freq": ..., "max_vocab": ...}, written atomically; read from a
- * regular file of at most WL_VOCAB_FILE_MAX bytes (100,000 tokens, the most a model takes, of 160 bytes on average;
- * a JSON parse takes about 30 times its text, so 64 MiB of small numbers took 2.7 GB). */
+/* vocab.json: {"itos": [...], "profile": ..., "min_freq": ..., "max_vocab": ...}, written atomically (replacing only
+ * a file that is such an object: anything else there is refused, naming what it holds); read from a regular file of
+ * at most WL_VOCAB_FILE_MAX bytes (100,000 tokens, the most a model takes, of 160 bytes on average; a JSON parse
+ * takes about 30 times its text, so 64 MiB of small numbers took 2.7 GB). */
 #define WL_VOCAB_FILE_MAX ((size_t)16 << 20)
 int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err);
 int wl_vocab_load(const char *path, wl_vocab *v, wl_err *err);

@@ -227,11 +227,23 @@ char *wl_vocab_json(const wl_vocab *v)
     return text;
 }
 
+/* A vocab.json as a save may replace it: a JSON object with an "itos" array, read whole. */
+static int is_vocab(const unsigned char *b, size_t n, size_t size)
+{
+    char why[160];
+    cJSON *root = n == size ? wl_corpus_json_parse((const char *)b, n, why, sizeof why) : NULL;
+    int is = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "itos"));
+    cJSON_Delete(root);
+    return is;
+}
+
+static const wl_save_kind vocab_kind = {"a vocab.json (a JSON object with \"itos\")", WL_VOCAB_FILE_MAX, is_vocab};
+
 int wl_vocab_save(const wl_vocab *v, const char *path, wl_err *err)
 {
     char *text = wl_vocab_json(v);
     if (!text) return wl_fail(err, "out of memory writing the vocabulary to %s", path);
-    int rc = wl_write_atomic(path, text, strlen(text), err);
+    int rc = wl_write_atomic_kind(path, &vocab_kind, text, strlen(text), err);
     free(text);
     return rc;
 }

@@ -476,6 +476,19 @@ fail:
     return -1;
 }
 
+/* An .npz as a save may replace it: a ZIP whose first local header names a member ending .npy (numpy.savez and
+ * wl_npz_write both begin so; a .docx or .odt, also ZIPs, do not). */
+static int is_npz(const unsigned char *b, size_t n, size_t size)
+{
+    (void)size;
+    if (n < 30 || memcmp(b, "PK\3\4", 4)) return 0;
+    size_t nlen = (size_t)b[26] | (size_t)b[27] << 8;
+    return nlen >= 4 && 30 + nlen <= n && !memcmp(b + 30 + nlen - 4, ".npy", 4);
+}
+
+static const wl_save_kind npz_kind = {"an .npz file (a ZIP of NumPy arrays, as numpy.savez and model save write)",
+                                      30 + 0xffff, is_npz};
+
 int wl_npz_write(const char *path, const wl_npy *arrays, size_t n, int compress, wl_err *err)
 {
     void *buf;
@@ -485,7 +498,7 @@ int wl_npz_write(const char *path, const wl_npy *arrays, size_t n, int compress,
         snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
         return wl_fail(err, "%s: %s", path, msg);
     }
-    int rc = wl_write_atomic(path, buf, len, err);
+    int rc = wl_write_atomic_kind(path, &npz_kind, buf, len, err);
     free(buf);
     return rc;
 }

@@ -73,7 +73,8 @@ int wl_npz_check_names(const wl_npz *z, const char *const *names, size_t n, wl_e
 void wl_npz_free(wl_npz *z);
 
 /* Writes the arrays as an .npz that numpy.load reads, atomically (temporary file + rename;
- * on failure an existing file is untouched). compress != 0: deflate, else stored.
+ * on failure an existing file is untouched). An existing file is replaced only when it is an .npz (a ZIP whose
+ * first member's name ends .npy): anything else there is refused, naming what it holds. compress != 0: deflate, else stored.
  * Names must be unique and non-empty; data and nbytes must match dtype and shape. */
 int wl_npz_write(const char *path, const wl_npy *arrays, size_t n, int compress, wl_err *err);
 

@@ -386,7 +386,8 @@ const wl_command wl_cmds_model[] = {
              "    a fresh model with PyTorch's initialization; kind is mlp, attention (one head) or\n"
              "    multihead (heads divides 64); vocab is a vocabulary ($stories.vocab) or its size.\n"
              "model load PATH [vocab=V]    a checkpoint (.npz) written by `model save` or the course\n"
-             "model save MODEL PATH        write a checkpoint that NumPy and PyTorch can read\n"
+             "model save MODEL PATH        write a checkpoint that NumPy and PyTorch can read (PATH such as\n"
+             "                             m.npz; only an earlier checkpoint there is replaced)\n"
              "model info MODEL             the model card: kind, heads, parameter count and shapes",
      .example = LANG_EX_MODEL("multihead heads=4")
                 "model info $m\nmodel new kind=mlp vocab=1500",

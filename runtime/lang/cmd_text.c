@@ -141,7 +141,7 @@ const wl_command wl_cmds_text[] = {
     {.name = "vocab", .topic = "text", .synopsis = "vocab SOURCE [save=PATH]", .summary = "show a vocabulary; load or save vocab.json",
      .help = "SOURCE is a corpus, a model with a vocabulary, a vocab, or the path of a vocab.json.\n"
              "Ids 0-3 are <PAD> <BOS> <EOS> <UNK>; then tokens by falling count in the training split.\n"
-             "save=PATH writes vocab.json.",
+             "save=PATH writes vocab.json (replacing only an earlier vocab.json).",
      .example = LANG_EX_STORIES "vocab $stories\nv = vocab $stories\nprint $v.size",
      .min_args = 1, .max_args = 1, .options = "save", .fn = cmd_vocab, .result = &lang_vocab_type},
     {0},

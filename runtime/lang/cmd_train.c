@@ -229,6 +229,7 @@ const wl_command wl_cmds_train[] = {
              "once per seed, restoring each run's best validation step before scoring the test set.\n"
              "dir= receives vocab.json, comparison.json (rewritten after every finished run) and the\n"
              "checkpoints of the first seed. Run the same command again to resume after Ctrl-C.\n"
+             "A dir= without comparison.json that holds files of those names is refused.\n"
              "Shows mean ± sample standard deviation per model (see `results`).",
      .example = LANG_EX_FEW_STORIES "compare $stories dir=demo-comparison steps=4 batch=16 seeds=11",
      .min_args = 1, .max_args = 1, .options = "dir steps batch eval_every seeds", .flags = WL_CMD_FILES, .fn = cmd_compare},

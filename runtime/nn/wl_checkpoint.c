@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "wl_npz.h"
 
@@ -65,9 +66,24 @@ done:
     return text;
 }
 
+/* Refuses a name that ends as another kind of file's (a slip that would put a checkpoint where a notebook, a lesson,
+ * a vocab.json or a text belongs), suggesting the name with .npz instead. */
+static int check_name(const char *path, wl_err *err)
+{
+    static const char *const others[] = {".ipynb", ".wlab", ".txt", ".json", ".jsonl", ".py", ".md"};
+    const char *base = strrchr(path, '/');
+    const char *dot = strrchr(base ? base + 1 : path, '.');
+    for (size_t i = 0; dot && i < sizeof others / sizeof *others; i++)
+        if (!strcasecmp(dot, others[i]))
+            return wl_fail(err, "%s: a checkpoint is not saved under a name ending %s, another kind of file's; nothing "
+                           "written: give a name ending .npz, such as %.*s.npz", path, dot, (int)(dot - path), path);
+    return 0;
+}
+
 int wl_checkpoint_save(const char *path, const wl_model *m, uint64_t seed, int selected_step, double test_loss,
                        const char *extra_json, wl_err *err)
 {
+    if (check_name(path, err)) return -1;
     wl_npy arrays[WL_MAX_PARAMS + 1];
     char names[WL_MAX_PARAMS][64];
     memset(arrays, 0, sizeof arrays);

@@ -22,7 +22,9 @@ void wl_ckpt_meta_free(wl_ckpt_meta *meta);
 
 /* Writes m to path atomically: one "<f4" array state__<name> per parameter in view order, then
  * metadata_json, a 0-d "<U" string of a JSON object with kind, heads, seed, selected_step, test_loss,
- * vocab_size and parameters; extra_json (NULL or the text of a JSON object) adds its members after those. */
+ * vocab_size and parameters; extra_json (NULL or the text of a JSON object) adds its members after those. A name
+ * ending .ipynb, .wlab, .txt, .json, .jsonl, .py or .md (any case) is refused, and an existing file is replaced only
+ * when it is an .npz (wl_npz_write). */
 int wl_checkpoint_save(const char *path, const wl_model *m, uint64_t seed, int selected_step, double test_loss,
                        const char *extra_json, wl_err *err);
 

@@ -250,12 +250,34 @@ static void protocol_difference(const cJSON *saved, const cJSON *want, char *buf
     snprintf(buf, cap, "the fields are the same in another order");
 }
 
+/* Without a comparison.json, no file a comparison writes may be in outdir already: one there is the user's, not a
+ * comparison's (a comparison writes its comparison.json before the others), and is not replaced. */
+static int check_none_there(const state *st, const char *outdir, wl_err *err)
+{
+    const wl_compare_config *cfg = st->cfg;
+    int ckpt = 0;
+    for (int s = 0; s < cfg->nseeds; s++) ckpt = ckpt || cfg->seeds[s] == cfg->checkpoint_seed;
+    for (int m = -1; m < (ckpt ? cfg->nmodels : 0); m++) {
+        char name[64] = "vocab.json";
+        if (m >= 0) checkpoint_name(name, sizeof name, cfg->models[m].kind, cfg->checkpoint_seed);
+        char *path = path_in(outdir, name);
+        struct stat sb;
+        int there = path && lstat(path, &sb) == 0;
+        if (there) wl_fail(err, "%s is already there, and no comparison.json beside it says that a comparison wrote it; "
+                           "compare does not replace it: move it away or choose another output directory", path);
+        free(path);
+        if (!path) return wl_fail(err, "compare: out of memory");
+        if (there) return -1;
+    }
+    return 0;
+}
+
 /* Takes the finished runs of an earlier comparison.json in outdir, if there is one. */
 static int load_existing(state *st, const char *outdir, int *kept, wl_err *err)
 {
     char *text;
     size_t len;
-    if (access(st->path, F_OK) != 0) return 0;
+    if (access(st->path, F_OK) != 0) return check_none_there(st, outdir, err);
     if (wl_read_file_max(st->path, WL_COMPARE_FILE_MAX, &text, &len, err) < 0) return -1;
     char why[WL_ERR_MAX / 2];
     cJSON *root = wl_corpus_json_parse(text, len, why, sizeof why);
@@ -459,11 +481,11 @@ int wl_compare_run(const wl_corpus *c, const char *outdir, const wl_compare_conf
     if (load_existing(&st, outdir, &status->kept, err) < 0) goto done;
     status->done = status->kept;
 
+    if (write_results(&st, err) < 0) goto done;   /* first: from now on the folder's files are this comparison's */
     char *vpath = path_in(outdir, "vocab.json");
     int saved = vpath ? wl_vocab_save(&c->vocab, vpath, err) : wl_fail(err, "compare: out of memory");
     free(vpath);
     if (saved < 0) goto done;
-    if (write_results(&st, err) < 0) goto done;
 
     const wl_split splits[3] = {WL_TRAIN, WL_VALIDATION, WL_TEST};
     wl_window_set sets[3] = {{0}};

@@ -75,7 +75,8 @@ typedef struct wl_compare_status {
 
 /* Runs the protocol on corpus c, writing into outdir (created if needed): vocab.json, comparison.json
  * (rewritten atomically after every finished run) and <kind>_seed<checkpoint_seed>.npz. When
- * outdir/comparison.json exists with the same protocol, its finished runs are kept and the rest are run.
+ * outdir/comparison.json exists with the same protocol, its finished runs are kept and the rest are run; when it does
+ * not, a vocab.json or checkpoint of those names already in outdir is refused (it is not a comparison's).
  * An interrupted call returns 0 with status->interrupted set; the unfinished run is redone next time. */
 int wl_compare_run(const wl_corpus *c, const char *outdir, const wl_compare_config *cfg,
                    wl_compare_progress_fn progress, void *ud, volatile sig_atomic_t *interrupt,

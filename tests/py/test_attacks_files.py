@@ -1,5 +1,6 @@
 """test_attacks_files.py: attacks through files and paths on `wordlab`: what a save may replace (FIFO, socket,
-directory, symbolic links), a link planted at a temporary file's name, paths longer than 511 bytes, read errors
+directory, symbolic links; a file of another kind: an essay, a notebook, a .docx, the user's files in a compare
+folder; a checkpoint under a notebook's or a text's name), a link planted at a temporary file's name, paths longer than 511 bytes, read errors
 taken for the end of a file, output that cannot be written (/dev/full), NUL bytes and lone CRs in scripts, NUL
 in a corpus or a vocabulary token, stdin of /dev/zero under a memory limit, means of huge numbers; every reader of a
 named file takes a regular file of bounded size only (devices, FIFOs, directories and files over the limit are errors
@@ -61,7 +62,7 @@ def test_save_refuses_what_is_not_a_regular_file(tmp_path, kind, what):
 def test_save_through_a_link_replaces_the_file_it_leads_to(tmp_path):
     real = tmp_path / "runs" / "latest.npz"
     real.parent.mkdir()
-    real.write_bytes(b"old contents")
+    np.savez(real, old=np.zeros(3))                               # an earlier checkpoint: of the kind saved
     link = tmp_path / "model.npz"
     link.symlink_to(os.path.relpath(real, tmp_path))
     p = run("-c", MODEL + f"model save $m {link}\nn = model load {link}\nprint $n.parameters")
@@ -85,6 +86,124 @@ def test_save_refuses_a_link_to_nothing_or_to_a_fifo(tmp_path, leads_to):
     assert os.path.lexists(target) == (leads_to == "fifo")
     if leads_to == "fifo":
         assert stat.S_ISFIFO(os.lstat(target).st_mode)
+
+
+# ---- 1b. a save replaces only a file of the kind it writes ----
+
+NOTEBOOK = os.path.join(SRC, "notebooks", "01_one_head_and_four_heads.ipynb")
+VOCAB = os.path.join(SRC, "share", "artifacts", "vocab.json")
+
+
+def docx(path):
+    import zipfile
+    with zipfile.ZipFile(path, "w") as z:                         # a ZIP, but not of .npy arrays
+        z.writestr("[Content_Types].xml", "<Types/>")
+
+
+@pytest.mark.parametrize("name,make,held", [
+    ("essay", lambda p: p.write_text("my essay\nsecond line"), 'holds text beginning "my essay second line"'),
+    ("thesis.docx", docx, "holds a ZIP archive of"),
+    ("photo", lambda p: p.write_bytes(b"\x89PNG\r\n\x1a\n\0\0"), "holds binary data of 10 bytes"),
+    ("run.npz", lambda p: shutil.copy(NOTEBOOK, p), 'holds text beginning "{ \'cells\': ['),
+])
+def test_model_save_refuses_to_replace_what_is_not_a_checkpoint(tmp_path, name, make, held):
+    dest = tmp_path / name
+    make(dest)
+    before = dest.read_bytes()
+    p = run("-c", MODEL + f"model save $m {dest}")
+    assert p.returncode == 1, text(p)
+    assert f"{dest}: {held}" in text(p)
+    assert "not an .npz file" in text(p) and "nothing was written" in text(p)
+    assert dest.read_bytes() == before
+    assert os.listdir(tmp_path) == [name]                         # no temporary file left
+
+
+def test_model_save_through_a_link_refuses_what_the_link_leads_to(tmp_path):
+    lesson = tmp_path / "lesson.ipynb"
+    shutil.copy(NOTEBOOK, lesson)
+    link = tmp_path / "model.npz"
+    link.symlink_to(lesson)
+    p = run("-c", MODEL + f"model save $m {link}")
+    assert p.returncode == 1, text(p)
+    assert f"{lesson}: holds text beginning" in text(p)
+    assert lesson.read_bytes() == open(NOTEBOOK, "rb").read() and link.is_symlink()
+
+
+@pytest.mark.parametrize("ext", [".ipynb", ".wlab", ".txt", ".json", ".jsonl", ".py", ".md", ".TXT"])
+def test_a_checkpoint_is_not_saved_under_another_kind_of_name(tmp_path, ext):
+    dest = tmp_path / f"essay{ext}"
+    p = run("-c", MODEL + f"model save $m {dest}")
+    assert p.returncode == 1, text(p)
+    assert (f"{dest}: a checkpoint is not saved under a name ending {ext}" in text(p)
+            and f"give a name ending .npz, such as {tmp_path}/essay.npz" in text(p))
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_save_replaces_its_own_kind_and_an_empty_file(tmp_path):
+    (tmp_path / "m.npz").write_bytes(b"")
+    (tmp_path / "v.json").write_bytes(b"")
+    twice = (f"model save $m {tmp_path}/m.npz\nmodel save $m {tmp_path}/m.npz\n"
+             f"vocab {VOCAB} save={tmp_path}/v.json\nvocab {VOCAB} save={tmp_path}/v.json\n"
+             f"n = model load {tmp_path}/m.npz\nprint $n.parameters")
+    p = run("-c", MODEL + twice)
+    assert p.returncode == 0, text(p)
+    assert json.loads((tmp_path / "v.json").read_text())["itos"] == json.load(open(VOCAB))["itos"]
+    assert sorted(os.listdir(tmp_path)) == ["m.npz", "v.json"]
+
+
+@pytest.mark.parametrize("content,held", [
+    (None, 'holds text beginning "{ \'cells\': ['),                 # a notebook
+    ('{"tokens": ["a"]}', 'holds text beginning "{\'tokens\': [\'a\']}"'),
+    ("[1, 2]", 'holds text beginning "[1, 2]"'),
+])
+def test_vocab_save_refuses_to_replace_what_is_not_a_vocab(tmp_path, content, held):
+    dest = tmp_path / "mynb.ipynb"
+    if content is None:
+        shutil.copy(NOTEBOOK, dest)
+    else:
+        dest.write_text(content)
+    before = dest.read_bytes()
+    p = run("-c", f"vocab {VOCAB} save={dest}")
+    assert p.returncode == 1, text(p)
+    assert f'{dest}: {held}' in text(p) and 'not a vocab.json (a JSON object with "itos")' in text(p)
+    assert dest.read_bytes() == before and os.listdir(tmp_path) == ["mynb.ipynb"]
+
+
+COMPARE = "c = corpus profile=smoke audit=0\ncompare $c dir={d} steps=2 batch=8 seeds=11 eval_every=2"
+
+
+@pytest.mark.parametrize("mine", ["vocab.json", "mlp_seed11.npz", "attention_seed11.npz"])
+def test_compare_refuses_a_folder_with_its_names_but_no_comparison(tmp_path, mine):
+    d = tmp_path / "cmpd"
+    d.mkdir()
+    if mine == "vocab.json":
+        (d / mine).write_text('{"itos": ["mine"]}')                # a vocab.json, but the user's
+    else:
+        np.savez(d / mine, mine=np.arange(3))                     # a checkpoint, but the user's
+    before = (d / mine).read_bytes()
+    p = run("-c", COMPARE.format(d=d))
+    assert p.returncode == 1, text(p)
+    assert (f"{d}/{mine} is already there, and no comparison.json beside it says that a comparison wrote it"
+            in text(p))
+    assert (d / mine).read_bytes() == before and os.listdir(d) == [mine]
+
+
+def test_compare_replaces_its_own_files_beside_its_comparison(tmp_path):
+    d = tmp_path / "cmpd"
+    p = run("-c", COMPARE.format(d=d))
+    assert p.returncode == 0, text(p)
+    first = json.loads((d / "comparison.json").read_text())["runs"]["mlp"][0]["test_loss"]
+    (d / "mlp_seed11.npz").unlink()                               # a run whose checkpoint is gone is run again
+    p = run("-c", COMPARE.format(d=d))
+    assert p.returncode == 0, text(p)
+    assert json.loads((d / "comparison.json").read_text())["runs"]["mlp"][0]["test_loss"] == first
+    assert sorted(os.listdir(d)) == ["attention_seed11.npz", "comparison.json", "mlp_seed11.npz",
+                                     "multihead_seed11.npz", "vocab.json"]
+    (d / "vocab.json").write_text("my notes")                     # beside its comparison, still only a vocab.json
+    p = run("-c", COMPARE.format(d=d))
+    assert p.returncode == 1, text(p)
+    assert f'{d}/vocab.json: holds text beginning "my notes", not a vocab.json' in text(p)
+    assert (d / "vocab.json").read_text() == "my notes"
 
 
 # ---- 2. the temporary file: unpredictable, exclusive, never through a link ----

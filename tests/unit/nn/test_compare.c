@@ -232,8 +232,17 @@ static void test_resume_after_interrupt(const wl_corpus *c, const cJSON *ref)
     CHECK(st.kept == 5 && third.started == 1 && access(path_in("interrupted", "attention_seed11.npz"), F_OK) == 0);
     check_interrupted_same(ref);
 
-    /* A deleted comparison.json: everything is run again. */
+    /* A deleted comparison.json: the files left are no comparison's, so they are refused and kept; once they are
+     * gone too, everything is run again. */
     CHECK(unlink(path_in("interrupted", "comparison.json")) == 0);
+    CHECK_MSG(wl_compare_run(c, dir, &cfg, NULL, NULL, NULL, &st, &err) == -1 &&
+              strstr(err.msg, "interrupted/vocab.json is already there, and no comparison.json beside it"), "%s", err.msg);
+    CHECK(access(path_in("interrupted", "comparison.json"), F_OK) != 0);
+    CHECK(unlink(path_in("interrupted", "vocab.json")) == 0);
+    CHECK_MSG(wl_compare_run(c, dir, &cfg, NULL, NULL, NULL, &st, &err) == -1 &&
+              strstr(err.msg, "interrupted/mlp_seed11.npz is already there"), "%s", err.msg);
+    const char *kinds[] = {"mlp_seed11.npz", "attention_seed11.npz", "multihead_seed11.npz"};
+    for (int k = 0; k < 3; k++) CHECK(unlink(path_in("interrupted", kinds[k])) == 0);
     counter fourth = run_to_end(c, dir, &cfg, NULL, &st);
     CHECK(st.kept == 0 && fourth.started == 6);
 
