@@ -2,6 +2,7 @@
 #include "kernel.h"
 #include "kernel_conn.h"
 #include "kernel_gate.h"
+#include "kernel_ipc.h"
 #include "kernel_zmq.h"
 
 #include <errno.h>
@@ -134,6 +135,12 @@ int wl_kernel_main(int argc, char **argv, const wl_interp_opts *opts)
         fprintf(stderr, "wordlab kernel: %s\n", why);
         return 1;
     }
+    for (int i = 0; i < WL_NCH; i++)
+        if (wl_ipc_check(conn.endpoint[i], why, sizeof why)) {
+            fprintf(stderr, "wordlab kernel: %s\n", why);
+            wl_conn_free(&conn);
+            return 1;
+        }
     if (!conn.keylen)
         fprintf(stderr, "wordlab kernel: WARNING: the connection file's key is empty: messages are not signed, "
                         "and anyone who can reach its ports can run commands\n");
@@ -163,6 +170,7 @@ int wl_kernel_main(int argc, char **argv, const wl_interp_opts *opts)
     sigaddset(&block, SIGINT);
     pthread_sigmask(SIG_BLOCK, &block, &old);
     signal(SIGPIPE, SIG_IGN);
+    wl_ipc_remove_on_signal();   /* an ipc socket file bound below is removed when SIGTERM or SIGHUP ends the kernel */
 
     /* Every port is a ZMQ_STREAM that the gate serves (kernel_gate.h); the kernel's threads use the in-process
      * sockets behind it: shell, control and stdin ROUTERs, and PUSHes into the gate's IOPub PULL. */
@@ -174,6 +182,7 @@ int wl_kernel_main(int argc, char **argv, const wl_interp_opts *opts)
     for (int i = 0; i < WL_GATE_NCH; i++) {
         port[i] = ok ? wl_gate_port(ctx, LINGER_MS) : NULL;
         ok = ok && port[i] && !bind_retry(port[i], conn.endpoint[from_conn[i]], names[i]);
+        if (ok) wl_ipc_bound(conn.endpoint[from_conn[i]]);
     }
     wl_gate gate = {0};
     ok = ok && !wl_gate_start(&gate, ctx, port, &wire);
@@ -229,6 +238,7 @@ int wl_kernel_main(int argc, char **argv, const wl_interp_opts *opts)
     if (ctx) zmq_ctx_shutdown(ctx);
     if (started) pthread_join(t_control, NULL);
     if (ctx) zmq_ctx_term(ctx);
+    wl_ipc_remove();
 
     wl_port_free(&zshell.req);
     wl_port_free(&zshell.iopub);

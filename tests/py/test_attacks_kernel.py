@@ -1,14 +1,20 @@
 """test_attacks_kernel.py: the kernel under deliberate attack: oversized messages, a peer that claims another
 client's routing id (and clients that reconnect, which must keep working), peers that hold every place of every
-port, a flood of unsigned messages (its log lines), an input for a client without a stdin connection, bytes that are not ZMTP, history floods, very long or odd message types, replays after many messages,
-an address that binds every interface, and requests that come right after an error.
+port, a flood of unsigned messages (its log lines), an input for a client without a stdin connection, bytes that are
+not ZMTP, history floods, very long or odd message types, replays after many messages, an address that binds every
+interface, ipc socket paths where a file, a link or another process's socket stands (refused) and the kernel's own
+sockets (removed when it ends), and requests that come right after an error.
 
 Every check waits for a state (a reply, a log line, a zmq connection event), never for a time: a message that
 must be dropped is followed by one that must be answered on the same connection, and the first reply that comes
 back must be that one's.
 """
 import json
+import os
+import signal
 import socket
+import stat
+import subprocess
 import time
 
 import pytest
@@ -332,6 +338,103 @@ def test_the_kernel_serves_an_ipc_connection_file(tmp_path):
         client_round(kc)
     finally:
         ku.stop(km, kc)
+
+
+def ipc_connection_file(tmp_path, key="k"):
+    """A connection file for the ipc transport with sockets tmp_path/ipc/k-1..k-5, and those five paths."""
+    d = tmp_path / "ipc"
+    d.mkdir(exist_ok=True)
+    cf = tmp_path / "cf.json"
+    cf.write_text(json.dumps({"shell_port": 1, "iopub_port": 2, "stdin_port": 3, "control_port": 4, "hb_port": 5,
+                              "ip": str(d / "k"), "key": key, "transport": "ipc",
+                              "signature_scheme": "hmac-sha256"}))
+    return cf, [d / f"k-{i}" for i in range(1, 6)]
+
+
+def ipc_client(cf):
+    from jupyter_client import BlockingKernelClient
+    kc = BlockingKernelClient(connection_file=str(cf))
+    kc.load_connection_file()
+    kc.start_channels()
+    kc.wait_for_ready(timeout=ku.TIMEOUT)
+    return kc
+
+
+def make_stale_socket(path):
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(str(path))
+    s.close()                                              # the file stays; no process listens on it
+
+
+@pytest.mark.parametrize("what", ["file", "link", "directory", "live socket"])
+def test_an_ipc_kernel_binds_over_nothing_but_an_old_socket(tmp_path, what):
+    cf, paths = ipc_connection_file(tmp_path)
+    target = paths[2]
+    listener = None
+    if what == "file":
+        target.write_text("precious")
+    elif what == "link":
+        target.symlink_to(tmp_path / "elsewhere")
+    elif what == "directory":
+        target.mkdir()
+    else:
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(target))
+        listener.listen()
+    try:
+        p = subprocess.run([ku.WORDLAB, "kernel", "-f", str(cf)], capture_output=True, text=True,
+                           timeout=ku.TIMEOUT)
+    finally:
+        if listener:
+            listener.close()
+    shown = {"file": "is a regular file", "link": "is a symbolic link", "directory": "is a directory",
+             "live socket": "is in use (a process listens on it)"}[what]
+    assert p.returncode == 1 and f"{target} {shown}" in p.stderr, p.stderr
+    assert [q.name for q in paths if os.path.lexists(q)] == [target.name]   # nothing bound, nothing removed
+    if what == "file":
+        assert target.read_text() == "precious"
+    if what == "link":
+        assert os.readlink(target) == str(tmp_path / "elsewhere")
+
+
+@pytest.mark.parametrize("end", ["shutdown", "SIGTERM", "SIGHUP"])
+def test_an_ipc_kernel_replaces_an_old_socket_and_removes_its_own_when_it_ends(tmp_path, end):
+    cf, paths = ipc_connection_file(tmp_path)
+    make_stale_socket(paths[0])                            # a killed kernel's socket: replaced
+    proc = subprocess.Popen([ku.WORDLAB, "kernel", "-f", str(cf)], stderr=subprocess.PIPE, text=True)
+    try:
+        kc = ipc_client(cf)
+        assert ku.answers(kc)
+        assert all(stat.S_ISSOCK(os.lstat(q).st_mode) for q in paths)
+        if end == "shutdown":
+            kc.shutdown()
+        else:
+            proc.send_signal(getattr(signal, end))
+        rc = proc.wait(timeout=ku.TIMEOUT)
+        kc.stop_channels()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert rc == (0 if end == "shutdown" else -getattr(signal, end)), proc.stderr.read()
+    assert not any(os.path.lexists(q) for q in paths), os.listdir(tmp_path / "ipc")
+
+
+def test_an_ipc_kernel_removes_no_file_that_replaced_its_socket(tmp_path):
+    cf, paths = ipc_connection_file(tmp_path)
+    proc = subprocess.Popen([ku.WORDLAB, "kernel", "-f", str(cf)], stderr=subprocess.PIPE, text=True)
+    try:
+        kc = ipc_client(cf)
+        paths[1].unlink()
+        paths[1].write_text("someone else's")                 # put there while the kernel runs
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=ku.TIMEOUT)
+        kc.stop_channels()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert [q.name for q in paths if os.path.lexists(q)] == ["k-2"] and paths[1].read_text() == "someone else's"
 
 
 # ---- 14: history ----
