@@ -644,6 +644,9 @@ static void to_clients(wl_gate_chan *ch, zmq_msg_t *f, int n)
             if (usable(ch->conns[i]) && ch->conns[i]->subscribed > 0 && deliver(ch->conns[i], o, 1))
                 ch->conns[i]->spoken = 1;
     } else if (ch->kind == WL_GATE_STDIN) {
+        /* what stdin connections have done by now (a client's connect, its handshake) is known before the route is
+         * chosen: a gate thread kept from running for seconds finds them queued behind the request */
+        if (!ch->head) read_clients(ch);
         if (stdin_client_waits(ch, NULL, token, tlen) || stdin_route(ch, o, token, tlen, now_ms())) {
             wl_gate_wait *w = wl_xmalloc(sizeof *w + tlen), **end = &ch->waiting;
             while (*end) end = &(*end)->next;
