@@ -539,18 +539,38 @@ static int usable(const wl_gate_conn *c)
     return c->open && !c->closing && !c->gone;
 }
 
+/* Whether the connection o claims the routing id id[0..n). */
+static int claims(const wl_gate_conn *o, const unsigned char *id, size_t n)
+{
+    return o->claim_len == n && !memcmp(o->claim, id, n);
+}
+
+/* Whether shell is, of the open shell connections that claim what the stdin connection o claims, the one that
+ * connected closest in time to o: o is then that client's (a client that reconnects fast has an old stdin connection
+ * a few ms from its new shell connection, but closer still to its old one while that is open). */
+static int pairs_with(const wl_gate_conn *o, const wl_gate_conn *shell)
+{
+    const wl_gate_chan *sh = shell->ch;
+    long long d = llabs(o->opened_us - shell->opened_us);
+    for (size_t i = 0; i < sh->nconns; i++) {
+        const wl_gate_conn *s = sh->conns[i];
+        if (s != shell && usable(s) && claims(s, o->claim, o->claim_len) && llabs(o->opened_us - s->opened_us) < d)
+            return 0;
+    }
+    return 1;
+}
+
 /* stdin: the connection that claims the routing id in token and connected closest in time to the shell connection
  * that token names, in *gap the µs between them (NULL when that one has closed, or none claims it); *shell that
- * shell connection. */
-static wl_gate_conn *stdin_of(wl_gate_chan *ch, const unsigned char *token, size_t tlen, wl_gate_conn **shell,
-                              long long *gap)
+ * shell connection. paired: only a connection that pairs with that shell connection (pairs_with). */
+static wl_gate_conn *stdin_of(wl_gate_chan *ch, const unsigned char *token, size_t tlen, int paired,
+                              wl_gate_conn **shell, long long *gap)
 {
     wl_gate_conn *best = NULL;
     *shell = find(ch->g->chan[WL_GATE_SHELL], token);
     for (size_t i = 0; *shell && i < ch->nconns; i++) {
         wl_gate_conn *o = ch->conns[i];
-        if (!usable(o) || o->claim_len != tlen - CONN_ID || memcmp(o->claim, token + CONN_ID, o->claim_len))
-            continue;
+        if (!usable(o) || !claims(o, token + CONN_ID, tlen - CONN_ID) || (paired && !pairs_with(o, *shell))) continue;
         long long d = llabs(o->opened_us - (*shell)->opened_us);
         if (!best || d < *gap) {
             best = o;
@@ -590,10 +610,11 @@ static int stdin_route(wl_gate_chan *ch, wl_gate_out *o, const unsigned char *to
 {
     wl_gate_conn *shell = NULL;
     long long gap = 0;
-    wl_gate_conn *c = stdin_of(ch, token, tlen, &shell, &gap);
+    wl_gate_conn *c = stdin_of(ch, token, tlen, 1, &shell, &gap);
     if (shell && now - shell->opened_us / 1000 < WL_GATE_STDIN_WAIT_MS &&
         (!c || gap > 1000LL * WL_GATE_STDIN_NEAR_MS || stdin_closer_pending(ch, shell, gap)))
         return 1;
+    if (!c) c = stdin_of(ch, token, tlen, 0, &shell, &gap);   /* its time is over: the closest claimant, if any */
     if (c && deliver(c, o, 0)) {
         c->spoken = 1;
     } else {
