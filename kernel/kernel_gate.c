@@ -342,8 +342,6 @@ static void echo(wl_gate_conn *c, wl_zmtp_frame *frames, int n)
     free(len);
 }
 
-/* A whole message from a client: on a relayed port, the token (the connection's number and its claimed routing id),
- * then its frames, queued for the kernel; on IOPub a subscription ([1 or 0, topic]), on heartbeat an echo. */
 /* Whether the frames are a message signed with the key that is not a copy of one the kernel signed (its header
  * names the kernel's session: IOPub shows those to every subscriber). */
 static int signed_by_client(wl_gate *g, const wl_zmtp_frame *frames, int n)
@@ -363,6 +361,8 @@ static int signed_by_client(wl_gate *g, const wl_zmtp_frame *frames, int n)
            !memmem(part[0], len[0], session, strlen(session));
 }
 
+/* A whole message from a client: on a relayed port, the token (the connection's number and its claimed routing id),
+ * then its frames, queued for the kernel; on IOPub a subscription ([1 or 0, topic]), on heartbeat an echo. */
 static void on_message(void *ud, wl_zmtp_frame *frames, int n)
 {
     wl_gate_conn *c = ud;

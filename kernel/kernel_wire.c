@@ -182,7 +182,7 @@ static int check_and_parse(wl_port *p, wl_msg *m)
             snprintf(why, sizeof why, "%s is not a JSON object", names[i]);
             /* A malformed header makes the message unanswerable; other parts are replaced by {}. */
             if (i == 0) return drop(p, why), 0;
-            wl_log_peer(&p->log, why, "on %s: %s; using {}", p->name, why);
+            wl_log_peer(&p->log, NULL, "on %s: %s; using {}", p->name, why);   /* why is a buffer here */
             cJSON_Delete(*out[i]);
             *out[i] = cJSON_CreateObject();
         }
